@@ -1,0 +1,199 @@
+"""Helpers for the Blender tests: build, install and enable the extension; read baked animation.
+
+Runs under the ``bpy`` wheels (4.2, 4.5, 5.0; Python 3.11) and inside a real Blender binary
+(Python 3.13, numpy 2, no venv), so it imports only the stdlib, ``bpy``, ``numpy`` and ``pytest``.
+
+The Blender-version branch in :func:`fcurves_of` is for the tests only: it reads actions the way
+each Blender version stores them, independently of the add-on's own (single) branch.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import bpy
+import numpy as np
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+EXTENSION_ID = "procanim"
+TEST_REPO_MODULE = "procanim_tests"
+
+
+# --------------------------------------------------------------------------------------------
+# Build
+
+
+def _load_build_tool():
+    """``tools/build.py`` as a module (``tools/`` is not a package and is not shipped)."""
+    path = REPO_ROOT / "tools" / "build.py"
+    spec = importlib.util.spec_from_file_location("procanim_build_tool", path)
+    if spec is None or spec.loader is None:
+        raise RuntimeError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def build_zip(out_dir: Path) -> Path:
+    """Build and validate the extension zip with the running Blender's own builder."""
+    scripts_dir = Path(bpy.utils.system_resource("SCRIPTS"))
+    return _load_build_tool().build(out_dir=out_dir, scripts_dir=scripts_dir)
+
+
+# --------------------------------------------------------------------------------------------
+# Install / enable
+
+
+@dataclass
+class InstalledExtension:
+    """Where the extension under test lives once installed."""
+
+    zip_path: Path
+    repo_dir: Path
+    repo_module: str
+
+    @property
+    def module(self) -> str:
+        """The Python module of the installed add-on, e.g. ``bl_ext.procanim_tests.procanim``."""
+        return f"bl_ext.{self.repo_module}.{EXTENSION_ID}"
+
+
+def reset_scene() -> None:
+    """An empty factory scene. Unlike ``wm.read_factory_settings`` it keeps the preferences,
+    so the installed extension stays enabled."""
+    result = bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
+    assert result == {"FINISHED"}, f"read_homefile returned {result}"
+
+
+def _remove_repo(repo_module: str) -> None:
+    repos = bpy.context.preferences.extensions.repos
+    for repo in list(repos):
+        if repo.module == repo_module:
+            repos.remove(repo)
+
+
+def install_extension(zip_path: Path, repo_dir: Path, repo_module: str = TEST_REPO_MODULE) -> InstalledExtension:
+    """Install ``zip_path`` into a new local repository and enable it, as Install from Disk does."""
+    prefs = bpy.context.preferences
+    # The tests must not leave a repository pointing at a deleted temp dir in the user's prefs.
+    prefs.use_preferences_save = False
+    _remove_repo(repo_module)
+    repo_dir.mkdir(parents=True, exist_ok=True)
+    prefs.extensions.repos.new(name="ProcAnim tests", module=repo_module, custom_directory=str(repo_dir))
+    result = bpy.ops.extensions.package_install_files(
+        filepath=str(zip_path), repo=repo_module, enable_on_install=True
+    )
+    assert result == {"FINISHED"}, f"package_install_files returned {result}"
+    installed = InstalledExtension(zip_path=zip_path, repo_dir=repo_dir, repo_module=repo_module)
+    assert (repo_dir / EXTENSION_ID / "blender_manifest.toml").is_file(), (
+        f"the zip was not unpacked into {repo_dir / EXTENSION_ID}"
+    )
+    return installed
+
+
+def uninstall_extension(installed: InstalledExtension) -> None:
+    """Disable the add-on and forget the test repository (files are left to the temp dir)."""
+    if is_enabled(installed.module):
+        disable(installed.module)
+    _remove_repo(installed.repo_module)
+
+
+def is_enabled(module: str) -> bool:
+    """True if the add-on is enabled in the preferences and its module is loaded."""
+    import addon_utils
+
+    default_enabled, loaded = addon_utils.check(module)
+    return bool(default_enabled and loaded and module in bpy.context.preferences.addons)
+
+
+def _raise(exc: BaseException) -> None:
+    raise exc
+
+
+def enable(module: str) -> None:
+    """Enable the add-on; any exception raised by its ``register()`` propagates."""
+    import addon_utils
+
+    addon_utils.enable(module, default_set=True, handle_error=_raise)
+    assert is_enabled(module), f"{module} is not enabled after addon_utils.enable"
+
+
+def disable(module: str) -> None:
+    """Disable the add-on; any exception raised by its ``unregister()`` propagates."""
+    import addon_utils
+
+    addon_utils.disable(module, default_set=True, handle_error=_raise)
+    assert not is_enabled(module), f"{module} is still enabled after addon_utils.disable"
+
+
+def procanim_operator_names() -> list[str]:
+    """Names of the registered ``bpy.ops.procanim.*`` operators (``["add_human", ...]``)."""
+    return sorted(name for name in dir(bpy.ops.procanim) if not name.startswith("_"))
+
+
+# --------------------------------------------------------------------------------------------
+# Reading animation back
+
+
+def evaluated_pose(obj, frame: int, space: str = "ARMATURE") -> dict[str, np.ndarray]:
+    """``{bone name: (4, 4) matrix}`` of the evaluated pose at ``frame``.
+
+    ``space`` is ``"ARMATURE"`` (``pose_bone.matrix``) or ``"WORLD"`` (``matrix_world @ matrix``).
+    Uses ``scene.frame_set``: fine in tests, never in the add-on.
+    """
+    if space not in ("ARMATURE", "WORLD"):
+        raise ValueError(f"space must be 'ARMATURE' or 'WORLD', not {space!r}")
+    scene = bpy.context.scene
+    scene.frame_set(int(frame))
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    evaluated = obj.evaluated_get(depsgraph)
+    world = np.array(evaluated.matrix_world, dtype=np.float64)
+    pose = {}
+    for pose_bone in evaluated.pose.bones:
+        matrix = np.array(pose_bone.matrix, dtype=np.float64)
+        pose[pose_bone.name] = world @ matrix if space == "WORLD" else matrix
+    return pose
+
+
+def _slot_of(action, obj):
+    """The action slot that ``obj`` animates with (Blender 4.4+), or None."""
+    anim = getattr(obj, "animation_data", None) if obj is not None else None
+    if anim is None or anim.action != action:
+        return None
+    return anim.action_slot
+
+
+def fcurves_of(action, obj=None) -> list:
+    """The F-curves of ``action`` that animate ``obj``, on every supported Blender version.
+
+    - 4.2/4.3: ``action.fcurves`` (``obj`` is not needed).
+    - 4.4/4.5: the channelbag of ``obj``'s slot in ``action.layers[0].strips[0]``.
+    - 5.0+: the same channelbag (``Action.fcurves`` no longer exists).
+
+    On 4.4+ an action that ``obj`` does not use, or uses with no slot assigned, yields ``[]``:
+    that is exactly the "keys written but the object does not move" bug tests must catch.
+    """
+    if bpy.app.version < (4, 4, 0):
+        return list(action.fcurves)
+    slot = _slot_of(action, obj)
+    if slot is None or len(action.layers) == 0 or len(action.layers[0].strips) == 0:
+        return []
+    channelbag = action.layers[0].strips[0].channelbag(slot)
+    return [] if channelbag is None else list(channelbag.fcurves)
+
+
+def fcurve_map(action, obj=None) -> dict[tuple[str, int], object]:
+    """``{(data_path, array_index): fcurve}`` from :func:`fcurves_of`."""
+    return {(fc.data_path, fc.array_index): fc for fc in fcurves_of(action, obj)}
+
+
+def keyframes(fcurve) -> np.ndarray:
+    """``(n, 2)`` array of ``(frame, value)`` keyframe coordinates."""
+    n = len(fcurve.keyframe_points)
+    co = np.empty(2 * n, dtype=np.float32)
+    fcurve.keyframe_points.foreach_get("co", co)
+    return co.reshape(n, 2).astype(np.float64)
