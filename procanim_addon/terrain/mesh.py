@@ -1,0 +1,263 @@
+"""TerrainMesh: a triangle mesh in armature space with the queries terrain adaptation needs.
+
+The Blender side passes mesh data already converted to the armature's space: ``vertices (V, 3)``
+in metres and ``triangles (T, 3)`` vertex indices. Every query is numpy over a uniform grid of
+bins in the XY plane (each triangle is listed in every bin its XY bounding box touches), so a
+query only looks at the triangles near it:
+
+* :meth:`TerrainMesh.height` — vertical ray cast: the highest surface above each XY point, its
+  upward normal and whether anything was hit (the Ground protocol of ``ground.py``);
+* :meth:`TerrainMesh.ray_down` — the highest surface at or below each 3D point;
+* :meth:`TerrainMesh.closest_point` — closest surface point, its normal and distance;
+* :meth:`TerrainMesh.boxes_intersect` — oriented boxes against the triangles (separating axes).
+
+Vertical faces (walls of raised blocks) have no area seen from above: ray casts skip them, box
+tests do not.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import InputError
+
+_EPS = 1e-9
+
+
+class TerrainMesh:
+    """Triangles ``(T, 3)`` over vertices ``(V, 3)`` (m), binned in XY for fast queries.
+
+    ``cell_size`` (m) is the bin size; by default about two mean triangle sizes, at least 5 cm.
+    """
+
+    def __init__(self, vertices, triangles, cell_size: float | None = None, name: str = "terrain"):
+        v = np.asarray(vertices, dtype=float).reshape(-1, 3)
+        t = np.asarray(triangles, dtype=np.int64).reshape(-1, 3)
+        if len(t) == 0:
+            raise InputError(f"The terrain '{name}' has no faces.")
+        if not np.all(np.isfinite(v)):
+            raise InputError(f"The terrain '{name}' has vertices that are not finite numbers.")
+        if t.min() < 0 or t.max() >= len(v):
+            raise InputError(f"The terrain '{name}' has faces that refer to missing vertices.")
+        self.name = name
+        self.vertices = v
+        self.triangles = t
+        self.corners = v[t]  # (T, 3 corners, 3)
+        n = np.cross(self.corners[:, 1] - self.corners[:, 0], self.corners[:, 2] - self.corners[:, 0])
+        area2 = np.linalg.norm(n, axis=-1)
+        keep = area2 > 1e-14
+        if not np.any(keep):
+            raise InputError(f"The terrain '{name}' has only degenerate (zero-area) faces.")
+        self.corners = self.corners[keep]
+        self.triangles = t[keep]
+        n = n[keep] / area2[keep, None]
+        # normals point up (a terrain is seen from above); vertical faces keep their direction
+        self.normals = np.where((n[:, 2] < -1e-12)[:, None], -n, n)
+        self._build_grid(cell_size)
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def from_boxes(cls, ground_z: float, ground_min, ground_max, boxes, name: str = "terrain") -> "TerrainMesh":
+        """A flat ground rectangle ``ground_min..ground_max`` (XY, m) at ``ground_z`` with raised
+        blocks standing on it. Each block is ``(quad, top_z)``: ``quad`` its four XY corners in
+        counter-clockwise order seen from above, ``top_z`` its top (m); it gets a top face and four
+        walls."""
+        x0, y0 = map(float, ground_min)
+        x1, y1 = map(float, ground_max)
+        verts = [(x0, y0, ground_z), (x1, y0, ground_z), (x1, y1, ground_z), (x0, y1, ground_z)]
+        tris = [(0, 1, 2), (0, 2, 3)]
+        for quad, top in boxes:
+            base = len(verts)
+            for z in (ground_z, top):
+                verts += [(float(x), float(y), z) for x, y in quad]
+            tris += [(base + 4, base + 5, base + 6), (base + 4, base + 6, base + 7)]  # top
+            for a in range(4):  # walls
+                b = (a + 1) % 4
+                tris += [(base + a, base + b, base + 4 + b), (base + a, base + 4 + b, base + 4 + a)]
+        return cls(np.array(verts), np.array(tris), name=name)
+
+    @classmethod
+    def flat(cls, z: float = 0.0, center=(0.0, 0.0), size: float = 40.0, name: str = "flat") -> "TerrainMesh":
+        """A square flat ground of side ``size`` (m) at height ``z`` (m)."""
+        c = np.asarray(center, float)
+        return cls.from_boxes(z, c - size / 2, c + size / 2, [], name=name)
+
+    # ------------------------------------------------------------------ grid
+    def _build_grid(self, cell_size):
+        lo = self.corners[..., :2].min(axis=1)
+        hi = self.corners[..., :2].max(axis=1)
+        self.xy_min = lo.min(axis=0) - 1e-6
+        self.xy_max = hi.max(axis=0) + 1e-6
+        if cell_size is None:
+            cell_size = 2.0 * float(np.mean(np.max(hi - lo, axis=1)))
+            extent = float(np.max(self.xy_max - self.xy_min))
+            cell_size = max(cell_size, extent / 512.0, 0.05)
+        self.cell_size = float(cell_size)
+        self.shape = np.maximum(np.ceil((self.xy_max - self.xy_min) / self.cell_size).astype(int), 1)
+        tri_ids, cells = self._rect_cells(lo, hi)
+        order = np.argsort(cells, kind="stable")
+        self._cell_tris = tri_ids[order]
+        counts = np.bincount(cells, minlength=int(self.shape[0] * self.shape[1]))
+        self._cell_count = counts
+        self._cell_start = np.concatenate(([0], np.cumsum(counts)[:-1]))
+
+    def _rect_cells(self, lo, hi):
+        """(query index, cell id) pairs for XY rectangles ``lo..hi`` ``(N, 2)``; rectangles that
+        miss the grid give no pairs."""
+        lo = np.asarray(lo, float)
+        hi = np.asarray(hi, float)
+        inside = np.all(hi >= self.xy_min, axis=1) & np.all(lo <= self.xy_max, axis=1)
+        q = np.nonzero(inside)[0]
+        i0 = np.clip(np.floor((lo[q] - self.xy_min) / self.cell_size).astype(int), 0, self.shape - 1)
+        i1 = np.clip(np.floor((hi[q] - self.xy_min) / self.cell_size).astype(int), 0, self.shape - 1)
+        nx = i1[:, 0] - i0[:, 0] + 1
+        ny = i1[:, 1] - i0[:, 1] + 1
+        counts = nx * ny
+        pair_q = np.repeat(q, counts)
+        k = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+        nxr = np.repeat(nx, counts)
+        cx = np.repeat(i0[:, 0], counts) + k % nxr
+        cy = np.repeat(i0[:, 1], counts) + k // nxr
+        return pair_q, cy * self.shape[0] + cx
+
+    def _candidates(self, lo, hi):
+        """(query index, triangle index) pairs whose bins overlap each XY rectangle (duplicates possible)."""
+        q, cells = self._rect_cells(lo, hi)
+        counts = self._cell_count[cells]
+        pair_q = np.repeat(q, counts)
+        k = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+        pair_t = self._cell_tris[np.repeat(self._cell_start[cells], counts) + k]
+        return pair_q, pair_t
+
+    # ------------------------------------------------------------------ vertical ray cast
+    def ray_down(self, points, eps: float = 1e-6):
+        """Highest surface at or below each point ``(N, 3)``.
+
+        Returns ``z (N,)``, upward ``normal (N, 3)``, ``hit (N,)``; misses give ``z = -inf`` and
+        normal +Z.
+        """
+        p = np.asarray(points, float).reshape(-1, 3)
+        n = len(p)
+        q, t = self._candidates(p[:, :2], p[:, :2])
+        a, b, c = self.corners[t, 0], self.corners[t, 1], self.corners[t, 2]
+        v0, v1, v2 = b[:, :2] - a[:, :2], c[:, :2] - a[:, :2], p[q, :2] - a[:, :2]
+        den = v0[:, 0] * v1[:, 1] - v1[:, 0] * v0[:, 1]
+        ok = np.abs(den) > 1e-12  # vertical faces have no area from above
+        den = np.where(ok, den, 1.0)
+        u = (v2[:, 0] * v1[:, 1] - v1[:, 0] * v2[:, 1]) / den
+        w = (v0[:, 0] * v2[:, 1] - v2[:, 0] * v0[:, 1]) / den
+        tol = 1e-9
+        ok &= (u >= -tol) & (w >= -tol) & (u + w <= 1 + tol)
+        z = a[:, 2] + u * (b[:, 2] - a[:, 2]) + w * (c[:, 2] - a[:, 2])
+        ok &= z <= p[q, 2] + eps
+        q, t, z = q[ok], t[ok], z[ok]
+        out_z = np.full(n, -np.inf)
+        out_n = np.tile([0.0, 0.0, 1.0], (n, 1))
+        if len(q):
+            order = np.lexsort((z, q))  # last per query = highest
+            q, t, z = q[order], t[order], z[order]
+            last = np.r_[q[1:] != q[:-1], True]
+            out_z[q[last]] = z[last]
+            out_n[q[last]] = self.normals[t[last]]
+        return out_z, out_n, np.isfinite(out_z)
+
+    def height(self, xy):
+        """Ground protocol: highest surface above each XY point ``(N, 2)`` → ``z (N,)``, upward
+        ``normal (N, 3)``, ``hit (N,)`` (misses: z = -inf)."""
+        xy = np.asarray(xy, float).reshape(-1, 2)
+        return self.ray_down(np.column_stack((xy, np.full(len(xy), np.inf))))
+
+    # ------------------------------------------------------------------ closest point
+    def closest_point(self, points, max_distance: float):
+        """Closest surface point within ``max_distance`` (m) of each point ``(N, 3)``.
+
+        Returns ``closest (N, 3)``, triangle ``normal (N, 3)``, ``distance (N,)``, ``hit (N,)``
+        (no triangle within reach: distance inf, closest = the point itself).
+        """
+        p = np.asarray(points, float).reshape(-1, 3)
+        n = len(p)
+        r = float(max_distance)
+        q, t = self._candidates(p[:, :2] - r, p[:, :2] + r)
+        cp = _closest_on_triangles(p[q], self.corners[t])
+        d = np.linalg.norm(cp - p[q], axis=-1)
+        ok = d <= r
+        q, t, cp, d = q[ok], t[ok], cp[ok], d[ok]
+        out_p = p.copy()
+        out_n = np.tile([0.0, 0.0, 1.0], (n, 1))
+        out_d = np.full(n, np.inf)
+        if len(q):
+            order = np.lexsort((d, q))
+            q, t, cp, d = q[order], t[order], cp[order], d[order]
+            first = np.r_[True, q[1:] != q[:-1]]
+            out_p[q[first]] = cp[first]
+            out_n[q[first]] = self.normals[t[first]]
+            out_d[q[first]] = d[first]
+        return out_p, out_n, out_d, np.isfinite(out_d)
+
+    # ------------------------------------------------------------------ oriented boxes
+    def boxes_intersect(self, centers, axes, half_extents, tolerance: float = 0.0):
+        """Which oriented boxes intersect the terrain.
+
+        centers ``(N, 3)`` m; axes ``(N, 3, 3)`` with the box's unit axes as **columns**;
+        half_extents ``(N, 3)`` m. Each box is shrunk by ``tolerance`` (m) first, so a box resting
+        on the surface (touching) does not count. Returns ``(N,)`` bool.
+        """
+        c = np.asarray(centers, float).reshape(-1, 3)
+        ax = np.asarray(axes, float).reshape(-1, 3, 3)
+        e = np.maximum(np.asarray(half_extents, float).reshape(-1, 3) - tolerance, 0.0)
+        n = len(c)
+        reach = np.einsum("nij,nj->ni", np.abs(ax), e)  # half size of the box's world AABB
+        q, t = self._candidates(c[:, :2] - reach[:, :2], c[:, :2] + reach[:, :2])
+        if len(q) == 0:
+            return np.zeros(n, bool)
+        # triangle corners in each box's frame: v' = Aᵀ (v − c)
+        v = np.einsum("pji,pkj->pki", ax[q], self.corners[t] - c[q][:, None, :])
+        hit = _aabb_triangle_overlap(e[q], v)
+        return np.bincount(q[hit], minlength=n) > 0
+
+
+def _closest_on_triangles(p, tri):
+    """Closest points on triangles ``tri (M, 3, 3)`` to points ``p (M, 3)``."""
+    a, b, c = tri[:, 0], tri[:, 1], tri[:, 2]
+    nrm = np.cross(b - a, c - a)
+    nn = np.maximum(np.sum(nrm * nrm, axis=-1), 1e-300)
+    proj = p - (np.sum((p - a) * nrm, axis=-1) / nn)[:, None] * nrm
+    # barycentric inside test of the projection
+    inside = np.ones(len(p), bool)
+    for u, v in ((a, b), (b, c), (c, a)):
+        inside &= np.sum(np.cross(v - u, proj - u) * nrm, axis=-1) >= 0.0
+    best = proj.copy()
+    best_d = np.where(inside, np.sum((proj - p) ** 2, axis=-1), np.inf)
+    for u, v in ((a, b), (b, c), (c, a)):
+        e = v - u
+        s = np.clip(np.sum((p - u) * e, axis=-1) / np.maximum(np.sum(e * e, axis=-1), 1e-300), 0.0, 1.0)
+        x = u + s[:, None] * e
+        d = np.sum((x - p) ** 2, axis=-1)
+        better = d < best_d
+        best = np.where(better[:, None], x, best)
+        best_d = np.where(better, d, best_d)
+    return best
+
+
+def _aabb_triangle_overlap(e, v):
+    """Separating-axis test of centred boxes (half extents ``e (M, 3)``) against triangles
+    ``v (M, 3, 3)`` in the box frame (Akenine-Möller's 13 axes). Touching counts as overlap."""
+    m = len(e)
+    sep = np.zeros(m, bool)
+    # 3 box face normals
+    sep |= np.any(v.min(axis=1) > e, axis=1) | np.any(v.max(axis=1) < -e, axis=1)
+    edges = np.stack((v[:, 1] - v[:, 0], v[:, 2] - v[:, 1], v[:, 0] - v[:, 2]), axis=1)  # (M, 3, 3)
+    # triangle normal
+    nrm = np.cross(edges[:, 0], edges[:, 1])
+    r = np.sum(e * np.abs(nrm), axis=-1)
+    d = np.sum(nrm * v[:, 0], axis=-1)
+    sep |= np.abs(d) > r + 1e-12
+    # 9 cross products of box axes with triangle edges
+    eye = np.eye(3)
+    for i in range(3):
+        for j in range(3):
+            a = np.cross(eye[i], edges[:, j])  # (M, 3)
+            proj = np.einsum("mk,mck->mc", a, v)
+            r = np.sum(e * np.abs(a), axis=-1)
+            sep |= (proj.min(axis=1) > r + 1e-12) | (proj.max(axis=1) < -r - 1e-12)
+    return ~sep
