@@ -42,6 +42,7 @@ class Skeleton:
     inherit_rotation: list[bool] = field(default_factory=list)
     inherit_scale: list[str] = field(default_factory=list)
     local_location: list[bool] = field(default_factory=list)
+    connected: list[bool] = field(default_factory=list)
 
     def __post_init__(self):
         self.names = list(self.names)
@@ -55,6 +56,8 @@ class Skeleton:
             self.inherit_scale = ["FULL"] * n
         if not self.local_location:
             self.local_location = [True] * n
+        if not self.connected:
+            self.connected = [False] * n
         for i, p in enumerate(self.parents):
             if p >= i:
                 raise ValueError("bones must be ordered parents first (use Skeleton.from_bones)")
@@ -67,7 +70,7 @@ class Skeleton:
     @classmethod
     def from_bones(cls, bones: list[dict]) -> "Skeleton":
         """Build from dicts ``{name, parent, matrix_local, length, [inherit_rotation, inherit_scale,
-        local_location]}`` in any order; sorts them parents first."""
+        local_location, connected]}`` in any order; sorts them parents first."""
         by_name = {b["name"]: b for b in bones}
         order: list[str] = []
         seen: set[str] = set()
@@ -94,6 +97,7 @@ class Skeleton:
             inherit_rotation=[bool(by_name[n].get("inherit_rotation", True)) for n in order],
             inherit_scale=[str(by_name[n].get("inherit_scale", "FULL")) for n in order],
             local_location=[bool(by_name[n].get("local_location", True)) for n in order],
+            connected=[bool(by_name[n].get("connected", False)) for n in order],
         )
 
     # ------------------------------------------------------------------ queries
@@ -145,11 +149,15 @@ class Skeleton:
         """Armature-space pose matrices ``(F, B, 4, 4)`` from local channels.
 
         locations ``(F, B, 3)`` (m), rotations ``(F, B, 4)`` quaternions, scales ``(F, B, 3)``;
-        any may be None (rest value). Vectorised over frames; a loop over bones only.
+        any may be None (rest value). Vectorised over frames; a loop over bones only. A connected
+        bone's location is ignored, as Blender ignores it.
         """
         shape_src = next((x for x in (locations, rotations, scales) if x is not None), None)
         f = frames if shape_src is None else np.shape(shape_src)[0]
         f = 1 if f is None else f
+        if locations is not None and any(self.connected):
+            locations = np.array(locations, float)
+            locations[:, np.asarray(self.connected, bool)] = 0.0
         basis = tf.compose(locations, rotations, scales, shape=(f, len(self)))
         return self.fk_basis(basis)
 

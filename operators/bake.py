@@ -1,0 +1,167 @@
+"""Clip → a new Action on the armature: fast F-curve writes, rotation modes, metrics.
+
+Keys are written with ``keyframe_points.add(n)`` + ``foreach_set("co", …)`` — one call per F-curve,
+never ``keyframe_insert`` per key. Each pose bone's rotation mode is respected: quaternion curves
+(signs made continuous), Euler curves (each frame's angles compatible with the previous frame's),
+or axis-angle. F-curves are grouped per bone, as Blender's own keying does.
+
+What happens to what was there (nothing of the user's is lost):
+* the armature's previous action, if it is not a ProcAnim bake of the same generator, gets a fake
+  user and its name is kept in the new action's ``procanim.previous_action``;
+* a previous bake of the same generator on the same armature is cleared and rewritten in place
+  (re-running replaces, it does not stack).
+
+Metrics live on the action: ``action.procanim.generator``, ``action.procanim.metrics_json``
+(a JSON object) and ``action.procanim.owner``.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from ..procanim_addon import transforms as tf
+from ..procanim_addon.clip import Clip
+from ..procanim_addon.errors import InputError
+from .compat import action_fcurves, assign_action
+
+EULER_MODES = {"XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX"}
+
+
+def _target_action(obj, generator: str):
+    """The action to write into, and the previous action to keep (or None)."""
+    import bpy
+
+    ad = obj.animation_data
+    current = ad.action if ad else None
+    if current is not None and current.procanim.generator == generator and current.procanim.owner == obj.name:
+        for fc in action_fcurves(current):
+            _remove_fcurve(current, fc)
+        return current, None
+    action = bpy.data.actions.new(f"{obj.name}.{generator}")
+    return action, current
+
+
+def _remove_fcurve(action, fc):
+    """Remove an F-curve from whichever collection holds it."""
+    from .compat import SLOTTED_ACTIONS
+
+    if not SLOTTED_ACTIONS:
+        action.fcurves.remove(fc)
+        return
+    for layer in action.layers:
+        for strip in layer.strips:
+            for bag in strip.channelbags:
+                if fc in bag.fcurves.values():
+                    bag.fcurves.remove(fc)
+                    return
+
+
+def _write(fcurves, group, path: str, index: int, frames: np.ndarray, values: np.ndarray) -> None:
+    fc = fcurves.new(path, index=index)
+    fc.group = group
+    n = len(frames)
+    points = fc.keyframe_points
+    points.add(n)
+    co = np.empty(2 * n, dtype=np.float32)
+    co[0::2] = frames
+    co[1::2] = values
+    points.foreach_set("co", co)
+    fc.update()
+
+
+def _rotation_channels(mode: str, quats: np.ndarray):
+    """(data path suffix, (F, k) values) for a bone/object rotation mode."""
+    if mode == "QUATERNION":
+        return "rotation_quaternion", tf.quat_continuity(quats, axis=0)
+    if mode in EULER_MODES:
+        return "rotation_euler", tf.euler_sequence_from_mat3(tf.quat_to_mat3(quats), mode)
+    # AXIS_ANGLE: (angle, x, y, z)
+    q = tf.quat_continuity(quats, axis=0)
+    q = q * np.where(q[:, :1] < 0, -1.0, 1.0)
+    angle = 2.0 * np.arccos(np.clip(q[:, 0], -1.0, 1.0))
+    s = np.sqrt(np.maximum(1.0 - q[:, 0] ** 2, 0.0))
+    axis = np.where(s[:, None] > 1e-8, q[:, 1:] / np.maximum(s[:, None], 1e-8), [0.0, 1.0, 0.0])
+    return "rotation_axis_angle", np.column_stack((angle, axis))
+
+
+def bake_clip(obj, clip: Clip):
+    """Write ``clip`` onto armature ``obj`` as its active action; returns the action.
+
+    Raises :class:`InputError` if the clip holds a non-finite value (nothing is written then).
+    """
+    if not clip.is_finite():
+        raise InputError("The generator produced invalid (NaN) values; nothing was baked. Try less extreme settings.")
+    action, previous = _target_action(obj, clip.generator)
+    if previous is not None:
+        previous.use_fake_user = True
+        action.procanim.previous_action = previous.name
+    fcurves, groups = assign_action(obj, action)
+    frames = clip.frames.astype(np.float32)
+    pose_bones = obj.pose.bones
+    n_curves = 0
+    for i, name in enumerate(clip.bone_names):
+        if not (clip.key_location[i] or clip.key_rotation[i]):
+            continue
+        pb = pose_bones.get(name)
+        if pb is None:
+            continue
+        group = groups.get(name) or groups.new(name)
+        base = f'pose.bones["{_escape(name)}"].'
+        if clip.key_location[i]:
+            for k in range(3):
+                _write(fcurves, group, base + "location", k, frames, clip.locations[:, i, k])
+            n_curves += 3
+        if clip.key_rotation[i]:
+            suffix, values = _rotation_channels(pb.rotation_mode, clip.rotations[:, i])
+            for k in range(values.shape[1]):
+                _write(fcurves, group, base + suffix, k, frames, values[:, k])
+            n_curves += values.shape[1]
+    if clip.object_locations is not None:
+        group = groups.get("Object Transforms") or groups.new("Object Transforms")
+        for k in range(3):
+            _write(fcurves, group, "location", k, frames, clip.object_locations[:, k])
+        n_curves += 3
+    if clip.object_rotations is not None:
+        group = groups.get("Object Transforms") or groups.new("Object Transforms")
+        suffix, values = _rotation_channels(obj.rotation_mode, clip.object_rotations)
+        for k in range(values.shape[1]):
+            _write(fcurves, group, suffix, k, frames, values[:, k])
+        n_curves += values.shape[1]
+    info = action.procanim
+    info.generator = clip.generator
+    info.owner = obj.name
+    metrics = dict(clip.metrics)
+    metrics["fcurves"] = n_curves
+    metrics["frame_start"], metrics["frame_end"] = clip.frame_range
+    info.metrics_json = json.dumps(_plain(metrics))
+    action.frame_range = clip.frame_range if clip.frame_range[1] > clip.frame_range[0] else (clip.frame_range[0], clip.frame_range[0] + 1)
+    action.use_frame_range = False
+    return action
+
+
+def read_metrics(action) -> dict:
+    """The metrics a bake stored on ``action`` ({} when none)."""
+    try:
+        return json.loads(action.procanim.metrics_json or "{}")
+    except (ValueError, AttributeError):
+        return {}
+
+
+def _escape(name: str) -> str:
+    return name.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _plain(d):
+    out = {}
+    for k, v in d.items():
+        if isinstance(v, dict):
+            out[k] = _plain(v)
+        elif isinstance(v, (np.floating, float)):
+            out[k] = float(v) if np.isfinite(v) else None
+        elif isinstance(v, (np.integer, int, bool, np.bool_)):
+            out[k] = v.item() if hasattr(v, "item") else v
+        else:
+            out[k] = str(v) if not isinstance(v, (str, list)) else v
+    return out

@@ -1,0 +1,5 @@
+"""Sidebar (3D View ▸ N ▸ ProcAnim): property groups, panels, presets."""
+
+from . import character, duck_walk, properties
+
+classes = (*properties.classes, *character.classes, *duck_walk.classes)

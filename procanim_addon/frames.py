@@ -1,0 +1,65 @@
+"""A character's own frame: which way it faces, how big it is — read from the rest pose."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import InputError
+from .rig_roles import RigMap
+from .skeleton import Skeleton
+
+
+@dataclass
+class CharacterFrame:
+    """Armature-space directions (unit vectors) and sizes (m) of a character in its rest pose.
+
+    forward:    horizontal direction the character faces, from the feet → toes (−Y on most rigs)
+    up:         +Z (ProcAnim works Z-up)
+    left:       up × forward … the character's own left
+    leg_length: rest hip height above the soles (m), the scale of every generator
+    hip_width:  distance between the two hip joints (thigh heads), m
+    ground_z:   height of the soles in the rest pose (lowest foot/toe point), m
+    """
+
+    forward: np.ndarray
+    up: np.ndarray
+    left: np.ndarray
+    leg_length: float
+    hip_width: float
+    ground_z: float
+
+
+def character_frame(skeleton: Skeleton, rigmap: RigMap) -> CharacterFrame:
+    """Forward from feet→toes (averaged over both sides), scale from the legs.
+
+    Raises :class:`InputError` when the rest pose gives no usable direction (feet pointing up).
+    """
+    rigmap.require(["thigh.L", "thigh.R", "foot.L", "foot.R"])
+    heads, tails = skeleton.heads, skeleton.tails
+    fwd = np.zeros(3)
+    low = []
+    for side in "LR":
+        foot = rigmap.index(skeleton, f"foot.{side}")
+        tip = tails[foot]
+        toe = rigmap.get(f"toe.{side}")
+        if toe and skeleton.has(toe):
+            tip = tails[skeleton.index(toe)]
+            low.append(tip[2])
+        fwd += tip - heads[foot]
+        low += [heads[foot][2], tails[foot][2]]
+    fwd[2] = 0.0
+    n = np.linalg.norm(fwd)
+    if n < 1e-6:
+        raise InputError(f"Cannot tell which way '{rigmap.rig_name or 'the rig'}' faces: its feet do not point forward in the rest pose.")
+    fwd /= n
+    up = np.array([0.0, 0.0, 1.0])
+    left = np.cross(up, fwd)
+    ground_z = float(min(low))
+    thigh_l, thigh_r = rigmap.index(skeleton, "thigh.L"), rigmap.index(skeleton, "thigh.R")
+    hip = 0.5 * (heads[thigh_l] + heads[thigh_r])
+    leg = float(hip[2] - ground_z)
+    if leg <= 1e-6:
+        raise InputError("The rig's hips are not above its feet in the rest pose.")
+    return CharacterFrame(fwd, up, left, leg, float(np.linalg.norm(heads[thigh_l] - heads[thigh_r])), ground_z)

@@ -1,0 +1,1 @@
+"""Inverse kinematics solvers (numpy, batched over frames where the method allows)."""

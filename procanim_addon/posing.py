@@ -1,0 +1,53 @@
+"""Turning wanted joint positions into pose channels, parents first.
+
+A bone's *unposed* matrix at a frame is where it would be with an identity basis:
+``U = pose[parent] @ rest_rel[b]``. Aiming the bone along a direction v with no added twist is the
+shortest-arc rotation, in U's local frame, from +Y to U⁻¹·v — the pose-bone quaternion itself.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import transforms as tf
+from .skeleton import Skeleton
+
+
+def unposed(skeleton: Skeleton, pose: np.ndarray, i: int) -> np.ndarray:
+    """``(F, 4, 4)`` matrix of bone ``i`` with an identity basis under its posed parent."""
+    p = skeleton.parents[i]
+    if p < 0:
+        return np.broadcast_to(skeleton.rest_rel[i], pose.shape[:1] + (4, 4)).copy()
+    return pose[:, p] @ skeleton.rest_rel[i]
+
+
+def aim_rotation(unposed_matrix: np.ndarray, direction: np.ndarray) -> np.ndarray:
+    """Pose-bone quaternions ``(F, 4)`` that point the bone's +Y along armature-space ``direction``."""
+    local = np.einsum("fji,fj->fi", unposed_matrix[:, :3, :3], np.asarray(direction, float))  # Uᵀ·v
+    return tf.rotation_between(np.broadcast_to([0.0, 1.0, 0.0], local.shape), local)
+
+
+def world_rotation_to_local(unposed_matrix: np.ndarray, rotation_world: np.ndarray) -> np.ndarray:
+    """Pose-bone quaternion for a bone whose armature-space orientation should be
+    ``rotation_world @ rest orientation`` (an extra rotation applied in armature space)."""
+    u = tf.mat3_to_quat(unposed_matrix[:, :3, :3])
+    return tf.quat_mul(tf.quat_conj(u), tf.quat_mul(rotation_world, u))
+
+
+def refresh(skeleton: Skeleton, locations: np.ndarray, rotations: np.ndarray, pose: np.ndarray, i: int) -> None:
+    """Recompute ``pose[:, j]`` for bone ``i`` and all its descendants after its channels changed."""
+    for j in range(i, len(skeleton)):
+        if j == i or _descends(skeleton, j, i):
+            basis = tf.compose(locations[:, j], rotations[:, j])
+            p = skeleton.parents[j]
+            local = skeleton.rest_rel[j] @ basis
+            pose[:, j] = local if p < 0 else pose[:, p] @ local
+
+
+def _descends(skeleton: Skeleton, j: int, i: int) -> bool:
+    p = skeleton.parents[j]
+    while p >= 0:
+        if p == i:
+            return True
+        p = skeleton.parents[p]
+    return False
