@@ -7,8 +7,9 @@ from __future__ import annotations
 import math
 
 import bpy
-import harness
 import numpy as np
+
+import harness
 
 
 def _one_bone_armature(name="HarnessRig"):

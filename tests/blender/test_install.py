@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 
 import bpy
+
 import harness
 
 # The scripting contract of DESIGN.md ("Public operators").

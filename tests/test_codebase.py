@@ -1,0 +1,361 @@
+"""Codebase rules, checked on the syntax tree (plain pytest, no bpy).
+
+- The engine (``procanim_addon/``) never imports bpy, mathutils or bmesh, and never reaches out of
+  its package (e.g. into ``operators/``).
+- No bare ``except:`` and no ``import *`` anywhere in the project.
+- Every ``bpy.props`` property in the add-on has ``name=`` and ``description=`` (tooltips).
+- No ``keyframe_insert`` or ``frame_set`` in the add-on: keys are written with ``foreach_set`` and
+  nothing per-frame moves the scene's current frame.
+- At most one add-on file reads ``bpy.app.version``: the version branch lives in one place.
+
+Each rule is a function ``(tree, path) -> [message]``, unit-tested below on small sources so that
+each one is known to fail when it should.
+"""
+
+from __future__ import annotations
+
+import ast
+import tomllib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+ENGINE_DIR = "procanim_addon"
+FORBIDDEN_IN_ENGINE = ("bpy", "mathutils", "bmesh")
+FORBIDDEN_CALLS = ("keyframe_insert", "frame_set")
+NEVER_SCANNED = ("__pycache__", ".git", ".venv", "venv", "dist", "out", "build", "node_modules")
+
+Rule = Callable[[ast.AST, Path], list[str]]
+
+
+# --------------------------------------------------------------------------------------------
+# Which files
+
+
+def _top_dirs_excluded_by_manifest() -> set[str]:
+    """Top-level directories the extension build leaves out (``/tests/`` etc. in the manifest)."""
+    with open(REPO_ROOT / "blender_manifest.toml", "rb") as fh:
+        patterns = tomllib.load(fh).get("build", {}).get("paths_exclude_pattern", [])
+    return {p.strip("/") for p in patterns if p.startswith("/") and p.endswith("/") and "*" not in p}
+
+
+def _python_files(root: Path) -> Iterator[Path]:
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root)
+        if any(part in NEVER_SCANNED or part.startswith(".venv") for part in rel.parts[:-1]):
+            continue
+        yield path
+
+
+def project_files() -> list[Path]:
+    """Every Python file of the project (add-on, tests, tools, bench)."""
+    return list(_python_files(REPO_ROOT))
+
+
+def addon_files() -> list[Path]:
+    """The Python files that ship in the extension zip: root ``__init__.py``, operators/, panels/,
+    procanim_addon/ and anything else the manifest does not exclude."""
+    excluded = _top_dirs_excluded_by_manifest()
+    return [p for p in project_files() if p.relative_to(REPO_ROOT).parts[0] not in excluded]
+
+
+def engine_files() -> list[Path]:
+    return [p for p in project_files() if p.relative_to(REPO_ROOT).parts[0] == ENGINE_DIR]
+
+
+def _parse(path: Path) -> ast.AST:
+    return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+
+
+def _relative(path: Path) -> Path:
+    """``path`` relative to the repository (unit tests pass made-up relative paths as they are)."""
+    return path.relative_to(REPO_ROOT) if path.is_absolute() and path.is_relative_to(REPO_ROOT) else path
+
+
+def _where(path: Path, node: ast.AST) -> str:
+    return f"{_relative(path)}:{getattr(node, 'lineno', '?')}"
+
+
+def _dotted(node: ast.AST) -> str | None:
+    """``a.b.c`` for a Name/Attribute chain, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# Rules
+
+
+def rule_engine_imports(tree: ast.AST, path: Path) -> list[str]:
+    """No bpy/mathutils/bmesh import (``import x``, ``import x.y``, ``from x import``,
+    ``__import__``/``importlib.import_module`` with a literal name)."""
+    found = []
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        elif isinstance(node, ast.Call) and _dotted(node.func) in ("__import__", "importlib.import_module"):
+            if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+                names = [node.args[0].value]
+        for name in names:
+            if name.split(".")[0] in FORBIDDEN_IN_ENGINE:
+                found.append(f"{_where(path, node)}: the engine imports {name}")
+    return found
+
+
+def rule_engine_stays_in_package(tree: ast.AST, path: Path) -> list[str]:
+    """Relative imports in the engine resolve inside ``procanim_addon`` (no ``from ..operators``).
+
+    A file ``procanim_addon/ik/x.py`` sits in 2 packages: level 1 is ``procanim_addon.ik``, level 2
+    ``procanim_addon``, level 3 would be the add-on root, outside the engine.
+    """
+    packages = len(_relative(path).parts) - 1
+    return [
+        f"{_where(path, node)}: relative import {'.' * node.level}{node.module or ''} leaves {ENGINE_DIR}/"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.level > packages
+    ]
+
+
+def rule_bare_except(tree: ast.AST, path: Path) -> list[str]:
+    return [
+        f"{_where(path, node)}: bare 'except:' (name the exceptions)"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ExceptHandler) and node.type is None
+    ]
+
+
+def rule_star_import(tree: ast.AST, path: Path) -> list[str]:
+    return [
+        f"{_where(path, node)}: 'from {'.' * node.level}{node.module or ''} import *'"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
+    ]
+
+
+def _names_bound_to_bpy_props(tree: ast.AST) -> tuple[set[str], set[str]]:
+    """(module aliases of bpy.props, function names imported from bpy.props)."""
+    modules = {"bpy.props"}
+    functions = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "bpy.props":
+            functions |= {alias.asname or alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module == "bpy":
+            modules |= {alias.asname or alias.name for alias in node.names if alias.name == "props"}
+        elif isinstance(node, ast.Import):
+            modules |= {alias.asname for alias in node.names if alias.name == "bpy.props" and alias.asname}
+    return modules, functions
+
+
+def rule_property_has_name_and_description(tree: ast.AST, path: Path) -> list[str]:
+    modules, functions = _names_bound_to_bpy_props(tree)
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        dotted = _dotted(node.func)
+        if dotted is None:
+            continue
+        owner, _, func = dotted.rpartition(".")
+        is_property = (owner in modules and func.endswith("Property")) or (not owner and func in functions)
+        if not is_property:
+            continue
+        keywords = {kw.arg for kw in node.keywords}
+        if None in keywords:  # **kwargs: cannot tell statically
+            continue
+        missing = [k for k in ("name", "description") if k not in keywords]
+        if missing:
+            found.append(f"{_where(path, node)}: {func}(...) without {' and '.join(k + '=' for k in missing)}")
+    return found
+
+
+def rule_no_per_frame_calls(tree: ast.AST, path: Path) -> list[str]:
+    """No ``keyframe_insert``/``frame_set``: as an attribute, a name, or a getattr string."""
+    found = []
+    for node in ast.walk(tree):
+        name = None
+        if isinstance(node, ast.Attribute) and node.attr in FORBIDDEN_CALLS:
+            name = node.attr
+        elif isinstance(node, ast.Name) and node.id in FORBIDDEN_CALLS:
+            name = node.id
+        elif isinstance(node, ast.Constant) and node.value in FORBIDDEN_CALLS:
+            name = node.value
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            name = next((a.name for a in node.names if a.name.rpartition(".")[2] in FORBIDDEN_CALLS), None)
+        if name:
+            found.append(f"{_where(path, node)}: {name} in the add-on (use foreach_set / no frame changes)")
+    return found
+
+
+def reads_blender_version(tree: ast.AST) -> bool:
+    """True if the source reads ``bpy.app.version`` (or imports ``version`` from ``bpy.app``)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr == "version" and (_dotted(node) or "").endswith("app.version"):
+            return True
+        if isinstance(node, ast.ImportFrom) and node.module == "bpy.app":
+            if any(alias.name == "version" for alias in node.names):
+                return True
+    return False
+
+
+def rule_one_version_branch(trees: dict[Path, ast.AST]) -> list[str]:
+    """At most one file reads ``bpy.app.version``."""
+    readers = sorted(str(_relative(path)) for path, tree in trees.items() if reads_blender_version(tree))
+    if len(readers) > 1:
+        return [f"bpy.app.version is read in {len(readers)} files; keep the version branch in one: {readers}"]
+    return []
+
+
+# --------------------------------------------------------------------------------------------
+# Each rule fails when it should (and only then)
+
+
+def _check(rule: Rule, source: str, path: str = "procanim_addon/x.py") -> list[str]:
+    return rule(ast.parse(source), Path(path))
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import bpy",
+        "import bpy.types",
+        "import mathutils as mu",
+        "from mathutils import Vector",
+        "from bmesh.types import BMesh",
+        "def f():\n    import bpy\n",
+        "m = __import__('bpy')",
+        "import importlib\nm = importlib.import_module('mathutils.bvhtree')",
+    ],
+)
+def test_rule_engine_imports_refuses_blender_modules(source):
+    assert _check(rule_engine_imports, source)
+
+
+@pytest.mark.parametrize("source", ["import numpy as np", "from .transforms import quat_mul", "import bpyish"])
+def test_rule_engine_imports_accepts_other_modules(source):
+    assert _check(rule_engine_imports, source) == []
+
+
+def test_rule_engine_stays_in_package():
+    assert _check(rule_engine_stays_in_package, "from ..operators import bake") != []
+    assert _check(rule_engine_stays_in_package, "from .. import panels", "procanim_addon/ik/ccd.py") == []
+    assert _check(rule_engine_stays_in_package, "from ...operators import x", "procanim_addon/ik/ccd.py") != []
+    assert _check(rule_engine_stays_in_package, "from .skeleton import Skeleton") == []
+
+
+def test_rule_bare_except():
+    assert _check(rule_bare_except, "try:\n    pass\nexcept:\n    pass\n")
+    assert _check(rule_bare_except, "try:\n    pass\nexcept Exception:\n    pass\n") == []
+
+
+def test_rule_star_import():
+    assert _check(rule_star_import, "from bpy.props import *")
+    assert _check(rule_star_import, "from . import *")
+    assert _check(rule_star_import, "from bpy.props import FloatProperty") == []
+
+
+PROPERTY_SOURCES_WITHOUT_TOOLTIP = [
+    "import bpy\nx = bpy.props.FloatProperty(name='X')",
+    "import bpy\nx = bpy.props.IntProperty(description='How many')",
+    "from bpy.props import EnumProperty\nx = EnumProperty(items=[])",
+    "from bpy.props import StringProperty as S\nx = S(name='N')",
+    "from bpy import props\nx = props.BoolProperty(name='B')",
+    "import bpy\nclass Op:\n    count: bpy.props.IntProperty(default=1)\n",
+]
+
+
+@pytest.mark.parametrize("source", PROPERTY_SOURCES_WITHOUT_TOOLTIP)
+def test_rule_property_refuses_missing_name_or_description(source):
+    assert _check(rule_property_has_name_and_description, source, "operators/x.py")
+
+
+def test_rule_property_accepts_name_and_description_and_ignores_other_calls():
+    ok = (
+        "import bpy\nfrom bpy.props import FloatProperty\n"
+        "a = bpy.props.FloatProperty(name='A', description='The a, in m')\n"
+        "b = FloatProperty(name='B', description='The b', default=1.0)\n"
+        "c = make_property()\nd = obj.SomeProperty(3)\n"
+    )
+    assert _check(rule_property_has_name_and_description, ok, "operators/x.py") == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "pb.keyframe_insert('location', frame=1)",
+        "bpy.context.scene.frame_set(3)",
+        "f = getattr(scene, 'frame_set')",
+        "from x import keyframe_insert",
+        "keyframe_insert()",
+    ],
+)
+def test_rule_no_per_frame_calls_refuses(source):
+    assert _check(rule_no_per_frame_calls, source, "operators/bake.py")
+
+
+def test_rule_no_per_frame_calls_accepts_bulk_writes_and_docstrings():
+    ok = '"""Never keyframe_insert: one foreach_set per curve."""\nfc.keyframe_points.foreach_set("co", co)\n'
+    assert _check(rule_no_per_frame_calls, ok, "operators/bake.py") == []
+
+
+def test_rule_one_version_branch():
+    reader = ast.parse("import bpy\nif bpy.app.version >= (4, 4, 0):\n    pass\n")
+    importer = ast.parse("from bpy.app import version\n")
+    clean = ast.parse("import bpy\nx = bpy.app.handlers\n")
+    assert rule_one_version_branch({Path("a.py"): reader, Path("b.py"): clean}) == []
+    assert rule_one_version_branch({Path("a.py"): reader, Path("b.py"): importer}) != []
+    assert rule_one_version_branch({Path("a.py"): reader, Path("b.py"): reader}) != []
+
+
+# --------------------------------------------------------------------------------------------
+# The rules hold on the project
+
+
+def _violations(rule: Rule, files: list[Path]) -> list[str]:
+    return [message for path in files for message in rule(_parse(path), path)]
+
+
+def test_the_file_sets_are_what_we_think():
+    engine = {p.relative_to(REPO_ROOT).as_posix() for p in engine_files()}
+    addon = {p.relative_to(REPO_ROOT).as_posix() for p in addon_files()}
+    assert "procanim_addon/clip.py" in engine
+    assert engine <= addon
+    assert not any(p.startswith(("tests/", "tools/", "bench/")) for p in addon)
+
+
+def test_engine_never_imports_blender():
+    assert _violations(rule_engine_imports, engine_files()) == []
+
+
+def test_engine_never_reaches_out_of_its_package():
+    assert _violations(rule_engine_stays_in_package, engine_files()) == []
+
+
+def test_no_bare_except_anywhere():
+    assert _violations(rule_bare_except, project_files()) == []
+
+
+def test_no_star_import_anywhere():
+    assert _violations(rule_star_import, project_files()) == []
+
+
+def test_every_property_has_name_and_description():
+    assert _violations(rule_property_has_name_and_description, addon_files()) == []
+
+
+def test_no_keyframe_insert_or_frame_set_in_the_addon():
+    assert _violations(rule_no_per_frame_calls, addon_files()) == []
+
+
+def test_blender_version_is_read_in_one_file_at_most():
+    assert rule_one_version_branch({path: _parse(path) for path in addon_files()}) == []
