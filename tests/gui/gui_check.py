@@ -1,0 +1,344 @@
+"""GUI check of the ProcAnim sidebar in Blender's real window (run under Xvfb).
+
+    blender --window-geometry 0 0 W H SCENE.blend --python tests/gui/gui_check.py
+
+Driven by tests/gui/run_gui.sh. A timer walks through the check while Blender's
+event loop runs, as a user at the screen would:
+
+1. The ProcAnim panels (bl_category "ProcAnim", and their sub-panels) are
+   registered; their draw()/draw_header() are wrapped to count calls and record
+   exceptions (the wrapper re-raises, so Blender prints the traceback as usual).
+2. The 3D view's sidebar is shown and the ProcAnim tab is brought forward with
+   real mouse clicks (xdotool) down the sidebar's tab strip until
+   ``region.active_panel_category`` (read-only in 4.3) reads "ProcAnim".
+3. Every ProcAnim panel whose poll() passes must have drawn, without an error.
+4. Generate: ``procanim.duck_walk('INVOKE_DEFAULT')`` in the context of the window,
+   the 3D view area and its sidebar region (as the button would); the duck must
+   then hold an action with F-curves and keyframes.
+5. The panels are drawn again after the bake (metrics), then ``xwd -root`` takes a
+   screenshot.
+
+The result goes to $PROCANIM_GUI_RESULT (JSON, "ok": true/false); run_gui.sh turns
+it into the exit status. Nothing here changes the add-on.
+"""
+
+import json
+import os
+import subprocess
+import time
+import traceback
+
+import bpy
+
+CATEGORY = "ProcAnim"
+REQUIRED_LABELS = ("Character", "Duck Walk")
+RESULT = os.environ.get("PROCANIM_GUI_RESULT", "/tmp/procanim-gui/result.json")
+SHOT = os.environ.get("PROCANIM_GUI_SHOT", "/tmp/procanim-gui/sidebar.png")
+DISPLAY = os.environ.get("DISPLAY", ":99")
+BAKE_TIMEOUT = float(os.environ.get("PROCANIM_GUI_BAKE_TIMEOUT", "180"))
+
+R = {"ok": False, "errors": [], "steps": [], "panels": {}, "draw_errors": [],
+     "categories_seen": [], "blender": bpy.app.version_string}
+DRAWS = {}  # panel idname -> number of draw() calls
+
+
+def step(msg):
+    R["steps"].append(msg)
+    print("gui_check: " + msg, flush=True)
+
+
+def fail(msg):
+    R["errors"].append(msg)
+    print("gui_check: FAIL: " + msg, flush=True)
+
+
+# ------------------------------------------------------------------ panels
+def _idname(cls):
+    return getattr(cls, "bl_idname", "") or cls.__name__
+
+
+def procanim_panels():
+    """Registered panels of the ProcAnim sidebar tab, sub-panels included."""
+    seen, out = set(), []
+
+    def walk(cls):
+        for sub in cls.__subclasses__():
+            if sub not in seen:
+                seen.add(sub)
+                out.append(sub)
+                walk(sub)
+
+    walk(bpy.types.Panel)
+    registered = [c for c in out if "bl_rna" in c.__dict__ and getattr(c, "is_registered", True)]
+    by_id = {_idname(c): c for c in registered}
+    mine = {}
+    for c in registered:
+        chain, cur = [], c
+        while cur is not None and len(chain) < 8:
+            chain.append(cur)
+            if getattr(cur, "bl_category", "") == CATEGORY and not getattr(cur, "bl_parent_id", ""):
+                break
+            cur = by_id.get(getattr(cur, "bl_parent_id", ""))
+        if cur is not None and getattr(cur, "bl_category", "") == CATEGORY \
+                and getattr(c, "bl_space_type", "") == "VIEW_3D" and getattr(c, "bl_region_type", "") == "UI":
+            mine[_idname(c)] = c
+    return mine
+
+
+def _counting(orig, key):
+    # Blender passes as many arguments as the function's code declares
+    # (co_argcount), so the wrapper must take exactly (self, context).
+    def wrapper(self, context):
+        DRAWS[key] = DRAWS.get(key, 0) + 1
+        try:
+            return orig(self, context)
+        except Exception:
+            R["draw_errors"].append("%s raised:\n%s" % (key, traceback.format_exc()))
+            raise
+
+    wrapper._procanim_wrapped = True
+    return wrapper
+
+
+def wrap_draws(panels):
+    for pid, cls in panels.items():
+        for name in ("draw", "draw_header"):
+            orig = getattr(cls, name, None)
+            if orig is None or getattr(orig, "_procanim_wrapped", False):
+                continue
+            setattr(cls, name, _counting(orig, "%s.%s" % (pid, name)))
+
+
+# ------------------------------------------------------------------ X input
+def xdo(*args):
+    cmd = ["xdotool", *map(str, args)]
+    p = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "DISPLAY": DISPLAY})
+    if p.returncode != 0:
+        raise RuntimeError("%s failed: %s" % (" ".join(cmd), p.stderr.strip()))
+    return p.stdout.strip()
+
+
+def to_screen(window, x, y):
+    """Blender window coordinates (origin bottom-left) -> X screen (top-left).
+    The window is opened at 0,0 by --window-geometry; no window manager runs."""
+    return int(x), int(window.height - y)
+
+
+def screenshot(path):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    env = {**os.environ, "DISPLAY": DISPLAY}
+    xwd = subprocess.run(["xwd", "-root", "-silent"], capture_output=True, env=env, check=True)
+    subprocess.run(["convert", "xwd:-", "png:" + path], input=xwd.stdout, env=env, check=True)
+    step("screenshot %s (%d bytes)" % (path, os.path.getsize(path)))
+
+
+# ------------------------------------------------------------------ scene
+def find_duck():
+    arms = [o for o in bpy.context.scene.objects if o.type == "ARMATURE"]
+    ducks = [o for o in arms if "duck" in o.name.lower()] or arms
+    return ducks[0] if ducks else None
+
+
+def action_of(obj):
+    ad = obj.animation_data
+    return ad.action if ad else None
+
+
+def fcurves_of(action, obj):
+    """F-curves of ``action`` as seen by ``obj`` (4.2/4.3 flat, 4.4+ slots)."""
+    if action is None:
+        return []
+    fcs = getattr(action, "fcurves", None)
+    if fcs is not None and len(fcs):
+        return list(fcs)
+    out = []
+    for layer in getattr(action, "layers", ()):
+        for strip in layer.strips:
+            for bag in getattr(strip, "channelbags", ()):
+                out.extend(bag.fcurves)
+    return out
+
+
+# ------------------------------------------------------------------ scenario
+def scenario():
+    yield 1.5
+    wm = bpy.context.window_manager
+    win = wm.windows[0]
+    screen = win.screen
+    areas = [a for a in screen.areas if a.type == "VIEW_3D"]
+    if not areas:
+        fail("no 3D view in the window")
+        return
+    area = max(areas, key=lambda a: a.width * a.height)
+    space = area.spaces.active
+    space.show_region_ui = True
+    step("window %dx%d, 3D view %dx%d at %d,%d" % (win.width, win.height, area.width, area.height, area.x, area.y))
+
+    panels = procanim_panels()
+    R["panels"] = {pid: {"label": getattr(c, "bl_label", ""), "parent": getattr(c, "bl_parent_id", "")}
+                   for pid, c in panels.items()}
+    step("ProcAnim panels registered: %s" % ", ".join(
+        "%s (%s)" % (pid, getattr(c, "bl_label", "")) for pid, c in sorted(panels.items())))
+    if not panels:
+        fail("no registered panel with bl_category %r in the 3D view sidebar" % CATEGORY)
+        return
+    labels = {getattr(c, "bl_label", "") for c in panels.values()}
+    for label in REQUIRED_LABELS:
+        if label not in labels:
+            fail("panel %r missing from the ProcAnim tab (labels: %s)" % (label, sorted(labels)))
+    wrap_draws(panels)
+
+    duck = find_duck()
+    if duck is None:
+        fail("no armature in the scene")
+        return
+    step("duck armature: %s" % duck.name)
+    for o in bpy.context.view_layer.objects:
+        o.select_set(False)
+    duck.select_set(True)
+    bpy.context.view_layer.objects.active = duck
+    with bpy.context.temp_override(window=win, area=area, region=[r for r in area.regions if r.type == "WINDOW"][0]):
+        try:
+            bpy.ops.view3d.view_selected()
+        except Exception as exc:
+            step("view_selected skipped: %s" % exc)
+    for a in screen.areas:
+        a.tag_redraw()
+    yield 1.0
+
+    ui = [r for r in area.regions if r.type == "UI"][0]
+    if ui.width < 50:
+        fail("sidebar region not visible (width %d)" % ui.width)
+        return
+    step("sidebar region %dx%d at %d,%d, active tab %r" % (ui.width, ui.height, ui.x, ui.y, ui.active_panel_category))
+
+    if os.environ.get("PROCANIM_GUI_DEBUG"):
+        screenshot(os.path.join(os.path.dirname(SHOT), "debug-before-tab.png"))
+    # -- bring the ProcAnim tab forward with real input events: click down the
+    # tab strip at the sidebar's right edge until the ProcAnim tab is active.
+    R["categories_seen"].append(ui.active_panel_category)
+    for y in range(ui.y + ui.height - 12, ui.y + 12, -12):
+        if ui.active_panel_category == CATEGORY:
+            break
+        sx, sy = to_screen(win, ui.x + ui.width - 10, y)
+        xdo("mousemove", sx, sy)
+        xdo("click", "1")
+        yield 0.3
+        if ui.active_panel_category not in R["categories_seen"]:
+            R["categories_seen"].append(ui.active_panel_category)
+            step("clicked %d,%d: tab %r" % (sx, sy, ui.active_panel_category))
+    step("tabs seen: %s" % R["categories_seen"])
+    if ui.active_panel_category != CATEGORY:
+        fail("could not bring the %r tab forward (tabs seen: %s)" % (CATEGORY, R["categories_seen"]))
+        return
+    step("ProcAnim tab is active")
+    # park the pointer over the viewport so no tooltip covers the sidebar
+    xdo("mousemove", *to_screen(win, area.x + area.width // 3, area.y + area.height // 2))
+    DRAWS.clear()
+    ui.tag_redraw()
+    yield 1.5
+
+    def check_drawn(when):
+        ctx = dict(window=win, area=area, region=ui)
+        missing = []
+        with bpy.context.temp_override(**ctx):
+            for pid, cls in panels.items():
+                poll = getattr(cls, "poll", None)
+                try:
+                    ok = poll(bpy.context) if poll else True
+                except Exception:
+                    fail("%s.poll raised %s" % (pid, traceback.format_exc()))
+                    continue
+                parent_closed = bool(getattr(cls, "bl_parent_id", "")) and "DEFAULT_CLOSED" in getattr(cls, "bl_options", set())
+                key = "%s.%s" % (pid, "draw")
+                if ok and not DRAWS.get(key) and not parent_closed:
+                    missing.append(pid)
+                R["panels"][pid]["poll_%s" % when] = bool(ok)
+                R["panels"][pid]["draws_%s" % when] = DRAWS.get(key, 0)
+        step("%s: draw() calls %s" % (when, {k: v for k, v in sorted(DRAWS.items())}))
+        if missing:
+            fail("%s: panels whose poll() passes did not draw: %s" % (when, missing))
+
+    check_drawn("before_generate")
+
+    # -- Generate, in the window's context as the button would run it
+    if duck.animation_data:
+        duck.animation_data_clear()
+    ui.tag_redraw()
+    yield 0.5
+    with bpy.context.temp_override(window=win, area=area, region=ui):
+        ret = bpy.ops.procanim.duck_walk("INVOKE_DEFAULT")
+    step("procanim.duck_walk('INVOKE_DEFAULT') -> %s" % sorted(ret))
+    t0 = time.time()
+    while True:
+        fcs = fcurves_of(action_of(duck), duck)
+        modal_done = "RUNNING_MODAL" not in ret or (
+            len(wm.operators) and wm.operators[-1].bl_idname == "PROCANIM_OT_duck_walk")
+        if (fcs and modal_done) or time.time() - t0 > BAKE_TIMEOUT:
+            break
+        if not fcs and "RUNNING_MODAL" not in ret and time.time() - t0 > 2.0:
+            break  # finished or cancelled without a bake: nothing will come
+        yield 0.5
+    action = action_of(duck)
+    fcs = fcurves_of(action, duck)
+    keys = sum(len(fc.keyframe_points) for fc in fcs)
+    step("after Generate: action %r, %d F-curves, %d keyframes (%.1f s)"
+         % (action.name if action else None, len(fcs), keys, time.time() - t0))
+    if not fcs or keys == 0:
+        fail("Generate did not bake: %s has no action with keyed F-curves" % duck.name)
+    R["bake"] = {"action": action.name if action else None, "fcurves": len(fcs), "keyframes": keys}
+
+    # -- show a pose mid-cycle, redraw, check the panels again, take the picture
+    if fcs:
+        lo = min(fc.range()[0] for fc in fcs)
+        hi = max(fc.range()[1] for fc in fcs)
+        bpy.context.scene.frame_set(int(lo + 0.3 * (hi - lo)))
+    DRAWS.clear()
+    for a in screen.areas:
+        a.tag_redraw()
+    yield 2.0
+    check_drawn("after_generate")
+    if R["draw_errors"]:
+        fail("%d panel draw error(s)" % len(R["draw_errors"]))
+    screenshot(SHOT)
+
+
+_gen = scenario()
+
+
+def finish():
+    R["ok"] = not R["errors"] and not R["draw_errors"]
+    R["draws"] = DRAWS
+    os.makedirs(os.path.dirname(RESULT), exist_ok=True)
+    with open(RESULT, "w") as f:
+        json.dump(R, f, indent=1, default=str)
+    print("gui_check: %s" % ("PASSED" if R["ok"] else "FAILED: %s" % R["errors"]), flush=True)
+    if not os.environ.get("PROCANIM_GUI_KEEP"):
+        try:
+            win = bpy.context.window_manager.windows[0]
+            with bpy.context.temp_override(window=win):
+                bpy.ops.wm.quit_blender()
+        except Exception:
+            traceback.print_exc()
+            os._exit(0 if R["ok"] else 1)
+
+
+def tick():
+    try:
+        delay = next(_gen)
+    except StopIteration:
+        delay = None
+    except Exception:
+        fail("check crashed:\n" + traceback.format_exc())
+        delay = None
+    if delay is None:
+        try:
+            if not R["ok"] and not os.path.exists(SHOT):
+                screenshot(SHOT)  # for diagnosis; run_gui.sh keeps it out of docs/
+        except Exception:
+            traceback.print_exc()
+        finish()
+    return delay
+
+
+bpy.app.timers.register(tick, first_interval=1.0, persistent=True)
