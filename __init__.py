@@ -2,23 +2,33 @@
 
 This file only registers: properties, operators, panels (in that order; property-group types
 before the pointer properties that use them). The motion engine is ``procanim_addon`` (no bpy).
+Imports happen inside register() so that importing the package (e.g. by test collection) does
+not need Blender.
 """
 
-import bpy
 
-from . import operators, panels
-from .panels import properties
+def _classes():
+    from . import operators, panels
 
-_classes = (*panels.properties.classes, *operators.classes, *[c for c in panels.classes if c not in panels.properties.classes])
+    props = panels.properties.classes
+    return (*props, *operators.classes, *[c for c in panels.classes if c not in props])
 
 
 def register():
-    for cls in _classes:
+    import bpy
+
+    from .panels import properties
+
+    for cls in _classes():
         bpy.utils.register_class(cls)
     properties.register_properties()
 
 
 def unregister():
+    import bpy
+
+    from .panels import properties
+
     properties.unregister_properties()
-    for cls in reversed(_classes):
+    for cls in reversed(_classes()):
         bpy.utils.unregister_class(cls)

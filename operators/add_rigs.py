@@ -5,6 +5,7 @@ from __future__ import annotations
 import bpy
 import numpy as np
 from bpy.props import FloatProperty, FloatVectorProperty, StringProperty
+from mathutils import Matrix
 
 from ..procanim_addon.rigs import body_mesh, duck_template, human_template
 from .bridge import store_rigmap
@@ -27,7 +28,7 @@ def build_character(context, template, name: str, location) -> bpy.types.Object:
     for spec in template.bones:
         eb = arm.edit_bones.new(spec.name)
         eb.head, eb.tail = spec.head, spec.tail
-        eb.matrix = [list(row) for row in spec.matrix()]
+        eb.matrix = Matrix([list(row) for row in spec.matrix()])
     for spec in template.bones:
         if spec.parent:
             arm.edit_bones[spec.name].parent = arm.edit_bones[spec.parent]

@@ -280,8 +280,8 @@ def generate_duck_walk(skeleton: Skeleton, rigmap: RigMap, params: DuckParams) -
         if rot is not None:
             rotations[:, i] = rot
             key_rot[i] = True
-        u_mat = unposed(sk, pose, i)
-        pose[:, i] = u_mat @ tf.compose(locations[:, i], rotations[:, i])
+        for j in [i, *sk.descendants(i)]:  # keep the pose of everything below i up to date
+            pose[:, j] = unposed(sk, pose, j) @ tf.compose(locations[:, j], rotations[:, j])
 
     def place(i, pos, rot_world):
         """Put bone i's head at ``pos`` with orientation ``rot_world``·rest (armature space)."""

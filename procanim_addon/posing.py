@@ -35,19 +35,8 @@ def world_rotation_to_local(unposed_matrix: np.ndarray, rotation_world: np.ndarr
 
 
 def refresh(skeleton: Skeleton, locations: np.ndarray, rotations: np.ndarray, pose: np.ndarray, i: int) -> None:
-    """Recompute ``pose[:, j]`` for bone ``i`` and all its descendants after its channels changed."""
-    for j in range(i, len(skeleton)):
-        if j == i or _descends(skeleton, j, i):
-            basis = tf.compose(locations[:, j], rotations[:, j])
-            p = skeleton.parents[j]
-            local = skeleton.rest_rel[j] @ basis
-            pose[:, j] = local if p < 0 else pose[:, p] @ local
-
-
-def _descends(skeleton: Skeleton, j: int, i: int) -> bool:
-    p = skeleton.parents[j]
-    while p >= 0:
-        if p == i:
-            return True
-        p = skeleton.parents[p]
-    return False
+    """Recompute ``pose[:, j]`` for bone ``i`` and all its descendants after its channels changed
+    (a connected bone's location is ignored, as in Blender)."""
+    for j in [i, *skeleton.descendants(i)]:
+        loc = np.zeros_like(locations[:, j]) if skeleton.connected[j] else locations[:, j]
+        pose[:, j] = unposed(skeleton, pose, j) @ tf.compose(loc, rotations[:, j])

@@ -123,6 +123,16 @@ class Skeleton:
     def children(self, i: int) -> list[int]:
         return [j for j, p in enumerate(self.parents) if p == i]
 
+    def descendants(self, i: int) -> list[int]:
+        """Indices of every bone below ``i``, parents first."""
+        inside = {i}
+        out = []
+        for j in range(i + 1, len(self)):
+            if self.parents[j] in inside:
+                inside.add(j)
+                out.append(j)
+        return out
+
     def chain(self, tip: int, root: int) -> list[int]:
         """Bone indices from ``root`` down to ``tip`` (inclusive); raises if not an ancestor."""
         out = [tip]

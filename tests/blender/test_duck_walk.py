@@ -1,0 +1,234 @@
+"""The duck walk baked in Blender: channels, frame range, the article's formulas (METHODS.md §M1)
+on the evaluated pose, planted feet, presets that read differently, and bad input refused.
+
+Expected values are computed here from the article's formulas, not taken from the engine.
+"""
+
+from __future__ import annotations
+
+import math
+
+import bpy
+import harness
+import numpy as np
+import pytest
+
+UNIT_PER_LEG = 0.225  # documented scale: u = 0.225 × leg length (README, "Duck walk")
+
+
+def add_duck(name="Duck"):
+    assert bpy.ops.procanim.add_duck(name=name) == {"FINISHED"}
+    return bpy.data.objects[name]
+
+
+def leg_length(obj) -> float:
+    """Rest hip height above the soles, measured on the Blender bones."""
+    b = obj.data.bones
+    hip_z = 0.5 * (b["thigh.L"].head_local.z + b["thigh.R"].head_local.z)
+    sole_z = min(b[n].tail_local.z for n in ("toe.L", "toe.R", "foot.L", "foot.R"))
+    return hip_z - sole_z
+
+
+def head(pose, name):
+    return pose[name][:3, 3]
+
+
+def yaw_deg(matrix, rest_matrix):
+    """Rotation about Z between a rest and a posed bone matrix (degrees)."""
+    r = matrix[:3, :3] @ rest_matrix[:3, :3].T
+    return math.degrees(math.atan2(r[1, 0], r[0, 0]))
+
+
+def article(theta, a, w, q_a):
+    """The article's channels (its own units) at phase θ."""
+    return {
+        "lift_L": max(0.0, -a * math.sin(theta) / q_a),
+        "lift_R": max(0.0, -a * math.sin(theta + math.pi) / q_a),
+        "body_height": math.cos(w * math.pi) / 2 + (1 - w) * math.sin(2 * theta) / q_a,
+        "body_yaw": -w * 20.0 * a * math.cos(theta),
+    }
+
+
+def test_channels_frame_range_and_key_interval():
+    duck = add_duck()
+    assert bpy.ops.procanim.duck_walk(armature=duck.name, frame_start=10, frame_end=58, key_interval=4) == {"FINISHED"}
+    action = duck.animation_data.action
+    fcurves = harness.fcurve_map(action, duck)
+    keyed_bones = {path.split('"')[1] for path, _ in fcurves}
+    assert {"root", "hips", "tail", "neck", "thigh.L", "shin.L", "foot.L", "toe.L", "thigh.R", "foot.R"} <= keyed_bones
+    assert "head" not in keyed_bones  # the article keys no head control
+    assert ('pose.bones["hips"].location', 2) in fcurves
+    assert ('pose.bones["thigh.L"].rotation_quaternion', 0) in fcurves
+    for fc in fcurves.values():
+        frames = harness.keyframes(fc)[:, 0]
+        np.testing.assert_array_equal(frames, np.arange(10, 59, 4))
+    assert action.procanim.generator == "duck_walk"
+    metrics = __import__("json").loads(action.procanim.metrics_json)
+    assert metrics["keys"] == 13 and metrics["frame_start"] == 10 and metrics["frame_end"] == 58
+
+
+def test_article_formulas_on_the_evaluated_pose():
+    """Gait ARTICLE: master speed, body bounce, body yaw and foot lift equal M1's formulas."""
+    duck = add_duck()
+    amplitude, speed, weight = 5.0, 5.0, 5.0
+    a, s, w, q_a = amplitude / 5, speed / 5, weight / 10, 2.0
+    assert bpy.ops.procanim.duck_walk(armature=duck.name, gait="ARTICLE", amplitude=amplitude, speed=speed,
+                                      weight=weight, direction=0.0, key_interval=3) == {"FINISHED"}
+    u = UNIT_PER_LEG * leg_length(duck)
+    rest = {b.name: np.array(b.matrix_local) for b in duck.data.bones}
+    for frame in (0, 6, 15, 27, 42, 60):
+        theta = frame * s * 2 * math.pi / 24.0
+        exp = article(theta, a, w, q_a)
+        pose = harness.evaluated_pose(duck, frame)
+        forward = frame / 3.0 * s * a / q_a * u  # master: s·a/q_a per 3 frames, toward −Y
+        np.testing.assert_allclose(head(pose, "root"), rest["root"][:3, 3] + [0, -forward, 0], atol=1e-5)
+        hips_rise = head(pose, "hips")[2] - rest["hips"][2, 3]
+        assert hips_rise == pytest.approx(exp["body_height"] * u, abs=1e-5)
+        assert yaw_deg(pose["hips"], rest["hips"]) == pytest.approx(exp["body_yaw"], abs=1e-3)
+        for side in "LR":
+            lift = head(pose, f"foot.{side}")[2] - rest[f"foot.{side}"][2, 3]
+            assert lift == pytest.approx(exp[f"lift_{side}"] * u, abs=1e-4), (frame, side)
+
+
+def test_feet_on_the_ground_in_stance_lifted_in_swing_and_planted():
+    duck = add_duck()
+    assert bpy.ops.procanim.duck_walk(armature=duck.name, key_interval=1, frame_end=72) == {"FINISHED"}
+    rest_z = duck.data.bones["foot.L"].head_local.z
+    track = np.array([head(harness.evaluated_pose(duck, f), "foot.L") for f in range(0, 73)])
+    theta = np.arange(0, 73) * 2 * math.pi / 24.0
+    stance = np.sin(theta) >= 0
+    assert np.all(np.abs(track[stance, 2] - rest_z) < 1e-4), "stance foot must stay on the ground"
+    u = UNIT_PER_LEG * leg_length(duck)
+    assert np.max(track[~stance, 2] - rest_z) == pytest.approx(0.5 * u, rel=0.02), "swing foot lifts a·u/q_a"
+    # planted: within one stance interval the foot does not slide (< 1 mm)
+    first = np.nonzero(stance[:13])[0]
+    spread = np.ptp(track[first, :2], axis=0)
+    assert np.all(spread < 1e-3), spread
+    assert track[-1, 1] < track[0, 1] - 0.3, "the duck walks forward (−Y)"
+
+
+def test_weight_1_bounces_higher_and_sits_higher_than_weight_9():
+    results = {}
+    for weight in (1.0, 9.0):
+        harness.reset_scene()
+        duck = add_duck()
+        assert bpy.ops.procanim.duck_walk(armature=duck.name, weight=weight, key_interval=1, frame_end=48) == {"FINISHED"}
+        z = np.array([head(harness.evaluated_pose(duck, f), "hips")[2] for f in range(0, 48)])
+        results[weight] = (z.mean(), np.ptp(z))
+    assert results[1.0][0] > results[9.0][0]
+    assert results[1.0][1] > results[9.0][1]
+
+
+def test_direction_0_gives_no_yaw_and_direction_10_does():
+    duck = add_duck()
+    assert bpy.ops.procanim.duck_walk(armature=duck.name, direction=0.0) == {"FINISHED"}
+    rest = np.array(duck.data.bones["root"].matrix_local)
+    yaws = [yaw_deg(harness.evaluated_pose(duck, f)["root"], rest) for f in range(0, 25, 3)]
+    assert max(abs(y) for y in yaws) < 1e-6
+    assert bpy.ops.procanim.duck_walk(armature=duck.name, direction=10.0) == {"FINISHED"}
+    yaws = [yaw_deg(harness.evaluated_pose(duck, f)["root"], rest) for f in range(0, 25, 3)]
+    assert max(abs(y) for y in yaws) > 5.0
+
+
+def test_rerun_replaces_its_bake_and_keeps_the_users_action():
+    duck = add_duck()
+    mine = bpy.data.actions.new("MyHandKeys")
+    duck.animation_data_create().action = mine
+    assert bpy.ops.procanim.duck_walk(armature=duck.name) == {"FINISHED"}
+    baked = duck.animation_data.action
+    assert baked != mine and mine.use_fake_user and baked.procanim.previous_action == "MyHandKeys"
+    n_before = len(harness.fcurves_of(baked, duck))
+    assert bpy.ops.procanim.duck_walk(armature=duck.name, weight=9.0) == {"FINISHED"}
+    assert duck.animation_data.action == baked, "a re-run rewrites its own bake"
+    assert len(harness.fcurves_of(baked, duck)) == n_before, "and does not stack F-curves"
+    assert len([a for a in bpy.data.actions if a.procanim.generator == "duck_walk"]) == 1
+
+
+def test_euler_rotation_mode_is_respected():
+    duck = add_duck()
+    assert bpy.ops.procanim.duck_walk(armature=duck.name, direction=10.0) == {"FINISHED"}
+    quat_pose = {f: harness.evaluated_pose(duck, f) for f in (0, 9, 30)}
+    for pb in duck.pose.bones:
+        pb.rotation_mode = "YZX"
+    assert bpy.ops.procanim.duck_walk(armature=duck.name, direction=10.0) == {"FINISHED"}
+    paths = {path for path, _ in harness.fcurve_map(duck.animation_data.action, duck)}
+    assert 'pose.bones["hips"].rotation_euler' in paths
+    assert not any("rotation_quaternion" in p for p in paths)
+    for f, expected in quat_pose.items():
+        pose = harness.evaluated_pose(duck, f)
+        for name in ("hips", "thigh.L", "foot.R", "neck"):
+            np.testing.assert_allclose(pose[name], expected[name], atol=1e-4)
+
+
+def test_works_on_rigify_bird_metarig():
+    import addon_utils
+
+    addon_utils.enable("rigify", default_set=True)
+    bpy.ops.object.armature_bird_metarig_add()
+    bird = bpy.context.object
+    assert bpy.ops.procanim.detect_rig(armature=bird.name) == {"FINISHED"}
+    assert bpy.ops.procanim.duck_walk(armature=bird.name, key_interval=1, frame_end=48) == {"FINISHED"}
+    rest_z = bird.data.bones["foot.L"].head_local.z
+    z = np.array([head(harness.evaluated_pose(bird, f), "foot.L")[2] for f in range(0, 48)])
+    assert np.min(z) > rest_z - 1e-4 and np.max(z) > rest_z + 0.003
+    y = head(harness.evaluated_pose(bird, 47), "spine.003")[1]
+    assert y < bird.data.bones["spine.003"].head_local.y - 0.02, "the bird walks forward"
+
+
+def test_presets_override_the_sliders():
+    duck = add_duck()
+    assert bpy.ops.procanim.duck_walk(armature=duck.name, preset="SAD", weight=1.0) == {"FINISHED"}
+    sad = harness.evaluated_pose(duck, 30)["hips"][2, 3]
+    assert bpy.ops.procanim.duck_walk(armature=duck.name, preset="JOY", weight=9.0) == {"FINISHED"}
+    joy = harness.evaluated_pose(duck, 30)["hips"][2, 3]
+    assert joy > sad
+
+
+# ------------------------------------------------------------------------------------ bad input
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"frame_start": 50, "frame_end": 50}, "End frame"),
+    ({"fps": 0.0}, "Frames per second"),
+    ({"key_interval": 0}, "Key interval"),
+    ({"amplitude": 50.0}, "Amplitude"),
+    ({"weight": float("nan")}, "Weight"),
+])
+def test_bad_settings_cancel_with_a_message_and_change_nothing(kwargs, message):
+    duck = add_duck()
+    with pytest.raises(RuntimeError, match=message):
+        bpy.ops.procanim.duck_walk(armature=duck.name, **kwargs)
+    assert duck.animation_data is None or duck.animation_data.action is None
+    assert not bpy.data.actions
+
+
+def test_non_armature_and_missing_roles_are_refused():
+    bpy.ops.mesh.primitive_cube_add()
+    cube = bpy.context.object
+    with pytest.raises(RuntimeError, match="not an armature"):
+        bpy.ops.procanim.duck_walk(armature=cube.name)
+    with pytest.raises(RuntimeError, match="no object named"):
+        bpy.ops.procanim.duck_walk(armature="NoSuchThing")
+    arm = bpy.data.objects.new("Stick", bpy.data.armatures.new("Stick"))
+    bpy.context.collection.objects.link(arm)
+    bpy.context.view_layer.objects.active = arm
+    bpy.ops.object.mode_set(mode="EDIT")
+    for name, z in (("hips", 1.0), ("thigh.L", 0.9)):
+        eb = arm.data.edit_bones.new(name)
+        eb.head, eb.tail = (0, 0, z), (0, 0, z - 0.4)
+    bpy.ops.object.mode_set(mode="OBJECT")
+    with pytest.raises(RuntimeError, match=r"Missing bone roles.*thigh\.R"):
+        bpy.ops.procanim.duck_walk(armature=arm.name)
+    assert not bpy.data.actions
+
+
+def test_linked_armature_is_refused(tmp_path):
+    add_duck("LibDuck")
+    lib = tmp_path / "lib.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(lib))
+    harness.reset_scene()
+    with bpy.data.libraries.load(str(lib), link=True) as (src, dst):
+        dst.objects = ["LibDuck"]
+    obj = dst.objects[0]
+    bpy.context.collection.objects.link(obj)
+    with pytest.raises(RuntimeError, match="linked from a library"):
+        bpy.ops.procanim.duck_walk(armature=obj.name)
