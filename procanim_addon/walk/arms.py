@@ -1,0 +1,96 @@
+"""Arm swing (M3, eqs. 14–20): each arm a physical pendulum hung at the shoulder, driven by a torque.
+
+The whole arm (upper arm, forearm with the elbow held at β_c, hand) swings about the shoulder S:
+
+    I_a·θ̈ + M_a·R·(Ẍ·cos θ + g·sin θ) = F_a(t)
+
+with I_a its moment of inertia about S, R the distance S→G (its centre of gravity) and X the
+shoulder's fore–aft position (it moves with the shoulder rotation σ). F_a is a step function:
+f_a1 until the progression force crosses zero (T_0), f_a2 after; both are found by Newton shooting
+so that θ goes from θ_I at rest (θ̇ = 0) to θ_F at rest in the step's time T (eqs. 19–20). The upper
+arm angle is φ1 = θ − γ, γ the angle between SG and the upper arm. Segment masses and centres
+follow Dempster's proportions (upper arm 2.8 %, forearm 1.6 %, hand 0.6 % of body mass).
+
+Angles are radians, positive forward (flexion).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+G = 9.81
+
+
+def arm_pendulum_constants(l_upper: float, l_fore: float, l_hand: float, elbow: float):
+    """(k = M_a·R/I_a (1/m), γ (rad)) of an arm with the elbow bent by ``elbow`` (rad) forward."""
+    m1, m2, m3 = 0.028, 0.016, 0.006
+    u = np.array([0.0, -1.0])                      # upper arm hanging (x forward, y up)
+    f = np.array([np.sin(elbow), -np.cos(elbow)])  # forearm bent forward
+    e = l_upper * u
+    c1, c2, c3 = 0.436 * l_upper * u, e + 0.43 * l_fore * f, e + (l_fore + 0.5 * l_hand) * f
+    Ma = m1 + m2 + m3
+    g_pt = (m1 * c1 + m2 * c2 + m3 * c3) / Ma
+    I = m1 * (c1 @ c1 + l_upper**2 / 12) + m2 * (c2 @ c2 + l_fore**2 / 12) + m3 * (c3 @ c3 + l_hand**2 / 12)
+    R = float(np.linalg.norm(g_pt))
+    gamma = float(np.arctan2(g_pt[0], -g_pt[1]))  # G ahead of the upper arm line
+    return Ma * R / I, gamma
+
+
+def _simulate(theta0, T, t0_frac, u1, u2, k, xdd, n_sub: int = 64):
+    """RK4 over P problems at once. theta0, T, u1, u2 (P,); xdd (P, n_sub+1) shoulder accel.
+    Returns θ (P, n_sub+1) and θ̇ (P, n_sub+1)."""
+    P = len(theta0)
+    h = T / n_sub
+    th = np.array(theta0, float)
+    om = np.zeros(P)
+    ths, oms = [th.copy()], [om.copy()]
+
+    def acc(tt_frac, th_, om_, x_):
+        torque = np.where(tt_frac < t0_frac, u1, u2)
+        return torque - k * (x_ * np.cos(th_) + G * np.sin(th_))
+
+    for j in range(n_sub):
+        fr0, frm, fr1 = j / n_sub, (j + 0.5) / n_sub, (j + 1) / n_sub
+        x0, x1 = xdd[:, j], xdd[:, j + 1]
+        xm = 0.5 * (x0 + x1)
+        k1t, k1o = om, acc(fr0, th, om, x0)
+        k2t, k2o = om + 0.5 * h * k1o, acc(frm, th + 0.5 * h * k1t, om + 0.5 * h * k1o, xm)
+        k3t, k3o = om + 0.5 * h * k2o, acc(frm, th + 0.5 * h * k2t, om + 0.5 * h * k2o, xm)
+        k4t, k4o = om + h * k3o, acc(fr1, th + h * k3t, om + h * k3o, x1)
+        th = th + h / 6 * (k1t + 2 * k2t + 2 * k3t + k4t)
+        om = om + h / 6 * (k1o + 2 * k2o + 2 * k3o + k4o)
+        ths.append(th.copy())
+        oms.append(om.copy())
+    return np.stack(ths, axis=1), np.stack(oms, axis=1)
+
+
+def solve_swings(theta_i, theta_f, T, t0_frac, k, xdd=None, n_sub: int = 40, iters: int = 8):
+    """Torques (u1, u2) = F_a/I_a per problem and the swing θ on ``n_sub + 1`` samples per step.
+
+    theta_i, theta_f, T, t0_frac: (P,) boundary angles (rad), step times (s), T_0/T.
+    Returns (theta (P, n_sub+1), omega (P, n_sub+1), u (P, 2)).
+    """
+    theta_i, theta_f, T = (np.asarray(x, float) for x in (theta_i, theta_f, T))
+    t0_frac = np.broadcast_to(np.asarray(t0_frac, float), theta_i.shape)
+    P = len(theta_i)
+    if xdd is None:
+        xdd = np.zeros((P, n_sub + 1))
+    # linearised initial guess: θ̈ = u − k g θ ≈ u over a short step
+    d = theta_f - theta_i
+    u1 = 4.0 * d / T**2 + k * G * theta_i
+    u2 = -4.0 * d / T**2 + k * G * theta_f
+    u = np.stack([u1, u2], axis=-1)
+    for _ in range(iters):
+        th, om = _simulate(theta_i, T, t0_frac, u[:, 0], u[:, 1], k, xdd, n_sub)
+        r = np.stack([th[:, -1] - theta_f, om[:, -1] * T], axis=-1)
+        if np.max(np.abs(r)) < 1e-5:
+            break
+        J = np.empty((P, 2, 2))
+        for j in range(2):
+            du = np.zeros_like(u)
+            du[:, j] = 1e-3 * np.maximum(1.0, np.abs(u[:, j]))
+            th2, om2 = _simulate(theta_i, T, t0_frac, u[:, 0] + du[:, 0], u[:, 1] + du[:, 1], k, xdd, n_sub)
+            J[:, :, j] = (np.stack([th2[:, -1] - theta_f, om2[:, -1] * T], axis=-1) - r) / du[:, j:j + 1]
+        u = u - np.linalg.solve(J, r[..., None])[..., 0]
+    th, om = _simulate(theta_i, T, t0_frac, u[:, 0], u[:, 1], k, xdd, n_sub)
+    return th, om, u

@@ -1,0 +1,178 @@
+"""Centre of mass from the feet's reaction forces: M·C̈ = F_L + F_R − M·g (M3, eq. 5).
+
+The COM is written in path coordinates: progression s (arc length along the path, m), height y
+(absolute z, m) and lateral offset z (m, + to the path's left). Each footstep k carries one scale
+factor per component over its whole stance (so in double support the new stance foot's force adds
+to the one already "precalculated" for the other foot). Integrating from the standing start,
+
+    q(t) = q₀ + v₀·(t − t₀) + B(t) + Σ_k c_k·Φ_k(t),     Φ_k = ∬ g·F̂_k dt²,
+
+so the COM at every heel strike is linear in the scales c. The scales are found by shooting — here
+one least-squares solve over the whole walk — so that C passes through the boundary positions of
+every step (hip midway between the feet at heel strike), with a small pull of each scale toward its
+nominal value. Position and velocity are continuous across step boundaries by construction (one
+integral). The progression force's first harmonic a_x1 (RECON) is solved the same way per
+footstep, so the body can start from standing, stop and change speed; its nominal value is 0.
+
+After the last heel strike the COM settles into the standing pose with a cubic that keeps
+position and velocity continuous (the method does not model stopping).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import forces as fr
+
+G = 9.81
+
+
+@dataclass
+class AxisSolution:
+    t: np.ndarray        # (N,) grid (s)
+    q: np.ndarray        # (N,) position (m)
+    v: np.ndarray        # (N,) velocity (m/s)
+    acc: np.ndarray      # (N,) acceleration (m/s²)
+    coeffs: np.ndarray   # (K·m,) solved scales
+
+
+def cumtrapz0(y: np.ndarray, dt: float) -> np.ndarray:
+    """Cumulative trapezoid integral along axis 0, starting at 0."""
+    out = np.zeros_like(y)
+    out[1:] = np.cumsum(0.5 * (y[1:] + y[:-1]) * dt, axis=0)
+    return out
+
+
+def solve_axis(t, q0, v0, bases, bias, rows, nominal, reg_weight) -> AxisSolution:
+    """Least-squares shooting for one COM coordinate on the uniform grid ``t``.
+
+    bases:   (N, m) accelerations per unit coefficient (m/s²)
+    bias:    (N,) acceleration not scaled (gravity), m/s²
+    rows:    list of (time, 'pos' | 'vel', value, weight)
+    nominal: (m,) values the coefficients are pulled toward with ``reg_weight`` (per coefficient)
+    """
+    dt = float(t[1] - t[0])
+    vel_b = cumtrapz0(bases, dt)
+    pos_b = cumtrapz0(vel_b, dt)
+    vel_0 = v0 + cumtrapz0(bias, dt)
+    pos_0 = q0 + cumtrapz0(vel_0, dt)
+    a_rows, b_rows = [], []
+    for time, kind, value, weight in rows:
+        src_b, src_0 = (pos_b, pos_0) if kind == "pos" else (vel_b, vel_0)
+        i = min(max(int(np.searchsorted(t, time)), 0), len(t) - 1)
+        a_rows.append(weight * src_b[i])
+        b_rows.append(weight * (value - src_0[i]))
+    m = bases.shape[1]
+    reg = np.broadcast_to(np.asarray(reg_weight, float), (m,))
+    A = np.vstack([np.array(a_rows).reshape(-1, m), np.diag(reg)])
+    b = np.concatenate([np.array(b_rows, float), reg * np.asarray(nominal, float)])
+    c, *_ = np.linalg.lstsq(A, b, rcond=None)
+    return AxisSolution(t, pos_0 + pos_b @ c, vel_0 + vel_b @ c, bias + bases @ c, c)
+
+
+@dataclass
+class ComPath:
+    """The COM over the whole clip, sampled on a fine grid.
+
+    t (N,), s/y/z (N,) progression, height, lateral (m); vertical_force (N,) total F_y per body
+    weight during the walk; force_feet (N, K) each footstep's F_y per body weight.
+    """
+
+    t: np.ndarray
+    s: np.ndarray
+    y: np.ndarray
+    z: np.ndarray
+    vertical_force: np.ndarray
+    force_feet: np.ndarray
+    scale_y: np.ndarray
+    walk_span: tuple
+
+    def at(self, t):
+        t = np.asarray(t, float)
+        return np.interp(t, self.t, self.s), np.interp(t, self.t, self.y), np.interp(t, self.t, self.z)
+
+    def passes(self, s_target: float) -> float:
+        """First time the progression reaches ``s_target`` (s)."""
+        mono = np.maximum.accumulate(self.s)
+        i = int(np.searchsorted(mono, s_target))
+        if i <= 0:
+            return float(self.t[0])
+        if i >= len(self.t):
+            return float(self.t[-1])
+        a, b = mono[i - 1], mono[i]
+        f = 0.0 if b <= a else (s_target - a) / (b - a)
+        return float(self.t[i - 1] + f * (self.t[i] - self.t[i - 1]))
+
+
+def _hermite(q0, v0, q1, v1, T, u):
+    h00 = 2 * u**3 - 3 * u**2 + 1
+    h10 = u**3 - 2 * u**2 + u
+    h01 = -2 * u**3 + 3 * u**2
+    h11 = u**3 - u**2
+    return h00 * q0 + h10 * T * v0 + h01 * q1 + h11 * T * v1
+
+
+def solve_com(timeline, steps, params, y_stand: float, y_targets: np.ndarray, y_final: float,
+              s_final: float, dt: float = 1 / 240) -> ComPath:
+    """Solve progression, height and lateral sway of the COM for the whole walk.
+
+    timeline:  :class:`~.timing.Timeline`; steps: :class:`~.steps.Footsteps`
+    y_stand:   standing COM height at the start (m); y_final at the end
+    y_targets: (K,) COM height wanted at the heel strike of footstep k (k ≥ 2), m
+    s_final:   progression where the walker stands still at the end (m)
+    """
+    hs, land, lift = timeline.heel_strike, timeline.land_virtual, timeline.lift_virtual
+    n = len(steps) - 1
+    t0, t1 = hs[1], hs[n]
+    N = max(int(np.ceil((t1 - t0) / dt)) + 1, 3)
+    t = np.linspace(t0, t1, N)
+    feet = range(0, n)  # footsteps whose force acts within [t0, t1]
+    tau = np.stack([(t - land[k]) / (lift[k] - land[k]) for k in feet], axis=-1)  # (N, n)
+    # ---- vertical: one s_y per footstep
+    shapes_y = np.stack([fr.harmonics(tau[:, j], fr.vertical_coeffs(params, steps.mode_v[max(k, 1)]))
+                         for j, k in enumerate(feet)], axis=-1)
+    nom_y = np.array([fr.nominal_vertical_scale(fr.vertical_coeffs(params, steps.mode_v[max(k, 1)]), params.double_support)
+                      for k in feet])
+    rows_y = [(hs[i], "pos", y_targets[i], 1000.0) for i in range(2, n + 1)]
+    ys = solve_axis(t, y_stand, 0.0, G * shapes_y, np.full(N, -G), rows_y, nom_y, 30.0)
+    # ---- progression: s_x (shape a_x) and p (first harmonic, RECON) per footstep
+    ax = fr.progression_coeffs(params)
+    shapes_x = np.concatenate([
+        np.stack([fr.harmonics(tau[:, j], ax) for j in range(len(feet))], axis=-1),
+        np.stack([fr.harmonics(tau[:, j], [1.0, 0.0, 0.0]) for j in range(len(feet))], axis=-1),
+    ], axis=-1)
+    nom_x = np.concatenate([np.ones(len(feet)), np.full(len(feet), ax[0])])
+    mid = 0.5 * (steps.s[:-1] + steps.s[1:])  # hip midway in the step at heel strike
+    T_last = timeline.T[n - 1]
+    settle = timeline.settle
+    # end of walk: the COM still has a little way to go, done by the settling cubic
+    end_gap = min(0.2 * steps.w[n - 2], 0.5 * (s_final - mid[n - 2])) if n >= 3 else 0.0
+    rows_x = [(hs[i], "pos", mid[i - 1], 1000.0) for i in range(2, n)]
+    rows_x.append((hs[n], "pos", s_final - end_gap, 1000.0))
+    rows_x.append((hs[n], "vel", 1.5 * end_gap / settle, 300.0))
+    xs = solve_axis(t, 0.0, 0.0, G * shapes_x, np.zeros(N), rows_x, nom_x,
+                    np.concatenate([np.full(len(feet), 3.0), np.full(len(feet), 1.0)]))
+    # ---- lateral: s_z per footstep, force toward the inside of the stance foot
+    shapes_z = np.stack([-steps.side[k] * fr.harmonics(tau[:, j], fr.lateral_coeffs(params)) for j, k in enumerate(feet)], axis=-1)
+    rows_z = [(hs[i], "pos", 0.0, 100.0) for i in range(2, n + 1)]
+    zs = solve_axis(t, 0.0, 0.0, G * shapes_z, np.zeros(N), rows_z, np.ones(len(feet)), 10.0)
+    # ---- standing before, settling after
+    t_end = t1 + settle
+    pre = np.arange(timeline.t_begin, t0, dt)
+    post = np.linspace(t1, t_end, max(int(np.ceil(settle / dt)) + 1, 3))[1:]
+    tail = np.arange(t_end + dt, timeline.t_end + dt, dt)
+    u = (post - t1) / settle
+    s_post = _hermite(xs.q[-1], xs.v[-1], s_final, 0.0, settle, u)
+    y_post = _hermite(ys.q[-1], ys.v[-1], y_final, 0.0, settle, u)
+    z_post = _hermite(zs.q[-1], zs.v[-1], 0.0, 0.0, settle, u)
+    tt = np.concatenate([pre, t, post, tail])
+    s = np.concatenate([np.zeros(len(pre)), xs.q, s_post, np.full(len(tail), s_final)])
+    y = np.concatenate([np.full(len(pre), y_stand), ys.q, y_post, np.full(len(tail), y_final)])
+    z = np.concatenate([np.zeros(len(pre)), zs.q, z_post, np.zeros(len(tail))])
+    feet_force = np.zeros((len(tt), len(feet)))
+    feet_force[len(pre):len(pre) + N] = shapes_y * ys.coeffs
+    vf = np.concatenate([np.ones(len(pre)), ys.acc / G + 1.0, np.full(len(post) + len(tail), np.nan)])
+    _ = T_last
+    return ComPath(tt, s, y, z, vf, feet_force, ys.coeffs, (t0, t1))

@@ -1,0 +1,278 @@
+"""Feet: the stance roll and the swing orbit (M3, KLAW-style stance leg; two-cubic swing ankle).
+
+Stance of footstep k (times from :mod:`.timing`, the COM from :mod:`.com`):
+
+(a) heel strike → foot flat (when C passes over the ankle): the foot rotates about the fixed heel
+    from −θ_hs (toe up) to 0; on stairs heel and toe land together (θ_hs = 0);
+(b) → (c) other heel strike: the foot rotates about the fixed ball joint M (the toe bone stays
+    flat on the ground), heel rising to θ_ho;
+(c) → (d) toe off: foot and toe rotate together about the fixed toe tip, up to θ_to.
+
+Swing (toe off of P_k → heel strike at P_{k+2}): the ankle moves along the chord between its two
+end positions with the progress of a free linear pendulum hung at the hip (ω² = g / (2/3·l)),
+while its height follows two cubics joined at the apex, raised until every sole point clears the
+ground (stair nosings included) by the clearance; the foot's pitch and heading are eased between
+the end states, and the toe bend eases back to 0.
+
+Pitch is a rotation about the character's rest left axis (positive = heel up, toes down), applied
+after the footstep's heading and ground tilt.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import transforms as tf
+from ..ground import UP
+
+G = 9.81
+
+
+@dataclass
+class FootTrack:
+    """One foot over the clip's frames.
+
+    ankle:   (F, 3) wanted ankle (foot bone head) position (m)
+    rot:     (F, 3, 3) armature-space rotation applied to the rest foot (world = rot @ rest)
+    toe_rot: (F, 3, 3) the same for the toe bone
+    contact: (F, 3) bool: heel, ball, tip sole points bearing weight
+    planted: (F,) bool: any sole point bearing weight
+    """
+
+    ankle: np.ndarray
+    rot: np.ndarray
+    toe_rot: np.ndarray
+    contact: np.ndarray
+    planted: np.ndarray
+
+
+def _smooth(u):
+    u = np.clip(u, 0.0, 1.0)
+    return u * u * (3 - 2 * u)
+
+
+def _hermite(p0, m0, p1, m1, u):
+    u2, u3 = u * u, u * u * u
+    return (2 * u3 - 3 * u2 + 1) * p0 + (u3 - 2 * u2 + u) * m0 + (-2 * u3 + 3 * u2) * p1 + (u3 - u2) * m1
+
+
+def yaw_tilt(heading: np.ndarray, rest_heading: float, normal: np.ndarray) -> np.ndarray:
+    """(…, 3, 3) rotation: turn the rest foot to ``heading`` then tilt its up onto ``normal``."""
+    heading = np.asarray(heading, float)
+    qz = tf.quat_from_axis_angle(np.broadcast_to(UP, heading.shape + (3,)), heading - rest_heading)
+    qt = tf.rotation_between(np.broadcast_to(UP, np.shape(normal)), normal)
+    return tf.quat_to_mat3(tf.quat_mul(qt, qz))
+
+
+def pitch_rot(left_axis: np.ndarray, pitch: np.ndarray) -> np.ndarray:
+    pitch = np.asarray(pitch, float)
+    return tf.quat_to_mat3(tf.quat_from_axis_angle(np.broadcast_to(left_axis, pitch.shape + (3,)), pitch))
+
+
+class FootModel:
+    """Foot poses of one side over any times, from footsteps, timeline, COM and the foot's rest geometry."""
+
+    def __init__(self, char, side: str, steps, timeline, com, params, ground):
+        self.char, self.side, self.steps, self.tl, self.com, self.p, self.ground = char, side, steps, timeline, com, params, ground
+        self.geo = char.feet[side]
+        g = self.geo
+        self.anchor_rest = np.array([g.ankle[0], g.ankle[1], char.rest_ground_z])
+        toe = char.toe[side]
+        self.joint_rest = char.skeleton.heads[toe] if toe is not None else char.skeleton.tails[char.foot[side]]
+        self.left = char.left
+        sign = 1 if side == "L" else -1
+        self.ks = [k for k in range(len(steps)) if steps.side[k] == sign]
+        self.th_hs = np.where(steps.on_stairs, 0.0, np.radians(params.heel_strike_deg))
+        self.th_ho = np.radians(params.heel_off_deg)
+        self.th_to = np.radians(params.toe_off_deg)
+        self.R_flat = yaw_tilt(steps.heading, char.rest_heading, steps.normal)  # (K, 3, 3)
+        self.phase = {k: self._phases(k) for k in self.ks}
+        self.apex = {}
+
+    # ------------------------------------------------------------------ stance
+    def _phases(self, k):
+        tl, st, com = self.tl, self.steps, self.com
+        n = len(st) - 1
+        T = tl.T[min(max(k, 1), n - 1)]
+        land = tl.land[k]
+        if k <= 1:
+            t_flat = -np.inf
+        elif k == n:
+            t_flat = land + 0.3 * T
+        else:
+            t_flat = float(np.clip(com.passes(st.s[k]), land + 0.15 * T, land + 0.6 * T))
+        if k == 0:
+            t_rise = tl.heel_strike[1] - 0.3 * tl.T[1]
+        elif k <= n - 2:
+            t_rise = max(com.passes(st.s[k]), t_flat, tl.heel_strike[k + 1] - 0.8 * tl.T[k + 1])
+            t_rise = min(t_rise, tl.heel_strike[k + 1] - 0.2 * tl.T[k + 1])
+        else:
+            t_rise = np.inf
+        t_c = tl.heel_strike[k + 1] if k <= n - 2 else np.inf
+        t_d = tl.lift[k]
+        return land, t_flat, t_rise, t_c, t_d
+
+    def _points_world(self, k):
+        """Flat-pose world positions of the footstep's ankle-anchor, heel, joint M, ball, tip."""
+        g, R = self.geo, self.R_flat[k]
+        base = self.steps.pos[k]
+        f = lambda p: base + R @ (np.asarray(p) - self.anchor_rest)  # noqa: E731
+        return {"heel": f(g.heel), "joint": f(self.joint_rest), "ball": f(g.ball), "tip": f(g.tip)}
+
+    def stance(self, k, t):
+        """Ankle (N,3), foot rot (N,3,3), toe rot (N,3,3), contact (N,3) over times t in the stance."""
+        land, t_flat, t_rise, t_c, t_d = self.phase[k]
+        g = self.geo
+        W = self._points_world(k)
+        R = self.R_flat[k]
+        N = len(t)
+        pitch = np.zeros(N)
+        toe_pitch = np.zeros(N)
+        ankle = np.empty((N, 3))
+        contact = np.zeros((N, 3), dtype=bool)
+        th_hs = self.th_hs[k]
+        a = t < t_flat
+        if np.any(a):
+            u = (t[a] - land) / max(t_flat - land, 1e-6)
+            pitch[a] = -th_hs * (1 - np.clip(u, 0, 1)) ** 2
+            toe_pitch[a] = pitch[a]
+        b = (t >= t_rise) & (t < t_c)
+        if np.any(b):
+            u = (t[b] - t_rise) / max(t_c - t_rise, 1e-6)
+            pitch[b] = self.th_ho * u * u
+        c = t >= t_c
+        if np.any(c):
+            u = np.clip((t[c] - t_c) / max(t_d - t_c, 1e-6), 0, 1)
+            m0 = 2 * self.th_ho * (t_d - t_c) / max(t_c - t_rise, 1e-6)
+            pitch[c] = _hermite(self.th_ho, m0, self.th_to, (self.th_to - self.th_ho), u)
+            toe_pitch[c] = pitch[c] - self.th_ho
+        Rf = R @ pitch_rot(self.left, pitch)
+        Rt = R @ pitch_rot(self.left, toe_pitch)
+        flat = ~(a | b | c)
+        # (a) about the heel
+        if np.any(a):
+            ankle[a] = W["heel"] + Rf[a] @ (g.ankle - g.heel)
+            contact[a, 0] = True
+        if np.any(flat):
+            ankle[flat] = self.steps.pos[k] + R @ (g.ankle - self.anchor_rest)
+            contact[flat] = True
+        if np.any(b):
+            ankle[b] = W["joint"] + Rf[b] @ (g.ankle - self.joint_rest)
+            contact[b, 1:] = True
+        if np.any(c):
+            joint = W["tip"] + Rt[c] @ (self.joint_rest - g.tip)
+            ankle[c] = joint + Rf[c] @ (g.ankle - self.joint_rest)
+            contact[c, 2] = True
+        return ankle, Rf, Rt, contact
+
+    # ------------------------------------------------------------------ swing
+    def swing(self, k, t):
+        """Swing from toe off of footstep k to heel strike of k + 2, over times t."""
+        k2 = k + 2
+        t0, t1 = self.tl.lift[k], self.tl.land[k2]
+        eps = 1e-4
+        a0, R0, T0, _ = self.stance(k, np.array([t0 - eps, t0]))
+        a1, R1, T1, _ = self.stance(k2, np.array([t1, t1 + eps]))
+        v0 = (a0[1] - a0[0]) / eps
+        v1 = (a1[1] - a1[0]) / eps
+        A0, A1 = a0[1], a1[0]
+        dur = t1 - t0
+        r = np.clip((t - t0) / dur, 0.0, 1.0)
+        # horizontal: the hip's progress plus a free pendulum's l·sin θ (θ from the boundary offsets)
+        chord = A1[:2] - A0[:2]
+        clen = float(np.linalg.norm(chord))
+        cdir = chord / clen if clen > 1e-6 else np.zeros(2)
+        l_leg = self.char.ankle_reach(self.side)
+        hip = lambda tt: self._hip_xy(tt)  # noqa: E731
+        p0 = float(np.dot(hip(np.array([t0]))[0] - A0[:2], cdir))
+        p1 = float(np.dot(hip(np.array([t1]))[0] - A0[:2], cdir))
+        s0 = np.clip((0.0 - p0) / l_leg, -0.99, 0.99)
+        s1 = np.clip((clen - p1) / l_leg, -0.99, 0.99)
+        th0, th1 = np.arcsin(s0), np.arcsin(s1)
+        w = np.sqrt(G / (2.0 / 3.0 * l_leg))
+        sw = np.sin(w * dur)
+        B = (th1 - th0 * np.cos(w * dur)) / sw if abs(sw) > 1e-3 else 0.0
+        th = th0 * np.cos(w * r * dur) + B * np.sin(w * r * dur)
+        ph = np.dot(hip(t) - A0[:2], cdir)
+        along = np.clip(ph + l_leg * np.sin(th), -0.2 * clen, 1.2 * clen) if clen > 1e-6 else np.zeros_like(r)
+        # blend onto the chord's lateral line with an ease so the ends stay exact
+        xy = A0[:2] + np.outer(along, cdir) if clen > 1e-6 else np.tile(A0[:2], (len(r), 1))
+        # pitch/heading/toe eased between the end states
+        st = self.steps
+        e = _smooth(r)
+        hd = st.heading[k] + e * (st.heading[k2] - st.heading[k])
+        nrm = tf.normalize(st.normal[k] * (1 - e)[:, None] + st.normal[k2] * e[:, None])
+        pitch = self.th_to + e * (-self.th_hs[k2] - self.th_to)
+        toe_bend = self.th_ho * (1 - e)  # toe bend relative to the foot, from θ_ho at toe off to 0
+        Rb = yaw_tilt(hd, self.char.rest_heading, nrm)
+        Rf = Rb @ pitch_rot(self.left, pitch)
+        Rt = Rb @ pitch_rot(self.left, pitch - toe_bend)
+        # vertical: two cubics joined at the apex, raised until the sole clears the ground
+        z0, z1 = A0[2], A1[2]
+        m0 = v0[2] * dur
+        m1 = v1[2] * dur
+        ra = 0.45
+        apex = max(z0, z1) + self.p.clearance_m + 0.02
+        pts_rest = np.stack([self.geo.heel, self.joint_rest, self.geo.tip])
+        chk = np.linspace(0.0, 1.0, 41)
+        xy_c = np.stack([np.interp(chk, r, xy[:, 0]), np.interp(chk, r, xy[:, 1])], axis=-1) if len(r) > 1 else np.tile(xy[0], (len(chk), 1))
+        e_c = _smooth(chk)
+        hd_c = st.heading[k] + e_c * (st.heading[k2] - st.heading[k])
+        n_c = tf.normalize(st.normal[k] * (1 - e_c)[:, None] + st.normal[k2] * e_c[:, None])
+        Rf_c = yaw_tilt(hd_c, self.char.rest_heading, n_c) @ pitch_rot(self.left, self.th_to + e_c * (-self.th_hs[k2] - self.th_to))
+        offs = np.einsum("nij,pj->npi", Rf_c, pts_rest - self.geo.ankle)
+        sole_xy = xy_c[:, None, :] + offs[..., :2]
+        gz, _, hit = self.ground.height(sole_xy.reshape(-1, 2))
+        ground_z = np.where(hit, gz, -np.inf).reshape(len(chk), 3)
+        for _ in range(6):
+            zc = self._two_cubics(chk, z0, m0, apex, z1, m1, ra)
+            sole_z = zc[:, None] + offs[..., 2]
+            gap = sole_z - ground_z
+            inner = (chk > 0.15) & (chk < 0.85)
+            outer = (chk > 0.03) & (chk < 0.97)
+            need = max(self.p.clearance_m - gap[inner].min(), -gap[outer].min(), 0.0)
+            if need <= 1e-4:
+                break
+            apex += need * 1.2 + 0.003
+        self.apex[k] = apex
+        z = self._two_cubics(r, z0, m0, apex, z1, m1, ra)
+        ankle = np.concatenate([xy, z[:, None]], axis=-1)
+        return ankle, Rf, Rt
+
+    @staticmethod
+    def _two_cubics(r, z0, m0, apex, z1, m1, ra):
+        out = np.empty_like(r)
+        up = r < ra
+        u = r[up] / ra
+        out[up] = _hermite(z0, m0 * ra, apex, 0.0, u)
+        u = (r[~up] - ra) / (1 - ra)
+        out[~up] = _hermite(apex, 0.0, z1, m1 * (1 - ra), u)
+        return out
+
+    def _hip_xy(self, t):
+        s, _y, z = self.com.at(t)
+        path = self.path
+        return (path.at(s) + path.left_at(s) * z[:, None])[:, :2]
+
+    # ------------------------------------------------------------------ whole clip
+    def track(self, t: np.ndarray, path) -> FootTrack:
+        self.path = path
+        N = len(t)
+        ankle = np.zeros((N, 3))
+        rot = np.tile(np.eye(3), (N, 1, 1))
+        toe = rot.copy()
+        contact = np.zeros((N, 3), dtype=bool)
+        tl = self.tl
+        for idx, k in enumerate(self.ks):
+            land, lift = tl.land[k], tl.lift[k]
+            m = (t >= land) & (t < lift) if np.isfinite(land) else (t < lift)
+            if np.any(m):
+                ankle[m], rot[m], toe[m], contact[m] = self.stance(k, t[m])
+            if np.isfinite(lift) and idx + 1 < len(self.ks):
+                k2 = self.ks[idx + 1]
+                m = (t >= lift) & (t < tl.land[k2])
+                if np.any(m):
+                    ankle[m], rot[m], toe[m] = self.swing(k, t[m])
+        return FootTrack(ankle, rot, toe, contact, contact.any(axis=1))

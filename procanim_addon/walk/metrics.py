@@ -1,0 +1,84 @@
+"""Quality figures of a path walk, measured by FK of the finished clip (not of the plan).
+
+Sole points (heel, ball, toe tip) are carried by the posed foot and toe bones; a point counts as
+in contact on the frames the gait planned it to bear weight. Reported (plain floats):
+
+    skate_mean_cm_s, skate_p95_cm_s   horizontal speed of contact points (cm/s)
+    penetration_max_cm                deepest sole point below the ground (cm)
+    pelvis_deviation_mean_cm / _max_cm   hips head to the given path, horizontal (cm)
+    com_vertical_travel_cm            mean per-step range of the pelvis height on level steps (cm)
+    step_count, cadence_spm           heel strikes after the start; steps per minute while walking
+    max_joint_jump_deg                largest frame-to-frame bone rotation (pops)
+    heading_error_mean_deg / _max_deg pelvis heading against the path tangent while walking
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import metrics as common
+from .path import deviation_from_polyline
+
+
+def sole_points(skeleton, pose, char, side):
+    """(F, 3, 3) heel, ball, tip positions from armature-space pose matrices ``(F, B, 4, 4)``."""
+    g = char.feet[side]
+    fi = char.foot[side]
+    ti = char.toe[side] if char.toe[side] is not None else fi
+    inv_f = np.linalg.inv(skeleton.matrix_local[fi])
+    inv_t = np.linalg.inv(skeleton.matrix_local[ti])
+    loc = lambda inv, p: inv[:3, :3] @ p + inv[:3, 3]  # noqa: E731
+    heel = np.einsum("fij,j->fi", pose[:, fi, :3, :3], loc(inv_f, g.heel)) + pose[:, fi, :3, 3]
+    ball = np.einsum("fij,j->fi", pose[:, ti, :3, :3], loc(inv_t, g.ball)) + pose[:, ti, :3, 3]
+    tip = np.einsum("fij,j->fi", pose[:, ti, :3, :3], loc(inv_t, g.tip)) + pose[:, ti, :3, 3]
+    return np.stack([heel, ball, tip], axis=1)
+
+
+def walk_metrics(skeleton, clip, char, tracks, ground, path, steps, tl, t, object_delta=None) -> dict:
+    pose = skeleton.fk(clip.locations, clip.rotations)
+    if object_delta is not None:
+        pose = object_delta[:, None] @ pose
+    fps = clip.fps
+    speeds, depths = [], []
+    for side in ("L", "R"):
+        pts = sole_points(skeleton, pose, char, side)
+        contact = tracks[side].contact
+        for j in range(3):
+            c = contact[:, j]
+            both = c[1:] & c[:-1]
+            v = np.linalg.norm(np.diff(pts[:, j, :2], axis=0), axis=-1) * fps
+            speeds.append(v[both])
+        gz, _, hit = ground.height(pts.reshape(-1, 3)[:, :2])
+        depths.append(np.where(hit, gz - pts.reshape(-1, 3)[:, 2], 0.0))
+    v = np.concatenate(speeds)
+    pen = common.penetration(np.concatenate(depths))
+    hips = pose[:, char.hips, :3, 3]
+    dev = deviation_from_polyline(hips, path.raw)
+    n = len(steps) - 1
+    hs = tl.heel_strike
+    travel = []
+    for i in range(2, n - 1):
+        if steps.mode_v[i] == "plane" and steps.mode_v[i - 1] == "plane":
+            m = (t >= hs[i]) & (t < hs[i + 1])
+            if np.count_nonzero(m) > 2:
+                travel.append(np.ptp(hips[m, 2]))
+    walking = (t >= hs[2]) & (t <= hs[n - 1])
+    fwd = np.einsum("fij,j->fi", pose[:, char.hips, :3, :3] @ np.linalg.inv(skeleton.matrix_local[char.hips][:3, :3]), char.forward)
+    s_near = np.array([path.s[np.argmin(np.sum((path.points[:, :2] - h[:2]) ** 2, axis=-1))] for h in hips[walking][:: max(1, int(fps // 12))]]) if np.any(walking) else np.zeros(0)
+    tan = path.tangent_at(s_near)
+    f = fwd[walking][:: max(1, int(fps // 12))]
+    err = np.degrees(np.abs(np.arctan2(np.cross(tan[:, :2], f[:, :2]), np.sum(tan[:, :2] * f[:, :2], axis=-1)))) if len(f) else np.zeros(1)
+    return {
+        "skate_mean_cm_s": float(np.mean(v) * 100) if v.size else 0.0,
+        "skate_p95_cm_s": float(np.percentile(v, 95) * 100) if v.size else 0.0,
+        "skate_frac_fast": float(np.mean(v > 0.5)) if v.size else 0.0,
+        "penetration_max_cm": pen["penetration_max_cm"],
+        "pelvis_deviation_mean_cm": float(np.mean(dev) * 100),
+        "pelvis_deviation_max_cm": float(np.max(dev) * 100),
+        "com_vertical_travel_cm": float(np.mean(travel) * 100) if travel else float("nan"),
+        "step_count": int(n - 1),
+        "cadence_spm": float(60.0 * (n - 1) / max(hs[n] - hs[1], 1e-9)),
+        "max_joint_jump_deg": common.max_angular_jump(clip.rotations),
+        "heading_error_mean_deg": float(np.mean(err)),
+        "heading_error_max_deg": float(np.max(err)),
+    }

@@ -1,0 +1,159 @@
+"""The walking path: an arc-length-parametrised polyline with rounded corners, dropped onto the ground.
+
+The Blender side samples the evaluated curve object into an armature-space polyline ``(N, 3)``;
+here it is resampled every ``ds`` metres of *horizontal* arc length s (step lengths w_i of M3 are
+horizontal), its corners are rounded by a Gaussian of ``corner_radius`` metres (ends kept), and each
+sample's height is the ground's (a vertical ray) — or the curve's own when there is no ground.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InputError
+from ..ground import UP
+
+
+@dataclass
+class WalkPath:
+    """Samples of the path every ``ds`` m of horizontal arc length.
+
+    s:        (N,) horizontal arc length (m), s[0] = 0
+    points:   (N, 3) on the ground (m, armature space)
+    tangent:  (N, 3) horizontal unit tangents
+    normal:   (N, 3) ground normals under the samples
+    raw:      (M, 3) the polyline as given (for deviation measures)
+    """
+
+    s: np.ndarray
+    points: np.ndarray
+    tangent: np.ndarray
+    normal: np.ndarray
+    raw: np.ndarray
+
+    @property
+    def length(self) -> float:
+        return float(self.s[-1])
+
+    def at(self, s) -> np.ndarray:
+        """Points (..., 3) at arc lengths ``s`` (clamped to the path)."""
+        s = np.asarray(s, float)
+        return np.stack([np.interp(s, self.s, self.points[:, k]) for k in range(3)], axis=-1)
+
+    def tangent_at(self, s) -> np.ndarray:
+        s = np.asarray(s, float)
+        t = np.stack([np.interp(s, self.s, self.tangent[:, k]) for k in range(3)], axis=-1)
+        return t / np.maximum(np.linalg.norm(t, axis=-1, keepdims=True), 1e-12)
+
+    def heading_at(self, s) -> np.ndarray:
+        """Heading angle (rad) of the tangent, atan2(y, x), unwrapped along the path."""
+        ang = np.unwrap(np.arctan2(self.tangent[:, 1], self.tangent[:, 0]))
+        return np.interp(np.asarray(s, float), self.s, ang)
+
+    def left_at(self, s) -> np.ndarray:
+        """Horizontal unit vectors to the left of the tangent (up × tangent)."""
+        return np.cross(UP, self.tangent_at(s))
+
+
+def _horizontal_arclength(p: np.ndarray) -> np.ndarray:
+    seg = np.linalg.norm(np.diff(p[:, :2], axis=0), axis=-1)
+    return np.concatenate(([0.0], np.cumsum(seg)))
+
+
+def _gaussian_smooth(values: np.ndarray, sigma_samples: float) -> np.ndarray:
+    """Smooth along axis 0 with end values kept (odd reflection about the end points)."""
+    if sigma_samples < 0.5 or len(values) < 3:
+        return values.copy()
+    r = int(min(np.ceil(3 * sigma_samples), len(values) - 1))
+    k = np.exp(-0.5 * (np.arange(-r, r + 1) / sigma_samples) ** 2)
+    k /= k.sum()
+    head = 2 * values[0] - values[r:0:-1]
+    tail = 2 * values[-1] - values[-2:-r - 2:-1]
+    ext = np.concatenate((head, values, tail), axis=0)
+    out = np.stack([np.convolve(ext[:, c], k, mode="valid") for c in range(values.shape[1])], axis=-1)
+    return out
+
+
+def build_path(points, ground=None, corner_radius: float = 0.15, ds: float = 0.01) -> WalkPath:
+    """Resample, round the corners and drop the polyline onto ``ground`` (or keep its own z).
+
+    Raises :class:`InputError` for a path with fewer than two points, of zero horizontal length,
+    or that leaves the ground object.
+    """
+    p = np.asarray(points, float)
+    if p.ndim != 2 or p.shape[0] < 2 or p.shape[1] != 3 or not np.all(np.isfinite(p)):
+        raise InputError("The walking path needs at least two points (a curve with some length).")
+    s_raw = _horizontal_arclength(p)
+    length = s_raw[-1]
+    if length < 1e-3:
+        raise InputError("The walking path has no horizontal length: a walk needs a curve that goes somewhere.")
+    # drop repeated horizontal positions (a vertical segment): keep the higher point (M3)
+    keep = np.concatenate(([True], np.diff(s_raw) > 1e-9))
+    for i in np.nonzero(~keep)[0]:
+        j = i - 1
+        while not keep[j]:
+            j -= 1
+        p[j, 2] = max(p[j, 2], p[i, 2])
+    q, s_q = p[keep], s_raw[keep]
+    n = max(int(np.ceil(length / ds)) + 1, 2)
+    s = np.linspace(0.0, length, n)
+    res = np.stack([np.interp(s, s_q, q[:, k]) for k in range(3)], axis=-1)
+    sm = _gaussian_smooth(res, corner_radius / (length / (n - 1)))
+    # re-parametrise the smoothed curve by its own horizontal arc length
+    s2 = _horizontal_arclength(sm)
+    n2 = max(int(np.ceil(s2[-1] / ds)) + 1, 2)
+    s_new = np.linspace(0.0, s2[-1], n2)
+    pts = np.stack([np.interp(s_new, s2, sm[:, k]) for k in range(3)], axis=-1)
+    if ground is not None:
+        z, normal, hit = ground.height(pts[:, :2])
+        if not np.all(hit):
+            first = int(np.argmin(hit))
+            raise InputError(
+                f"The walking path leaves the ground object {s_new[first]:.2f} m along the path "
+                f"(at x={pts[first, 0]:.2f}, y={pts[first, 1]:.2f}); make the ground cover the whole path."
+            )
+        pts[:, 2] = z
+    else:
+        normal = np.broadcast_to(UP, pts.shape).copy()
+    d = np.gradient(pts[:, :2], s_new, axis=0)
+    tan = np.zeros_like(pts)
+    tan[:, :2] = d / np.maximum(np.linalg.norm(d, axis=-1, keepdims=True), 1e-12)
+    return WalkPath(s_new, pts, tan, np.asarray(normal, float), p)
+
+
+class PathHeightGround:
+    """A ground made of the path's own heights (used when no ground object is given): the height
+    at a horizontal position is that of the nearest path sample."""
+
+    def __init__(self, path: WalkPath, reach: float = 1.0):
+        self.path = path
+        self.reach = reach
+
+    def height(self, xy):
+        xy = np.asarray(xy, float).reshape(-1, 2)
+        pts = self.path.points
+        out = np.empty(len(xy))
+        # chunked nearest-sample search (paths hold a few thousand samples)
+        for a in range(0, len(xy), 512):
+            d = np.sum((xy[a:a + 512, None, :] - pts[None, :, :2]) ** 2, axis=-1)
+            out[a:a + 512] = pts[np.argmin(d, axis=1), 2]
+        n = len(xy)
+        return out, np.broadcast_to(UP, (n, 3)).copy(), np.ones(n, dtype=bool)
+
+
+def deviation_from_polyline(points_xy: np.ndarray, polyline: np.ndarray) -> np.ndarray:
+    """Horizontal distance (m) of each point ``(F, 2+)`` to a polyline ``(M, 2+)`` (segments)."""
+    p = np.asarray(points_xy, float)[:, :2]
+    a = np.asarray(polyline, float)[:-1, :2]
+    b = np.asarray(polyline, float)[1:, :2]
+    out = np.full(len(p), np.inf)
+    ab = b - a
+    l2 = np.maximum(np.sum(ab * ab, axis=-1), 1e-18)
+    for i in range(0, len(p), 256):
+        pp = p[i:i + 256, None, :]
+        t = np.clip(np.sum((pp - a) * ab, axis=-1) / l2, 0.0, 1.0)
+        d = np.linalg.norm(pp - (a + t[..., None] * ab), axis=-1)
+        out[i:i + 256] = d.min(axis=1)
+    return out

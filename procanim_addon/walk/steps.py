@@ -1,0 +1,216 @@
+"""Path division (M3): footsteps P_i along the path and the step objects S_i between them.
+
+Footsteps are the ground points under the ankles. P_0 and P_1 stand side by side at the start,
+P_{n-1} and P_n at the end; in between they alternate sides, offset by half the hip width from the
+path. Step i (1 ≤ i ≤ n−1) has its stance foot at P_i while the swing foot goes from P_{i−1} to
+P_{i+1}; it carries S_i = [stance side, T_i, w_{i−1}, h_{i−1}, w_i, h_i, α_i] with w_i the
+horizontal distance P_i→P_{i+1} along the path, h_i the height change and α_i the signed turn
+between the directions d_{i−1} and d_i.
+
+Stairs: the ground profile under the path is scanned for risers (height jumps between 1-cm
+samples); every footstep must lie with its whole sole (heel to toe tip, plus a margin) on one flat
+run, one step per tread, or per two treads when both fit within a stride and the height limit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InputError
+from .path import WalkPath
+
+RISER_MIN_M = 0.02  # a height jump larger than this between 1-cm samples is a riser, not a slope
+PLANE_H_M = 0.02    # |h_i| below this is plane walking
+TURN_DEG = 5.0      # |α_i| below this is straight walking
+
+
+@dataclass
+class Footsteps:
+    """K = n + 1 footsteps and n − 1 steps.
+
+    s:        (K,) arc length along the path (m)
+    side:     (K,) +1 left foot, −1 right foot
+    pos:      (K, 3) ground point under the ankle (m)
+    heading:  (K,) foot heading angle (rad, atan2 of the forward direction)
+    normal:   (K, 3) ground normal under the foot
+    on_stairs:(K,) the foot stands on a tread bounded by a riser within a foot length
+    w, h, alpha: (K,) per footstep i: horizontal distance / height to P_{i+1} (m), signed turn at
+              P_i (rad); the last entries are 0
+    mode_v:   (K,) 'plane' | 'up' | 'down' of step i (from h_i)
+    mode_h:   (K,) 'straight' | 'left' | 'right' of step i (from α_i)
+    runs:     list of (s_from, s_to, z) flat runs found between risers (m)
+    edges:    (E,) arc lengths of the risers (m)
+    """
+
+    s: np.ndarray
+    side: np.ndarray
+    pos: np.ndarray
+    heading: np.ndarray
+    normal: np.ndarray
+    on_stairs: np.ndarray
+    w: np.ndarray
+    h: np.ndarray
+    alpha: np.ndarray
+    mode_v: list
+    mode_h: list
+    edges: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.s)
+
+    @property
+    def n_steps(self) -> int:
+        """Number of steps (heel strikes after the start), n − 1."""
+        return len(self.s) - 2
+
+
+def find_edges(path: WalkPath, riser_min: float = RISER_MIN_M) -> np.ndarray:
+    """Arc lengths (m) of the risers under the path (height jumps between samples)."""
+    dz = np.abs(np.diff(path.points[:, 2]))
+    idx = np.nonzero(dz > riser_min)[0]
+    # merge neighbouring samples of one riser
+    if idx.size:
+        keep = np.concatenate(([True], np.diff(idx) > 1))
+        idx = idx[keep]
+    return 0.5 * (path.s[idx] + path.s[idx + 1])
+
+
+def _allowed_intervals(path: WalkPath, edges: np.ndarray, heel_back: float, tip_fwd: float, margin: float):
+    """Intervals of ankle arc lengths where a whole foot fits on one run: [(lo, hi), ...]."""
+    bounds = np.concatenate(([0.0], edges, [path.length]))
+    out = []
+    for k in range(len(bounds) - 1):
+        a, b = bounds[k], bounds[k + 1]
+        lo = a + heel_back + margin if k > 0 else 0.0
+        hi = b - tip_fwd - margin if k < len(bounds) - 2 else path.length
+        if lo <= hi + 1e-9:
+            out.append((lo, max(lo, hi)))
+    return out
+
+
+def divide_path(
+    path: WalkPath,
+    stride: float,
+    hip_width: float,
+    heel_back: float,
+    tip_fwd: float,
+    max_step_height: float,
+    tread_margin: float = 0.01,
+    max_incline_deg: float = 50.0,
+    first_side: int = -1,
+    ground=None,
+) -> Footsteps:
+    """Divide ``path`` into footsteps of about ``stride`` m (see the module docstring).
+
+    Raises :class:`InputError` when the path is too steep, a riser is too high, or a tread is too
+    short for a foot.
+    """
+    L = path.length
+    z = path.points[:, 2]
+    # steepness averaged over a stride: refuse ladders
+    win = max(int(round(stride / max(path.s[1] - path.s[0], 1e-9))), 1)
+    if len(z) > win:
+        rise = np.abs(z[win:] - z[:-win])
+        run = path.s[win:] - path.s[:-win]
+        worst = int(np.argmax(rise / run))
+        incline = float(np.degrees(np.arctan2(rise[worst], run[worst])))
+        if incline > max_incline_deg:
+            raise InputError(
+                f"The path is too steep to walk near {path.s[worst]:.2f} m: it climbs {incline:.0f}° "
+                f"(steeper than {max_incline_deg:.0f}°, more like a ladder than stairs or a ramp)."
+            )
+    edges = find_edges(path)
+    if edges.size:
+        jumps = np.abs(np.interp(edges + 0.02, path.s, z) - np.interp(edges - 0.02, path.s, z))
+        if np.any(jumps > max_step_height):
+            k = int(np.argmax(jumps))
+            raise InputError(
+                f"A step of {jumps[k] * 100:.0f} cm at {edges[k]:.2f} m along the path is higher than this character "
+                f"can climb in one step ({max_step_height * 100:.0f} cm)."
+            )
+    allowed = _allowed_intervals(path, edges, heel_back, tip_fwd, tread_margin)
+    if not allowed or allowed[0][0] > 1e-9 or allowed[-1][1] < L - 1e-9:
+        raise InputError("The walking path starts or ends on the edge of a step: start and end it on flat ground.")
+    bounds = np.concatenate(([0.0], edges, [L]))
+    for k in range(len(bounds) - 1):
+        if 0 < k < len(bounds) - 2 and bounds[k + 1] - bounds[k] < heel_back + tip_fwd + 2 * tread_margin:
+            raise InputError(
+                f"A tread at {bounds[k]:.2f} m along the path is {100 * (bounds[k + 1] - bounds[k]):.0f} cm deep, "
+                f"shorter than the character's foot ({100 * (heel_back + tip_fwd):.0f} cm) plus margins."
+            )
+
+    def z_at(s):
+        return float(np.interp(s, path.s, z))
+
+    w_max = 1.25 * stride
+    seq = [0.0]
+    cur, j = 0.0, 0
+    guard = 0
+    while cur < L - 1e-6:
+        guard += 1
+        if guard > 100000:
+            raise InputError("The path could not be divided into steps.")
+        lo, hi = allowed[j]
+        nxt = allowed[j + 1] if j + 1 < len(allowed) else None
+        room = hi - cur
+        jump_ok = (
+            nxt is not None
+            and nxt[0] <= cur + w_max
+            and abs(z_at(min(nxt[1], cur + stride)) - z_at(cur)) <= max_step_height + 1e-6
+        )
+        if room > 1e-6 and not (jump_ok and room < 0.5 * stride):
+            n = max(int(np.ceil(room / stride - 1e-9)), 1)
+            cur = cur + room / n
+            seq.append(cur)
+            continue
+        # jump to the farthest later run reachable within a stride (and the height limit)
+        best = None
+        for jj in range(j + 1, len(allowed)):
+            a, b = allowed[jj]
+            if a > cur + w_max:
+                break
+            cand = min(b, max(a, cur + stride))
+            if abs(z_at(cand) - z_at(cur)) <= max_step_height + 1e-6:
+                best = (jj, cand)
+        if best is None:
+            raise InputError(f"No place for the next foot within a stride after {cur:.2f} m along the path.")
+        j, cur = best
+        seq.append(cur)
+    seq[-1] = L
+    s_mid = np.asarray(seq)
+    s_all = np.concatenate(([0.0], s_mid, [L]))  # P_0 … P_n
+    K = len(s_all)
+    side = np.array([first_side * (1 if k % 2 == 0 else -1) for k in range(K)])
+    centre = path.at(s_all)
+    left = path.left_at(s_all)
+    pos = centre + left * (side * 0.5 * hip_width)[:, None]
+    heading = path.heading_at(s_all)
+    if ground is not None:
+        gz, gn, _hit = ground.height(pos[:, :2])
+        pos[:, 2] = gz
+        normal = np.asarray(gn, float)
+    else:
+        normal = np.tile([0.0, 0.0, 1.0], (K, 1))
+    # a foot is on stairs when a riser lies within its length around it
+    on_stairs = np.zeros(K, dtype=bool)
+    for k in range(K):
+        if edges.size:
+            on_stairs[k] = np.any(np.abs(edges - s_all[k]) < heel_back + tip_fwd + 0.1)
+    w = np.zeros(K)
+    h = np.zeros(K)
+    alpha = np.zeros(K)
+    w[:-1] = np.diff(s_all)
+    h[:-1] = np.diff(centre[:, 2])
+    # directions d_i = P_i → P_{i+1} along the centre line (tangent where the points coincide)
+    d = np.zeros((K, 2))
+    for k in range(K - 1):
+        v = centre[k + 1, :2] - centre[k, :2]
+        d[k] = v if np.linalg.norm(v) > 1e-6 else path.tangent_at(s_all[k])[:2]
+    d[-1] = path.tangent_at(L)[:2]
+    ang = np.unwrap(np.arctan2(d[:, 1], d[:, 0]))
+    alpha[1:] = np.diff(ang)
+    mode_v = ["plane" if abs(x) < PLANE_H_M else ("up" if x > 0 else "down") for x in h]
+    mode_h = ["straight" if abs(np.degrees(a)) < TURN_DEG else ("left" if a > 0 else "right") for a in alpha]
+    return Footsteps(s_all, side, pos, heading, normal, on_stairs, w, h, alpha, mode_v, mode_h, edges)
