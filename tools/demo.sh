@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
-# The README's demo command: sets up the bpy 5.0.1 venv (first run: a ~370 MB download), then builds,
-# installs and runs ProcAnim headless: out/demo.blend and out/demo_contact_sheet.png.
+# Render ProcAnim's demo pictures (contact sheets, plots) with the dev venv:
+#
+#   bash tools/demo.sh [ARGS...]      (ARGS are passed to tools/demo.py)
+#
+# Installs/repairs the venvs first (tools/setup_env.sh; the 5.0.1 venv has bpy and matplotlib).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$REPO"
+CACHE="${PROCANIM_CACHE:-$HOME/.cache/procanim}"
 bash tools/setup_env.sh 5.0.1
-PY="${PROCANIM_CACHE:-$HOME/.cache/procanim}/venv-bpy-5.0.1/bin/python"
-"$PY" tools/demo.py
-echo "Open it: blender out/demo.blend   (or look at out/demo_contact_sheet.png)"
+if [ ! -f tools/demo.py ]; then
+  echo "demo: tools/demo.py does not exist yet" >&2
+  exit 1
+fi
+exec "$CACHE/venv-bpy-5.0.1/bin/python" tools/demo.py "$@"

@@ -7,9 +7,8 @@ from __future__ import annotations
 import math
 
 import bpy
-import numpy as np
-
 import harness
+import numpy as np
 
 
 def _one_bone_armature(name="HarnessRig"):

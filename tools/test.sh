@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# ProcAnim's whole test run (what the README and .ci/run call):
+#
+#   bash tools/test.sh
+#
+# Stages: setup (tools/setup_env.sh) -> ruff -> mypy (tools/typecheck.py) -> build (tools/build.py)
+# -> engine tests (tests/engine + tests/test_codebase.py, once) -> Blender tests (tests/blender) on
+# each bpy wheel -> a real Blender binary (tools/real_blender.sh test, when that script exists).
+#
+# Environment:
+#   PROCANIM_VERSIONS="5.0.1 4.5.15 4.2.23"  bpy wheels to run the Blender tests on (default: all)
+#   PROCANIM_REAL_BLENDER=0                  skip the real-Blender stage (default 1: run it)
+#   PROCANIM_CACHE                           where venvs and caches live (default ~/.cache/procanim)
+#   PROCANIM_ZIP                             test this zip instead of building one per Blender
+#   PYTEST_ADDOPTS                           passed to every pytest (e.g. "-x -k duck")
+#
+# Every stage runs even when an earlier one failed (except that nothing runs without the venvs);
+# logs go to out/test-logs/. The last line is the total over all stages, `N passed, M failed`
+# (pytest stages count tests; ruff, mypy, build and setup count as one check each). The exit
+# status is non-zero if any stage failed, including a pytest stage that collected no test.
+set -euo pipefail
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$REPO"
+export PROCANIM_CACHE="${PROCANIM_CACHE:-$HOME/.cache/procanim}"
+VERSIONS="${PROCANIM_VERSIONS:-5.0.1 4.5.15 4.2.23}"
+TOOLS_VENV="$PROCANIM_CACHE/venv-bpy-5.0.1"
+LOGS="$REPO/out/test-logs"
+mkdir -p "$LOGS"
+export PYTHONDONTWRITEBYTECODE=1
+
+STAGES=()      # name
+RESULTS=()     # ok | FAILED | skipped
+PASSED=()      # per stage
+FAILED=()
+SKIPPED=()
+TIMES=()
+TOTAL_PASSED=0
+TOTAL_FAILED=0
+TOTAL_SKIPPED=0
+ANY_FAILED=0
+
+banner() { printf '\n======== %s ========\n' "$*"; }
+
+# pytest_counts LOG -> "passed failed skipped" summed over every pytest summary line in LOG
+# (real_blender.sh may run pytest more than once). Prints nothing if there is no summary line.
+pytest_counts() {
+  python3 - "$1" <<'EOF'
+import re, sys
+text = open(sys.argv[1], encoding="utf-8", errors="replace").read()
+text = re.sub(r"\x1b\[[0-9;]*m", "", text)
+summary = re.compile(r"^[= ]*((?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?|rerun)(?:, )?)+) in [\d.]+s", re.M)
+passed = failed = skipped = 0
+found = False
+for m in summary.finditer(text):
+    found = True
+    for n, word in re.findall(r"(\d+) (\w+)", m.group(1)):
+        n = int(n)
+        if word in ("passed", "xpassed"):
+            passed += n
+        elif word in ("failed", "error", "errors"):
+            failed += n
+        elif word in ("skipped", "xfailed"):
+            skipped += n
+if not found and re.search(r"^[= ]*no tests ran in [\d.]+s", text, re.M):
+    found = True
+if found:
+    print(passed, failed, skipped)
+EOF
+}
+
+# run_stage NAME KIND COMMAND... ; KIND is "pytest" (counts tests; exit 5 = failure) or "check"
+run_stage() {
+  local name="$1" kind="$2"; shift 2
+  local log="$LOGS/$name.log" started rc counts p=0 f=0 s=0 result
+  banner "$name: $*"
+  started=$(date +%s.%N)
+  set +e
+  "$@" 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  set -e
+  local elapsed
+  elapsed=$(python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$started" "$(date +%s.%N)")
+  counts=""
+  if [ "$kind" = pytest ]; then counts="$(pytest_counts "$log")"; fi
+  if [ -n "$counts" ]; then
+    read -r p f s <<<"$counts"
+    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi # crashed, or collected nothing (exit 5)
+  elif [ "$rc" -eq 0 ]; then
+    p=1
+  else
+    f=1
+  fi
+  if [ "$rc" -eq 0 ]; then result=ok; else result="FAILED(exit $rc)"; ANY_FAILED=1; fi
+  if [ "$kind" = pytest ] && [ "$rc" -eq 5 ]; then result="FAILED(no tests)"; fi
+  STAGES+=("$name"); RESULTS+=("$result"); PASSED+=("$p"); FAILED+=("$f"); SKIPPED+=("$s"); TIMES+=("$elapsed")
+  TOTAL_PASSED=$((TOTAL_PASSED + p)); TOTAL_FAILED=$((TOTAL_FAILED + f)); TOTAL_SKIPPED=$((TOTAL_SKIPPED + s))
+  printf -- '-------- %s: %s (%s passed, %s failed, %s skipped) in %ss\n' "$name" "$result" "$p" "$f" "$s" "$elapsed"
+  return 0
+}
+
+skip_stage() {
+  STAGES+=("$1"); RESULTS+=("skipped: $2"); PASSED+=(0); FAILED+=(0); SKIPPED+=(0); TIMES+=("0.0")
+}
+
+summary() {
+  banner "ProcAnim test summary"
+  printf '%-22s %-20s %7s %7s %8s %9s\n' stage result passed failed skipped seconds
+  local i
+  for i in "${!STAGES[@]}"; do
+    printf '%-22s %-20s %7s %7s %8s %9s\n' "${STAGES[$i]}" "${RESULTS[$i]}" "${PASSED[$i]}" "${FAILED[$i]}" \
+      "${SKIPPED[$i]}" "${TIMES[$i]}"
+  done
+  printf 'logs: %s\n' "$LOGS"
+  if [ "$TOTAL_SKIPPED" -gt 0 ]; then
+    printf '%d passed, %d failed, %d skipped\n' "$TOTAL_PASSED" "$TOTAL_FAILED" "$TOTAL_SKIPPED"
+  else
+    printf '%d passed, %d failed\n' "$TOTAL_PASSED" "$TOTAL_FAILED"
+  fi
+}
+
+PYTEST_OPTS=(-p no:cacheprovider)
+
+run_stage setup check bash tools/setup_env.sh $VERSIONS
+if [ "${RESULTS[0]}" != ok ]; then
+  summary
+  exit 1
+fi
+
+run_stage ruff check "$TOOLS_VENV/bin/ruff" check --no-cache .
+run_stage mypy check "$TOOLS_VENV/bin/python" tools/typecheck.py
+run_stage build check "$TOOLS_VENV/bin/python" tools/build.py
+run_stage engine pytest "$TOOLS_VENV/bin/python" -m pytest "${PYTEST_OPTS[@]}" tests/engine tests/test_codebase.py
+for version in $VERSIONS; do
+  run_stage "blender-$version" pytest env PROCANIM_REQUIRE_BPY=1 \
+    "$PROCANIM_CACHE/venv-bpy-$version/bin/python" -m pytest "${PYTEST_OPTS[@]}" tests/blender
+done
+if [ ! -f tools/real_blender.sh ]; then
+  skip_stage real-blender "no tools/real_blender.sh"
+elif [ "${PROCANIM_REAL_BLENDER:-1}" = 0 ]; then
+  skip_stage real-blender "PROCANIM_REAL_BLENDER=0"
+else
+  run_stage real-blender pytest bash tools/real_blender.sh test
+fi
+
+summary
+exit "$ANY_FAILED"
