@@ -1,0 +1,164 @@
+"""One character of the handshake: its rig, where it stands, its right arm chain and its grip.
+
+Read once from the engine inputs (Skeleton, RigMap, 4×4 world matrix). The world matrix may carry a
+uniform scale (a character scaled to 0.8 in the scene); targets are turned into armature space here
+and nowhere else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InputError
+from ..frames import CharacterFrame, character_frame
+from ..ik.chain import Chain
+from ..ik.limits import arm_limits
+from ..ik.solve import IKSettings, fuzzy_joints_for
+from .grip import HandFrame, hand_frame
+
+ARM_ROLES = ("upper_arm.R", "forearm.R", "hand.R")
+
+
+@dataclass
+class Character:
+    name: str
+    skeleton: object
+    rigmap: object
+    world: np.ndarray  # (4, 4) object matrix
+    scale: float  # uniform scale of the world matrix
+    world_rot: np.ndarray  # (3, 3) its rotation
+    frame: CharacterFrame  # armature-space forward / left / leg length
+    chain: Chain  # [clavicle,] upper arm, forearm, hand (right side)
+    hand: int
+    forearm: int
+    upper_arm: int
+    body_root: int  # bone moved for a step (root, else hips)
+    hand_axes: HandFrame
+    settings: IKSettings
+    solver: str
+    rest_pose: np.ndarray  # (B, 4, 4)
+
+    # ------------------------------------------------------------------ spaces
+    def to_world(self, p_arm) -> np.ndarray:
+        return self.world[:3, :3] @ np.asarray(p_arm, float) + self.world[:3, 3]
+
+    def to_armature(self, p_world) -> np.ndarray:
+        return np.linalg.solve(self.world[:3, :3], np.asarray(p_world, float) - self.world[:3, 3])
+
+    def rot_to_armature(self, r_world) -> np.ndarray:
+        return self.world_rot.T @ np.asarray(r_world, float)
+
+    def rot_to_world(self, r_arm) -> np.ndarray:
+        return self.world_rot @ np.asarray(r_arm, float)
+
+    # ------------------------------------------------------------------ body
+    def root_location(self, displacement_arm) -> np.ndarray:
+        """Pose-bone location of the body root that moves the body by ``displacement_arm`` (m)."""
+        r = self.skeleton.matrix_local[self.body_root][:3, :3]
+        return r.T @ np.asarray(displacement_arm, float)
+
+    def body_pose(self, displacement_arm) -> np.ndarray:
+        """Rest pose ``(B, 4, 4)`` with the body moved by ``displacement_arm`` (armature space)."""
+        if not np.any(displacement_arm):
+            return self.rest_pose
+        loc = np.zeros((1, len(self.skeleton), 3))
+        loc[0, self.body_root] = self.root_location(displacement_arm)
+        return self.skeleton.fk(locations=loc)[0]
+
+    def grip_world(self, pose) -> np.ndarray:
+        """World position of the grip point on the hand from a full pose ``(..., B, 4, 4)``."""
+        hand = np.asarray(pose)[..., self.hand, :, :]
+        p = np.einsum("...ij,j->...i", hand[..., :3, :3], self.hand_axes.grip_local) + hand[..., :3, 3]
+        return np.einsum("ij,...j->...i", self.world[:3, :3], p) + self.world[:3, 3]
+
+    def hand_rot_world(self, pose) -> np.ndarray:
+        return self.world_rot @ np.asarray(pose)[self.hand, :3, :3]
+
+    def elbow_world(self, pose) -> np.ndarray:
+        return self.to_world(pose[self.forearm, :3, 3])
+
+    def shoulder_world(self, pose) -> np.ndarray:
+        return self.to_world(pose[self.upper_arm, :3, 3])
+
+    def arm_reach(self) -> float:
+        """Shoulder to wrist with the elbow straight (world m)."""
+        sk = self.skeleton
+        return self.scale * float(sk.lengths[self.upper_arm] + sk.lengths[self.forearm])
+
+    def forearm_length(self) -> float:
+        return self.scale * float(self.skeleton.lengths[self.forearm])
+
+    def pose_with(self, angles, displacement_arm) -> np.ndarray:
+        """Full pose ``(B, 4, 4)`` with the chain at ``angles`` and the body moved."""
+        body = self.body_pose(displacement_arm)
+        mats = self.chain.fk(self.chain.base_from_pose(body), angles)
+        pose = body.copy()
+        pose[self.chain.bones] = mats
+        # bones below the hand (fingers) follow it
+        for i in range(len(self.skeleton)):
+            p = int(self.skeleton.parents[i])
+            if p >= 0 and i not in self.chain.bones and _below(self.skeleton, i, self.hand):
+                pose[i] = pose[p] @ self.skeleton.rest_rel[i]
+        return pose
+
+
+def _below(skeleton, i: int, ancestor: int) -> bool:
+    p = int(skeleton.parents[i])
+    while p >= 0:
+        if p == ancestor:
+            return True
+        p = int(skeleton.parents[p])
+    return False
+
+
+def _uniform_scale(world: np.ndarray, name: str) -> tuple[float, np.ndarray]:
+    m = world[:3, :3]
+    scales = np.linalg.norm(m, axis=0)
+    if np.any(scales < 1e-9) or np.ptp(scales) > 1e-4 * scales.max() or np.linalg.det(m) < 0:
+        raise InputError(f"The {name} must have a uniform, positive object scale (got {np.round(scales, 4).tolist()}); "
+                         "apply the scale first.")
+    return float(scales.mean()), m / scales
+
+
+def prepare_character(name, skeleton, rigmap, world, solver, params) -> Character:
+    """Everything the handshake needs about one character (raises InputError on missing roles)."""
+    world = np.asarray(world, float).reshape(4, 4)
+    if not np.all(np.isfinite(world)):
+        raise InputError(f"The {name}'s world matrix is not finite.")
+    scale, rot = _uniform_scale(world, name)
+    rigmap.require(list(ARM_ROLES))
+    frame = character_frame(skeleton, rigmap)
+    hand = rigmap.index(skeleton, "hand.R")
+    forearm = rigmap.index(skeleton, "forearm.R")
+    upper = rigmap.index(skeleton, "upper_arm.R")
+    top = rigmap.index(skeleton, "clavicle.R") if rigmap.get("clavicle.R") else upper
+    try:
+        bones = skeleton.chain(hand, top)
+    except ValueError:
+        raise InputError(f"On the {name}, '{skeleton.names[hand]}' does not hang below '{skeleton.names[top]}'.") from None
+    bad = skeleton.unsupported_bones(bones)
+    if bad:
+        raise InputError(f"On the {name}, bones {', '.join(bad)} do not inherit rotation and scale fully; "
+                         "the handshake cannot pose them.")
+    if len(bones) < 3 or bones[-3:] != [upper, forearm, hand]:
+        raise InputError(f"On the {name}, the arm chain must run upper arm → forearm → hand without bones between.")
+    limits = arm_limits(skeleton, bones, frame.forward, frame.left, "R")
+    rest_pose = skeleton.fk()[0]
+    forearm_dir = rest_pose[forearm, :3, 1]
+    medial = frame.left  # toward the midline from the right side
+    axes = hand_frame(skeleton.matrix_local[hand], float(skeleton.lengths[hand]), forearm_dir, medial,
+                      params.grip_fraction, params.palm_thickness_ratio)
+    chain = Chain(skeleton, bones, limits, effector_local=axes.grip_local)
+    outward = -frame.left
+    pole = -frame.up + 0.5 * outward  # elbow down and out
+    settings = IKSettings(
+        tolerance_m=params.ik_tolerance_m / max(scale, 1e-9),
+        pole=pole / np.linalg.norm(pole),
+        pole_joint=len(bones) - 3,
+        fuzzy=fuzzy_joints_for(chain, clavicle_first=len(bones) >= 4),
+    )
+    body_root = rigmap.index(skeleton, "root") if rigmap.get("root") else rigmap.index(skeleton, "hips")
+    return Character(name, skeleton, rigmap, world, scale, rot, frame, chain, hand, forearm, upper, body_root, axes,
+                     settings, solver, rest_pose)

@@ -1,0 +1,281 @@
+"""The handshake generator: two characters, four phases, any pair of solvers → two Clips and a report.
+
+Frame by frame (M2's framework): each character's state machine picks its phase; a phase builds its
+target path when it starts, from the current poses, sizes and dominance (the arbiter shares the
+poses); the character's solver then moves the right arm (clavicle → hand) toward this frame's
+target, warm-started from the previous frame. Targets are world-space grip points and hand
+rotations; each character converts them into its own armature space.
+
+* N: rest pose.  D (initiator): hand a short way toward the point of contact (the invitation).
+* A: grip point on a straight path (smoothstep timing) from where it is to C, hand rotation slerped
+  to the grip rotation, the body stepping forward if C is beyond a comfortable reach.
+* S (synchronised start): both grip points on one shared path ``C + o(t) ŝ``.
+* R: back to the rest grip point and rotation; over the second half the joints ease into the rest
+  pose, so N starts exactly at rest.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import transforms as tf
+from ..clip import Clip
+from ..errors import InputError
+from ..ik.solve import solve_frame
+from .character import Character, prepare_character
+from .grip import grip_rotation
+from .model import contact_point, dominance_weight, horizontal, shake_offsets, shake_vector, smoothstep, step_toward
+from .params import HandshakeParams
+from .phases import Arbiter, CharacterFSM, Phase
+from .report import shake_report
+
+
+@dataclass
+class Meeting:
+    """What the arbiter settles when the invitation goes out (world space)."""
+
+    contact: np.ndarray  # C (m)
+    weight: float  # C's place on the elbow line (0 = initiator's elbow)
+    grip_rot: dict  # name -> (3, 3) hand rotation in the grip
+    step_arm: dict  # name -> (3,) body displacement (armature space, m)
+    step_m: dict  # name -> step length (world m)
+
+
+@dataclass
+class Plan:
+    """A phase's path: grip point, hand rotation and body displacement from start to end."""
+
+    phase: Phase
+    start: int
+    frames: int
+    p0: np.ndarray
+    p1: np.ndarray
+    q0: np.ndarray
+    q1: np.ndarray
+    d0: np.ndarray
+    d1: np.ndarray
+    shake: np.ndarray | None = None  # (frames,) multiples of ŝ
+    shake_vec: np.ndarray | None = None
+    ease_to_rest: bool = False
+
+    def progress(self, f: int) -> float:
+        return float(np.clip((f - self.start + 1) / self.frames, 0.0, 1.0))
+
+    def done(self, f: int) -> bool:
+        return f - self.start + 1 >= self.frames
+
+    def at(self, f: int):
+        u = self.progress(f)
+        if self.shake is not None:
+            i = min(max(f - self.start, 0), len(self.shake) - 1)
+            return self.p0 + self.shake[i] * self.shake_vec, self.q1, self.d1, 0.0
+        s = float(smoothstep(u))
+        rest_weight = float(smoothstep((u - 0.5) / 0.5)) if self.ease_to_rest else 0.0
+        return (self.p0 + s * (self.p1 - self.p0), tf.quat_slerp(self.q0, self.q1, s),
+                self.d0 + s * (self.d1 - self.d0), rest_weight)
+
+
+class _Actor:
+    """A character's running state during generation."""
+
+    def __init__(self, ch: Character, fsm: CharacterFSM):
+        self.ch = ch
+        self.fsm = fsm
+        self.angles = ch.chain.zero_angles()
+        self.disp = np.zeros(3)
+        self.plan: Plan | None = None
+        self.pose = ch.rest_pose
+        self.rec_angles, self.rec_disp, self.rec_phase, self.rec_target, self.rec_time = [], [], [], [], []
+
+    def grip(self):
+        return self.ch.grip_world(self.pose)
+
+    def hand_q(self):
+        return tf.mat3_to_quat(self.ch.hand_rot_world(self.pose))
+
+    def neutral(self):
+        rest = self.ch.rest_pose
+        return self.ch.grip_world(rest), tf.mat3_to_quat(self.ch.hand_rot_world(rest))
+
+    def begin(self, phase, f, frames, p1, q1, d1, ease=False):
+        self.plan = Plan(phase, f, frames, self.grip(), np.asarray(p1, float), self.hand_q(), np.asarray(q1, float),
+                         self.disp.copy(), np.asarray(d1, float), ease_to_rest=ease)
+
+    def step_frame(self, f: int, fps: float):
+        ch = self.ch
+        target = np.full(3, np.nan)
+        if self.fsm.phase is Phase.NEUTRAL or self.plan is None:
+            self.angles = ch.chain.zero_angles()
+            self.disp = np.zeros(3)
+            elapsed = 0.0
+        else:
+            p, q, d, rest_w = self.plan.at(f)
+            target = p
+            self.disp = d
+            body = ch.body_pose(d)
+            base = ch.chain.base_from_pose(body)
+            t0 = time.perf_counter()
+            sol = solve_frame(ch.solver, ch.chain, base, ch.to_armature(p), ch.rot_to_armature(tf.quat_to_mat3(q)),
+                              self.angles, ch.settings, 1.0 / fps)
+            elapsed = time.perf_counter() - t0
+            angles = sol.angles
+            if rest_w > 0:
+                angles = (1.0 - rest_w) * angles + rest_w * ch.chain.zero_angles()
+            self.angles = angles
+        self.pose = ch.pose_with(self.angles, self.disp)
+        self.rec_angles.append(self.angles.copy())
+        self.rec_disp.append(self.disp.copy())
+        self.rec_phase.append(self.fsm.phase.value)
+        self.rec_target.append(target)
+        self.rec_time.append(elapsed)
+
+    def clip(self, frames, fps, generator) -> Clip:
+        ch = self.ch
+        sk = ch.skeleton
+        f = len(frames)
+        clip = Clip.rest(sk.names, frames, fps, generator=generator)
+        angles = np.array(self.rec_angles)
+        clip.rotations[:, ch.chain.bones] = ch.chain.quaternions(angles)
+        disp = np.array(self.rec_disp)
+        stepped = bool(np.any(np.abs(disp) > 1e-9))
+        if stepped:
+            clip.locations[:, ch.body_root] = np.einsum("ij,fj->fi", sk.matrix_local[ch.body_root][:3, :3].T, disp)
+        key_rot = np.zeros(len(sk), bool)
+        key_rot[ch.chain.bones] = True
+        key_loc = np.zeros(len(sk), bool)
+        key_loc[ch.body_root] = stepped
+        clip.key_rotation, clip.key_location = key_rot, key_loc
+        assert clip.locations.shape == (f, len(sk), 3)
+        return clip.with_continuity()
+
+
+def _meeting(ai: _Actor, ap: _Actor, p: HandshakeParams) -> Meeting:
+    """Point of contact, grip rotations and steps, from both characters' current poses."""
+    ci, cp = ai.ch, ap.ch
+    e_i, e_p = ci.elbow_world(ai.pose), cp.elbow_world(ap.pose)
+    rest_elbow_z = [ci.elbow_world(ci.rest_pose)[2], cp.elbow_world(cp.rest_pose)[2]]
+    height = float(np.mean(rest_elbow_z) - p.contact_drop_forearms * np.mean([ci.forearm_length(), cp.forearm_length()]))
+    w = dominance_weight(p.dominance_initiator, p.dominance_partner, p.dominance_shift)
+    c = contact_point(e_i, e_p, w, height)
+    toward = horizontal(e_p - e_i)
+    if not np.any(toward):
+        raise InputError("The two characters stand on the same spot; place them apart, facing each other.")
+    grip_rot, step_arm, step_m = {}, {}, {}
+    for a, fingers in ((ai, toward), (ap, -toward)):
+        ch = a.ch
+        r = grip_rotation(ch.hand_axes, fingers)
+        grip_rot[ch.name] = r
+        wrist = c - ch.scale * (r @ ch.hand_axes.grip_local)  # hand head when the grip point is on C
+        shoulder = ch.shoulder_world(ch.rest_pose)
+        reach = p.reach_comfort * ch.arm_reach()
+        direction = horizontal(wrist - shoulder)
+        s = step_toward(shoulder, wrist, reach, direction)
+        max_step = p.max_step_legs * ch.frame.leg_length * ch.scale
+        if s is None:
+            raise InputError(f"The {ch.name} cannot reach the point of contact at {height:.2f} m: the characters' "
+                             "sizes differ too much for a handshake.")
+        if s > max_step:
+            gap = float(np.linalg.norm((e_p - e_i)[:2]))
+            raise InputError(f"The characters are too far apart to shake hands: the {ch.name} would need a "
+                             f"{s:.2f} m step (at most {max_step:.2f} m). Their elbows are {gap:.2f} m apart; "
+                             "move them closer.")
+        step_m[ch.name] = float(s)
+        step_arm[ch.name] = ch.world_rot.T @ (s * direction) / ch.scale
+    return Meeting(c, w, grip_rot, step_arm, step_m)
+
+
+def generate_handshake(initiator, partner, params: HandshakeParams | None = None):
+    """Bake a handshake between two characters.
+
+    initiator, partner: ``(Skeleton, RigMap, world_matrix (4, 4))`` each.
+    Returns ``(clip_initiator, clip_partner, report)``; the report holds the paper's Table 3 for the
+    shake phase (see :func:`~procanim_addon.handshake.report.shake_report`) and the phase sequence.
+    Raises :class:`~procanim_addon.errors.InputError` for bad parameters or characters that cannot
+    reach each other.
+    """
+    p = (params or HandshakeParams()).validate()
+    if initiator[0] is partner[0] and np.allclose(np.asarray(initiator[2], float), np.asarray(partner[2], float)):
+        raise InputError("The initiator and the partner are the same character; pick two.")
+    ci = prepare_character("initiator", initiator[0], initiator[1], initiator[2], p.solver_initiator, p)
+    cp = prepare_character("partner", partner[0], partner[1], partner[2], p.solver_partner, p)
+    fi, fp = CharacterFSM("initiator", True), CharacterFSM("partner", False)
+    arbiter = Arbiter(fi, fp, p.accept, p.response_frames)
+    ai, ap = _Actor(ci, fi), _Actor(cp, fp)
+    meeting = None
+    shake_frames = p.shake_frames + p.secondary_shakes * p.secondary_frames
+    end_hold = None
+    f = 0
+    limit = 100000
+    while f < limit:
+        # ---- transitions at the start of frame f
+        if f == p.neutral_frames and fi.phase is Phase.NEUTRAL and arbiter.invited_at is None:
+            meeting = _meeting(ai, ap, p)
+            arbiter.invite(f)
+            q_grip = tf.mat3_to_quat(meeting.grip_rot["initiator"])
+            p_rest, q_rest = ai.neutral()
+            ai.begin(Phase.DUMMY, f, p.dummy_frames, p_rest + p.dummy_fraction * (meeting.contact - p_rest),
+                     tf.quat_slerp(q_rest, q_grip, p.dummy_fraction), np.zeros(3))
+        answer = arbiter.poll(f)
+        if answer and fp.phase is Phase.NEUTRAL and fi.phase in (Phase.DUMMY, Phase.APPROACH):
+            fp.go(Phase.APPROACH, f)
+            ap.begin(Phase.APPROACH, f, p.approach_frames, meeting.contact,
+                     tf.mat3_to_quat(meeting.grip_rot["partner"]), meeting.step_arm["partner"])
+        if fi.phase is Phase.DUMMY and ai.plan.done(f - 1):
+            if answer:
+                fi.go(Phase.APPROACH, f)
+                ai.begin(Phase.APPROACH, f, p.approach_frames, meeting.contact,
+                         tf.mat3_to_quat(meeting.grip_rot["initiator"]), meeting.step_arm["initiator"])
+            elif answer is False:
+                fi.go(Phase.RETREAT, f)
+                p_rest, q_rest = ai.neutral()
+                ai.begin(Phase.RETREAT, f, p.retreat_frames, p_rest, q_rest, np.zeros(3), ease=True)
+        if (fi.phase is Phase.APPROACH and fp.phase is Phase.APPROACH
+                and arbiter.try_shake(f, ai.plan.done(f - 1), ap.plan.done(f - 1))):
+            # built now, from the current elbows: ŝ ⊥ elbow line, 35 % of the elbow distance
+            s_vec = shake_vector(ci.elbow_world(ai.pose), cp.elbow_world(ap.pose), p.shake_ratio)
+            offsets = shake_offsets(p.shake_frames, p.secondary_shakes, p.secondary_frames, p.secondary_decay)
+            for a in (ai, ap):
+                q = tf.mat3_to_quat(meeting.grip_rot[a.ch.name])
+                a.plan = Plan(Phase.SHAKE, f, shake_frames, meeting.contact.copy(), meeting.contact.copy(), q, q,
+                              a.disp.copy(), a.disp.copy(), shake=offsets, shake_vec=s_vec)
+        for a in (ai, ap):
+            if a.fsm.phase is Phase.SHAKE and a.plan.done(f - 1):
+                a.fsm.go(Phase.RETREAT, f)
+                p_rest, q_rest = a.neutral()
+                a.begin(Phase.RETREAT, f, p.retreat_frames, p_rest, q_rest, np.zeros(3), ease=True)
+        for a in (ai, ap):
+            if a.fsm.phase is Phase.RETREAT and a.plan.done(f - 1):
+                a.fsm.go(Phase.NEUTRAL, f)
+                a.plan = None
+        if end_hold is None and fi.phase is Phase.NEUTRAL and fp.phase is Phase.NEUTRAL and len(fi.history) > 1:
+            end_hold = f + p.hold_frames
+        if end_hold is not None and f >= end_hold:
+            break
+        # ---- solve frame f
+        for a in (ai, ap):
+            a.step_frame(f, p.fps)
+        arbiter.share("initiator", ai.pose)
+        arbiter.share("partner", ap.pose)
+        f += 1
+    frames = p.frame_start + np.arange(f, dtype=float)
+    clip_i = ai.clip(frames, p.fps, "handshake")
+    clip_p = ap.clip(frames, p.fps, "handshake")
+    report = shake_report(ci, cp, clip_i, clip_p, np.array(ai.rec_phase), np.array(ap.rec_phase),
+                          np.array(ai.rec_target), np.array(ai.rec_time), np.array(ap.rec_time))
+    report.update({
+        "sequence_initiator": fi.sequence(), "sequence_partner": fp.sequence(),
+        "phase_starts_initiator": [(int(fr), ph.value) for fr, ph in fi.history],
+        "phase_starts_partner": [(int(fr), ph.value) for fr, ph in fp.history],
+        "contact_point": None if meeting is None else meeting.contact.tolist(),
+        "contact_weight": None if meeting is None else meeting.weight,
+        "step_initiator_m": 0.0 if meeting is None else meeting.step_m["initiator"],
+        "step_partner_m": 0.0 if meeting is None else meeting.step_m["partner"],
+        "accepted": bool(arbiter.answer),
+        "phase_initiator": "".join(ai.rec_phase), "phase_partner": "".join(ap.rec_phase),
+    })
+    for clip in (clip_i, clip_p):
+        clip.metrics.update({k: v for k, v in report.items() if isinstance(v, (int, float, str, bool))})
+    return clip_i, clip_p, report
