@@ -28,7 +28,9 @@ def install():
     spec.loader.exec_module(build)
     work = Path(tempfile.mkdtemp(prefix="procanim-bench-"))
     zip_path = build.build(out_dir=work / "dist", scripts_dir=Path(bpy.utils.system_resource("SCRIPTS")))
-    repo = bpy.context.preferences.extensions.repos.new(name="bench", module="procanim_bench", custom_directory=str(work / "repo"))
+    repo = bpy.context.preferences.extensions.repos.new(
+        name="bench", module="procanim_bench", custom_directory=str(work / "repo")
+    )
     bpy.ops.extensions.package_install_files(filepath=str(zip_path), repo=repo.module, enable_on_install=True)
     return "bl_ext.procanim_bench.procanim"
 
@@ -81,4 +83,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else sys.argv[1:]))
+    sys.exit(main(sys.argv[sys.argv.index("--") + 1 :] if "--" in sys.argv else sys.argv[1:]))

@@ -53,6 +53,7 @@ def build_character(context, template, name: str, location) -> bpy.types.Object:
         vg = body.vertex_groups.new(name=bone)
         vg.add([int(i) for i in np.nonzero(groups == bone)[0]], 1.0, "REPLACE")
     mod = body.modifiers.new("Armature", "ARMATURE")
+    assert isinstance(mod, bpy.types.ArmatureModifier)
     mod.object = obj
     store_rigmap(obj, template.rigmap())
     if context.scene.procanim.armature is None:
@@ -64,7 +65,9 @@ class _AddCharacter:
     bl_options = {"REGISTER", "UNDO"}
 
     name: StringProperty(name="Name", description="Name of the new armature object", default="")
-    location: FloatVectorProperty(name="Location", description="Where the character stands (m)", subtype="TRANSLATION", size=3)
+    location: FloatVectorProperty(
+        name="Location", description="Where the character stands (m)", subtype="TRANSLATION", size=3
+    )
 
     def execute(self, context):
         if not (0.05 <= self.height <= 50.0):
@@ -82,7 +85,9 @@ class PROCANIM_OT_add_human(_AddCharacter, bpy.types.Operator):
 
     bl_idname = "procanim.add_human"
     bl_label = "Add ProcAnim Human"
-    height: FloatProperty(name="Height", description="Standing height (m)", default=1.75, min=0.05, soft_max=3.0, unit="LENGTH")
+    height: FloatProperty(
+        name="Height", description="Standing height (m)", default=1.75, min=0.05, soft_max=3.0, unit="LENGTH"
+    )
     template = staticmethod(human_template)
 
 
@@ -91,7 +96,9 @@ class PROCANIM_OT_add_duck(_AddCharacter, bpy.types.Operator):
 
     bl_idname = "procanim.add_duck"
     bl_label = "Add ProcAnim Duck"
-    height: FloatProperty(name="Height", description="Standing height (m)", default=0.5, min=0.05, soft_max=3.0, unit="LENGTH")
+    height: FloatProperty(
+        name="Height", description="Standing height (m)", default=0.5, min=0.05, soft_max=3.0, unit="LENGTH"
+    )
     template = staticmethod(duck_template)
 
 

@@ -99,21 +99,22 @@ def bake_clip(obj, clip: Clip):
         action.procanim.previous_action = previous.name
     fcurves, groups = assign_action(obj, action)
     frames = clip.frames.astype(np.float32)
+    key_location, key_rotation = np.asarray(clip.key_location), np.asarray(clip.key_rotation)
     pose_bones = obj.pose.bones
     n_curves = 0
     for i, name in enumerate(clip.bone_names):
-        if not (clip.key_location[i] or clip.key_rotation[i]):
+        if not (key_location[i] or key_rotation[i]):
             continue
         pb = pose_bones.get(name)
         if pb is None:
             continue
         group = groups.get(name) or groups.new(name)
         base = f'pose.bones["{_escape(name)}"].'
-        if clip.key_location[i]:
+        if key_location[i]:
             for k in range(3):
                 _write(fcurves, group, base + "location", k, frames, clip.locations[:, i, k])
             n_curves += 3
-        if clip.key_rotation[i]:
+        if key_rotation[i]:
             suffix, values = _rotation_channels(pb.rotation_mode, clip.rotations[:, i])
             for k in range(values.shape[1]):
                 _write(fcurves, group, base + suffix, k, frames, values[:, k])
@@ -136,7 +137,11 @@ def bake_clip(obj, clip: Clip):
     metrics["fcurves"] = n_curves
     metrics["frame_start"], metrics["frame_end"] = clip.frame_range
     info.metrics_json = json.dumps(_plain(metrics))
-    action.frame_range = clip.frame_range if clip.frame_range[1] > clip.frame_range[0] else (clip.frame_range[0], clip.frame_range[0] + 1)
+    action.frame_range = (
+        clip.frame_range
+        if clip.frame_range[1] > clip.frame_range[0]
+        else (clip.frame_range[0], clip.frame_range[0] + 1)
+    )
     action.use_frame_range = False
     return action
 

@@ -24,7 +24,9 @@ class GeneratorMixin:
             results = self.generate(context)
             for _obj, clip in results:
                 if not clip.is_finite():
-                    raise InputError("The generator produced invalid (NaN) values; nothing was baked. Try less extreme settings.")
+                    raise InputError(
+                        "The generator produced invalid (NaN) values; nothing was baked. Try less extreme settings."
+                    )
         except InputError as err:
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
@@ -33,6 +35,9 @@ class GeneratorMixin:
             clip.metrics["generate_ms"] = (t1 - t0) * 1000.0 / max(len(results), 1)
             bake_clip(obj, clip)
         names = ", ".join(obj.name for obj, _ in results)
-        self.report({"INFO"}, f"Baked {results[0][1].generator.replace('_', ' ')} on {names} "
-                              f"({results[0][1].frame_count} keys, {(time.perf_counter() - t0) * 1000:.0f} ms)")
+        self.report(
+            {"INFO"},
+            f"Baked {results[0][1].generator.replace('_', ' ')} on {names} "
+            f"({results[0][1].frame_count} keys, {(time.perf_counter() - t0) * 1000:.0f} ms)",
+        )
         return {"FINISHED"}

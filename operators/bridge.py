@@ -29,7 +29,10 @@ def resolve_armature(name: str, context) -> bpy.types.Object:
     if obj.type != "ARMATURE":
         raise InputError(f"'{obj.name}' is a {obj.type.lower()}, not an armature.")
     if obj.library is not None or obj.data.library is not None:
-        raise InputError(f"'{obj.name}' is linked from a library and cannot be animated here; make it local or use a library override.")
+        raise InputError(
+            f"'{obj.name}' is linked from a library and cannot be animated here; "
+            "make it local or use a library override."
+        )
     return obj
 
 
@@ -39,7 +42,9 @@ def resolve_object(name: str, kinds: tuple, what: str):
     if obj is None:
         raise InputError(f"Pick a {what}." if not name else f"There is no object named '{name}' for the {what}.")
     if obj.type not in kinds:
-        raise InputError(f"'{obj.name}' is a {obj.type.lower()}; the {what} must be a {' or '.join(k.lower() for k in kinds)}.")
+        raise InputError(
+            f"'{obj.name}' is a {obj.type.lower()}; the {what} must be a {' or '.join(k.lower() for k in kinds)}."
+        )
     return obj
 
 
@@ -47,16 +52,18 @@ def read_skeleton(obj) -> Skeleton:
     """The armature's rest pose as a Skeleton (armature space, metres)."""
     bones = []
     for b in obj.data.bones:
-        bones.append({
-            "name": b.name,
-            "parent": b.parent.name if b.parent else None,
-            "matrix_local": np.array(b.matrix_local, dtype=float),
-            "length": b.length,
-            "inherit_rotation": b.use_inherit_rotation,
-            "inherit_scale": b.inherit_scale,
-            "local_location": b.use_local_location,
-            "connected": b.use_connect,
-        })
+        bones.append(
+            {
+                "name": b.name,
+                "parent": b.parent.name if b.parent else None,
+                "matrix_local": np.array(b.matrix_local, dtype=float),
+                "length": b.length,
+                "inherit_rotation": b.use_inherit_rotation,
+                "inherit_scale": b.inherit_scale,
+                "local_location": b.use_local_location,
+                "connected": b.use_connect,
+            }
+        )
     if not bones:
         raise InputError(f"'{obj.name}' has no bones.")
     return Skeleton.from_bones(bones)

@@ -17,7 +17,9 @@ class PROCANIM_OT_detect_rig(bpy.types.Operator):
     bl_label = "Detect Roles"
     bl_options = {"REGISTER", "UNDO"}
 
-    armature: StringProperty(name="Armature", description="Armature object name (empty: the sidebar's or the active one)")
+    armature: StringProperty(
+        name="Armature", description="Armature object name (empty: the sidebar's or the active one)"
+    )
 
     def execute(self, context):
         try:
@@ -31,7 +33,11 @@ class PROCANIM_OT_detect_rig(bpy.types.Operator):
         found = len([r for r in ROLES if rigmap.get(r)])
         missing = rigmap.missing(LEG_ROLES)
         if missing:
-            self.report({"WARNING"}, f"{obj.name}: {found} roles found ({rigmap.family or 'unknown rig'}); missing leg roles: {', '.join(missing)}")
+            self.report(
+                {"WARNING"},
+                f"{obj.name}: {found} roles found ({rigmap.family or 'unknown rig'}); "
+                f"missing leg roles: {', '.join(missing)}",
+            )
         else:
             self.report({"INFO"}, f"{obj.name}: {found} roles found ({rigmap.family})")
         return {"FINISHED"}

@@ -23,7 +23,9 @@ class PROCANIM_OT_duck_walk(GeneratorMixin, bpy.types.Operator):
     bl_label = "Generate Duck Walk"
     bl_options = {"REGISTER", "UNDO"}
 
-    armature: StringProperty(name="Armature", description="Armature object name (empty: the sidebar's or the active one)")
+    armature: StringProperty(
+        name="Armature", description="Armature object name (empty: the sidebar's or the active one)"
+    )
     frame_start: IntProperty(name="Start Frame", description="First frame of the walk", default=_D.frame_start)
     frame_end: IntProperty(name="End Frame", description="Last frame of the walk", default=_D.frame_end)
     fps: FloatProperty(name="FPS", description="Frames per second the cycle is timed for", default=_D.fps)
@@ -32,9 +34,15 @@ class PROCANIM_OT_duck_walk(GeneratorMixin, bpy.types.Operator):
     speed: FloatProperty(name="Speed", description="Cycle rate, 0–10 (5: one cycle per second)", default=_D.speed)
     weight: FloatProperty(name="Weight", description="Laban weight, 0 light – 10 heavy", default=_D.weight)
     direction: FloatProperty(name="Direction", description="Laban space, 0 direct – 10 indirect", default=_D.direction)
-    preset: EnumProperty(name="Preset", description="Emotion preset (overrides the four sliders)", items=PRESET_ITEMS, default="CUSTOM")
-    gait: EnumProperty(name="Gait", description="Planted feet, or the article's channels verbatim", default="PLANTED",
-                       items=[("PLANTED", "Planted", "No foot sliding"), ("ARTICLE", "Article", "The article's formulas verbatim")])
+    preset: EnumProperty(
+        name="Preset", description="Emotion preset (overrides the four sliders)", items=PRESET_ITEMS, default="CUSTOM"
+    )
+    gait: EnumProperty(
+        name="Gait",
+        description="Planted feet, or the article's channels verbatim",
+        default="PLANTED",
+        items=[("PLANTED", "Planted", "No foot sliding"), ("ARTICLE", "Article", "The article's formulas verbatim")],
+    )
 
     def generate(self, context):
         obj = resolve_armature(self.armature, context)
@@ -46,7 +54,9 @@ class PROCANIM_OT_duck_walk(GeneratorMixin, bpy.types.Operator):
         skeleton = read_skeleton(obj)
         rigmap = read_rigmap(obj)
         if not rigmap.roles:
-            raise InputError(f"No bone roles could be found on '{obj.name}'; use Detect Roles or assign them in the Character panel.")
+            raise InputError(
+                f"No bone roles could be found on '{obj.name}'; use Detect Roles or assign them in the Character panel."
+            )
         return [(obj, generate_duck_walk(skeleton, rigmap, params))]
 
 

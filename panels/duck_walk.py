@@ -41,7 +41,8 @@ class PROCANIM_OT_duck_emotion(bpy.types.Operator):
     bl_options = {"REGISTER", "UNDO"}
 
     preset: bpy.props.EnumProperty(
-        name="Preset", description="Emotion preset from the article's survey",
+        name="Preset",
+        description="Emotion preset from the article's survey",
         items=[(k, label, desc) for k, (label, _v, desc) in PRESETS.items()],
     )
 
@@ -93,11 +94,21 @@ def draw_metrics(layout, obj, generator: str) -> None:
     box = layout.box()
     box.label(text=f"Last bake: {action.name}", icon="ACTION")
     col = box.column(align=True)
-    for key in ("keys", "stride_m", "speed_m_s", "skate_mean_cm_s", "skate_p95_cm_s", "penetration_max_cm",
-                "reach_clamped_frames", "generate_ms"):
+    for key in (
+        "keys",
+        "stride_m",
+        "speed_m_s",
+        "skate_mean_cm_s",
+        "skate_p95_cm_s",
+        "penetration_max_cm",
+        "reach_clamped_frames",
+        "generate_ms",
+    ):
         if key in m and m[key] is not None:
             v = m[key]
-            col.label(text=f"{key.replace('_', ' ')}: {v:.3g}" if isinstance(v, float) else f"{key.replace('_', ' ')}: {v}")
+            col.label(
+                text=f"{key.replace('_', ' ')}: {v:.3g}" if isinstance(v, float) else f"{key.replace('_', ' ')}: {v}"
+            )
 
 
 classes = (PROCANIM_MT_duck_presets, PROCANIM_OT_duck_preset_add, PROCANIM_OT_duck_emotion, PROCANIM_PT_duck_walk)

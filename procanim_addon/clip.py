@@ -55,10 +55,12 @@ class Clip:
             )
 
     @classmethod
-    def rest(cls, bone_names, frames, fps, **kw) -> "Clip":
+    def rest(cls, bone_names, frames, fps, **kw) -> Clip:
         """A clip holding the rest pose on every frame (a starting point for generators)."""
         f, b = len(frames), len(bone_names)
-        return cls(list(bone_names), np.asarray(frames, float), fps, np.zeros((f, b, 3)), tf.quat_identity((f, b)), **kw)
+        return cls(
+            list(bone_names), np.asarray(frames, float), fps, np.zeros((f, b, 3)), tf.quat_identity((f, b)), **kw
+        )
 
     @property
     def frame_count(self) -> int:
@@ -79,7 +81,7 @@ class Clip:
     def keyed_bones(self) -> list[str]:
         return [n for i, n in enumerate(self.bone_names) if self.key_location[i] or self.key_rotation[i]]
 
-    def with_continuity(self) -> "Clip":
+    def with_continuity(self) -> Clip:
         """The same clip with quaternion signs made continuous over frames."""
         self.rotations = tf.quat_continuity(tf.quat_normalize(self.rotations), axis=0)
         if self.object_rotations is not None:

@@ -123,6 +123,7 @@ class DuckParams:
 
 # --------------------------------------------------------------------------- the article's channels
 
+
 def article_channels(p: DuckParams, theta: np.ndarray) -> dict:
     """The article's control values at phase θ (radians), in its own units (u) and degrees.
 
@@ -160,6 +161,7 @@ def master_forward(p: DuckParams, frames_rel: np.ndarray, theta: np.ndarray) -> 
 
 
 # --------------------------------------------------------------------------- generator
+
 
 class _Rig:
     """Indices and rest geometry of the bones the duck walk uses."""
@@ -247,8 +249,12 @@ def generate_duck_walk(skeleton: Skeleton, rigmap: RigMap, params: DuckParams) -
         c = article_channels(params, th)
         pos, yaw = master(th, fr)
         rest_ankle = sk.heads[idx[f"foot.{side}"]]
-        local = (rest_ankle + np.outer(c[f"foot_fore_{side}"], fwd) * u
-                 + np.outer(c[f"foot_lateral_{side}"], left) * u + np.outer(c[f"foot_lift_{side}"], up) * u)
+        local = (
+            rest_ankle
+            + np.outer(c[f"foot_fore_{side}"], fwd) * u
+            + np.outer(c[f"foot_lateral_{side}"], left) * u
+            + np.outer(c[f"foot_lift_{side}"], up) * u
+        )
         return to_master(local, pos, _yaw_quat(yaw))
 
     ankle, contact = {}, {}
@@ -262,8 +268,9 @@ def generate_duck_walk(skeleton: Skeleton, rigmap: RigMap, params: DuckParams) -
 
     # ---- body: master ∘ (sway, bounce) ∘ yaw/roll about the hips
     body_off = np.outer(ch["body_lateral"], left) * u + np.outer(ch["body_height"], up) * u
-    body_rot = tf.quat_mul(_yaw_quat(ch["body_yaw"]),
-                           tf.quat_from_axis_angle(np.broadcast_to(fwd, (n, 3)), np.radians(ch["body_roll"])))
+    body_rot = tf.quat_mul(
+        _yaw_quat(ch["body_yaw"]), tf.quat_from_axis_angle(np.broadcast_to(fwd, (n, 3)), np.radians(ch["body_roll"]))
+    )
     hips_target_pos = to_master(hips_rest + body_off, m_pos, m_rot)
     reach_clamped = np.zeros(n, bool)
 
@@ -353,8 +360,16 @@ def generate_duck_walk(skeleton: Skeleton, rigmap: RigMap, params: DuckParams) -
             ang = np.arcsin(np.clip(drop_m / max(sk.lengths[toe], 1e-9), -1.0, 1.0))
             set_bone(toe, rot=world_rotation_to_local(unposed(sk, pose, toe), tf.quat_from_axis_angle(left_now, ang)))
 
-    clip = Clip(list(sk.names), frames, params.fps, locations, rotations,
-                key_location=key_loc, key_rotation=key_rot, generator="duck_walk").with_continuity()
+    clip = Clip(
+        list(sk.names),
+        frames,
+        params.fps,
+        locations,
+        rotations,
+        key_location=key_loc,
+        key_rotation=key_rot,
+        generator="duck_walk",
+    ).with_continuity()
     clip.metrics = _metrics(sk, idx, clip, contact, params, cf, u, reach_clamped)
     return clip
 

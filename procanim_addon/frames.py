@@ -52,7 +52,10 @@ def character_frame(skeleton: Skeleton, rigmap: RigMap) -> CharacterFrame:
     fwd[2] = 0.0
     n = np.linalg.norm(fwd)
     if n < 1e-6:
-        raise InputError(f"Cannot tell which way '{rigmap.rig_name or 'the rig'}' faces: its feet do not point forward in the rest pose.")
+        raise InputError(
+            f"Cannot tell which way '{rigmap.rig_name or 'the rig'}' faces: "
+            "its feet do not point forward in the rest pose."
+        )
     fwd /= n
     up = np.array([0.0, 0.0, 1.0])
     left = np.cross(up, fwd)

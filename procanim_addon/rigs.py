@@ -71,11 +71,17 @@ def _mirror(specs: list[BoneSpec]) -> list[BoneSpec]:
         out.append(b)
         if b.name.endswith(".L"):
             m = (-1.0, 1.0, 1.0)
-            out.append(BoneSpec(
-                b.name[:-2] + ".R", b.parent[:-2] + ".R" if b.parent and b.parent.endswith(".L") else b.parent,
-                tuple(np.multiply(b.head, m)), tuple(np.multiply(b.tail, m)),
-                tuple(np.multiply(b.z_hint, m)), b.radius, b.material,
-            ))
+            out.append(
+                BoneSpec(
+                    b.name[:-2] + ".R",
+                    b.parent[:-2] + ".R" if b.parent and b.parent.endswith(".L") else b.parent,
+                    tuple(np.multiply(b.head, m)),
+                    tuple(np.multiply(b.tail, m)),
+                    tuple(np.multiply(b.z_hint, m)),
+                    b.radius,
+                    b.material,
+                )
+            )
     return out
 
 
@@ -104,10 +110,16 @@ def human_template(height: float = 1.75) -> RigTemplate:
         BoneSpec("foot.L", "shin.L", p(0.10, 0.0, 0.09), p(0.10, -0.13, 0.03), up, 0.04 * s, "shoes"),
         BoneSpec("toe.L", "foot.L", p(0.10, -0.13, 0.03), p(0.10, -0.20, 0.03), up, 0.03 * s, "shoes"),
     ]
-    return RigTemplate("Human", tuple(_mirror(bones)), {
-        "body": (0.25, 0.45, 0.75, 1.0), "skin": (0.93, 0.76, 0.62, 1.0),
-        "legs": (0.2, 0.22, 0.3, 1.0), "shoes": (0.12, 0.1, 0.1, 1.0),
-    })
+    return RigTemplate(
+        "Human",
+        tuple(_mirror(bones)),
+        {
+            "body": (0.25, 0.45, 0.75, 1.0),
+            "skin": (0.93, 0.76, 0.62, 1.0),
+            "legs": (0.2, 0.22, 0.3, 1.0),
+            "shoes": (0.12, 0.1, 0.1, 1.0),
+        },
+    )
 
 
 def duck_template(height: float = 0.5) -> RigTemplate:
@@ -130,9 +142,15 @@ def duck_template(height: float = 0.5) -> RigTemplate:
         BoneSpec("foot.L", "shin.L", p(0.055, 0.0, 0.035), p(0.055, -0.05, 0.008), up, 0.012 * s, "feet"),
         BoneSpec("toe.L", "foot.L", p(0.055, -0.05, 0.008), p(0.055, -0.10, 0.008), up, 0.02 * s, "feet"),
     ]
-    return RigTemplate("Duck", tuple(_mirror(bones)), {
-        "body": (0.95, 0.85, 0.25, 1.0), "skin": (0.2, 0.5, 0.25, 1.0), "feet": (0.95, 0.5, 0.1, 1.0),
-    })
+    return RigTemplate(
+        "Duck",
+        tuple(_mirror(bones)),
+        {
+            "body": (0.95, 0.85, 0.25, 1.0),
+            "skin": (0.2, 0.5, 0.25, 1.0),
+            "feet": (0.95, 0.5, 0.1, 1.0),
+        },
+    )
 
 
 def human_skeleton(height: float = 1.75) -> tuple[Skeleton, RigMap]:
@@ -166,7 +184,9 @@ def body_mesh(template: RigTemplate, rings: int = 6, segments: int = 10):
             phi = np.pi * i / rings
             for j in range(segments):
                 th = 2 * np.pi * j / segments
-                local = np.array([b.radius * np.sin(phi) * np.cos(th), -ry * np.cos(phi), b.radius * np.sin(phi) * np.sin(th)])
+                local = np.array(
+                    [b.radius * np.sin(phi) * np.cos(th), -ry * np.cos(phi), b.radius * np.sin(phi) * np.sin(th)]
+                )
                 verts.append(centre + m[:3, :3] @ local)
         verts.append(centre + m[:3, 1] * ry)
         top = len(verts) - 1

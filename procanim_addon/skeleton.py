@@ -64,11 +64,13 @@ class Skeleton:
         self._index = {name: i for i, name in enumerate(self.names)}
         self.rest_rel = np.empty_like(self.matrix_local)
         for i, p in enumerate(self.parents):
-            self.rest_rel[i] = self.matrix_local[i] if p < 0 else np.linalg.inv(self.matrix_local[p]) @ self.matrix_local[i]
+            self.rest_rel[i] = (
+                self.matrix_local[i] if p < 0 else np.linalg.inv(self.matrix_local[p]) @ self.matrix_local[i]
+            )
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def from_bones(cls, bones: list[dict]) -> "Skeleton":
+    def from_bones(cls, bones: list[dict]) -> Skeleton:
         """Build from dicts ``{name, parent, matrix_local, length, [inherit_rotation, inherit_scale,
         local_location, connected]}`` in any order; sorts them parents first."""
         by_name = {b["name"]: b for b in bones}

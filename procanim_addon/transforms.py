@@ -21,6 +21,7 @@ _AXIS = {"X": 0, "Y": 1, "Z": 2}
 
 # --------------------------------------------------------------------------- quaternions
 
+
 def quat_identity(shape=()) -> np.ndarray:
     """Identity quaternions shaped ``shape + (4,)``."""
     q = np.zeros(tuple(shape) + (4,))
@@ -97,20 +98,33 @@ def mat3_to_quat(m: np.ndarray) -> np.ndarray:
         s = m[sel]
         if k == 0:
             r = np.sqrt(np.maximum(1.0 + tr[sel], 1e-300)) * 2
-            q[sel] = np.stack(((0.25 * r), (s[:, 2, 1] - s[:, 1, 2]) / r,
-                               (s[:, 0, 2] - s[:, 2, 0]) / r, (s[:, 1, 0] - s[:, 0, 1]) / r), -1)
+            q[sel] = np.stack(
+                (
+                    (0.25 * r),
+                    (s[:, 2, 1] - s[:, 1, 2]) / r,
+                    (s[:, 0, 2] - s[:, 2, 0]) / r,
+                    (s[:, 1, 0] - s[:, 0, 1]) / r,
+                ),
+                -1,
+            )
         elif k == 1:
             r = np.sqrt(np.maximum(1.0 + s[:, 0, 0] - s[:, 1, 1] - s[:, 2, 2], 1e-300)) * 2
-            q[sel] = np.stack(((s[:, 2, 1] - s[:, 1, 2]) / r, 0.25 * r,
-                               (s[:, 0, 1] + s[:, 1, 0]) / r, (s[:, 0, 2] + s[:, 2, 0]) / r), -1)
+            q[sel] = np.stack(
+                ((s[:, 2, 1] - s[:, 1, 2]) / r, 0.25 * r, (s[:, 0, 1] + s[:, 1, 0]) / r, (s[:, 0, 2] + s[:, 2, 0]) / r),
+                -1,
+            )
         elif k == 2:
             r = np.sqrt(np.maximum(1.0 + s[:, 1, 1] - s[:, 0, 0] - s[:, 2, 2], 1e-300)) * 2
-            q[sel] = np.stack(((s[:, 0, 2] - s[:, 2, 0]) / r, (s[:, 0, 1] + s[:, 1, 0]) / r,
-                               0.25 * r, (s[:, 1, 2] + s[:, 2, 1]) / r), -1)
+            q[sel] = np.stack(
+                ((s[:, 0, 2] - s[:, 2, 0]) / r, (s[:, 0, 1] + s[:, 1, 0]) / r, 0.25 * r, (s[:, 1, 2] + s[:, 2, 1]) / r),
+                -1,
+            )
         else:
             r = np.sqrt(np.maximum(1.0 + s[:, 2, 2] - s[:, 0, 0] - s[:, 1, 1], 1e-300)) * 2
-            q[sel] = np.stack(((s[:, 1, 0] - s[:, 0, 1]) / r, (s[:, 0, 2] + s[:, 2, 0]) / r,
-                               (s[:, 1, 2] + s[:, 2, 1]) / r, 0.25 * r), -1)
+            q[sel] = np.stack(
+                ((s[:, 1, 0] - s[:, 0, 1]) / r, (s[:, 0, 2] + s[:, 2, 0]) / r, (s[:, 1, 2] + s[:, 2, 1]) / r, 0.25 * r),
+                -1,
+            )
     q = quat_normalize(q)
     q *= np.where(q[:, :1] < 0, -1.0, 1.0)
     return q.reshape(shape + (4,))
@@ -151,6 +165,7 @@ def quat_slerp(a: np.ndarray, b: np.ndarray, t) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- Euler angles
+
 
 def _axis_rot(axis: int, angle: np.ndarray) -> np.ndarray:
     c, s = np.cos(angle), np.sin(angle)
@@ -223,6 +238,7 @@ def euler_sequence_from_mat3(m: np.ndarray, order: str = "XYZ") -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- 4x4 matrices
+
 
 def compose(location=None, rotation=None, scale=None, shape=None) -> np.ndarray:
     """``T(location) @ R(rotation quaternion) @ S(scale)`` as (..., 4, 4) matrices."""

@@ -29,8 +29,9 @@ def install_extension(workdir: Path) -> None:
     build = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(build)
     zip_path = build.build(out_dir=workdir / "dist", scripts_dir=Path(bpy.utils.system_resource("SCRIPTS")))
-    repo = bpy.context.preferences.extensions.repos.new(name="ProcAnim demo", module="procanim_demo",
-                                                        custom_directory=str(workdir / "repo"))
+    repo = bpy.context.preferences.extensions.repos.new(
+        name="ProcAnim demo", module="procanim_demo", custom_directory=str(workdir / "repo")
+    )
     bpy.ops.extensions.package_install_files(filepath=str(zip_path), repo=repo.module, enable_on_install=True)
     assert hasattr(bpy.ops.procanim, "duck_walk"), "the extension did not register"
 
@@ -88,7 +89,7 @@ def contact_sheet(path: Path, workdir: Path) -> None:
     for k, tile in enumerate(tiles):
         r, c = divmod(k, cols)
         # image rows are bottom-up in Blender: the first tile goes to the top-left
-        sheet[(rows - 1 - r) * h:(rows - r) * h, c * w:(c + 1) * w] = tile
+        sheet[(rows - 1 - r) * h : (rows - r) * h, c * w : (c + 1) * w] = tile
     out = bpy.data.images.new("contact_sheet", width=cols * w, height=rows * h, alpha=True)
     out.pixels.foreach_set(sheet.ravel())
     out.filepath_raw = str(path)

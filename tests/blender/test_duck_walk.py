@@ -72,8 +72,15 @@ def test_article_formulas_on_the_evaluated_pose():
     duck = add_duck()
     amplitude, speed, weight = 5.0, 5.0, 5.0
     a, s, w, q_a = amplitude / 5, speed / 5, weight / 10, 2.0
-    assert bpy.ops.procanim.duck_walk(armature=duck.name, gait="ARTICLE", amplitude=amplitude, speed=speed,
-                                      weight=weight, direction=0.0, key_interval=3) == {"FINISHED"}
+    assert bpy.ops.procanim.duck_walk(
+        armature=duck.name,
+        gait="ARTICLE",
+        amplitude=amplitude,
+        speed=speed,
+        weight=weight,
+        direction=0.0,
+        key_interval=3,
+    ) == {"FINISHED"}
     u = UNIT_PER_LEG * leg_length(duck)
     rest = {b.name: np.array(b.matrix_local) for b in duck.data.bones}
     for frame in (0, 6, 15, 27, 42, 60):
@@ -112,7 +119,9 @@ def test_weight_1_bounces_higher_and_sits_higher_than_weight_9():
     for weight in (1.0, 9.0):
         harness.reset_scene()
         duck = add_duck()
-        assert bpy.ops.procanim.duck_walk(armature=duck.name, weight=weight, key_interval=1, frame_end=48) == {"FINISHED"}
+        assert bpy.ops.procanim.duck_walk(armature=duck.name, weight=weight, key_interval=1, frame_end=48) == {
+            "FINISHED"
+        }
         z = np.array([head(harness.evaluated_pose(duck, f), "hips")[2] for f in range(0, 48)])
         results[weight] = (z.mean(), np.ptp(z))
     assert results[1.0][0] > results[9.0][0]
@@ -186,13 +195,17 @@ def test_presets_override_the_sliders():
 
 # ------------------------------------------------------------------------------------ bad input
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"frame_start": 50, "frame_end": 50}, "End frame"),
-    ({"fps": 0.0}, "Frames per second"),
-    ({"key_interval": 0}, "Key interval"),
-    ({"amplitude": 50.0}, "Amplitude"),
-    ({"weight": float("nan")}, "Weight"),
-])
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"frame_start": 50, "frame_end": 50}, "End frame"),
+        ({"fps": 0.0}, "Frames per second"),
+        ({"key_interval": 0}, "Key interval"),
+        ({"amplitude": 50.0}, "Amplitude"),
+        ({"weight": float("nan")}, "Weight"),
+    ],
+)
 def test_bad_settings_cancel_with_a_message_and_change_nothing(kwargs, message):
     duck = add_duck()
     with pytest.raises(RuntimeError, match=message):

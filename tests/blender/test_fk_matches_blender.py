@@ -24,7 +24,9 @@ def _rig(kind):
         bpy.ops.procanim.add_duck(name="Rig")
     else:
         addon_utils.enable("rigify", default_set=True)
-        getattr(bpy.ops.object, "armature_human_metarig_add" if kind == "human_metarig" else "armature_bird_metarig_add")()
+        getattr(
+            bpy.ops.object, "armature_human_metarig_add" if kind == "human_metarig" else "armature_bird_metarig_add"
+        )()
     return bpy.context.view_layer.objects.active
 
 
@@ -48,7 +50,10 @@ def test_engine_fk_matches_blender_under_random_poses(procanim_extension, kind):
         pose = sk.fk(loc, rot)[0]
         for i, name in enumerate(sk.names):
             blender = np.array(obj.pose.bones[name].matrix, dtype=float)
-            worst = max(worst, float(np.abs(blender[:3, 3] - pose[i, :3, 3]).max()),
-                        float(np.abs(blender[:3, :3] - pose[i, :3, :3]).max()) * max(sk.lengths[i], 1e-3))
+            worst = max(
+                worst,
+                float(np.abs(blender[:3, 3] - pose[i, :3, 3]).max()),
+                float(np.abs(blender[:3, :3] - pose[i, :3, :3]).max()) * max(sk.lengths[i], 1e-3),
+            )
     print(f"FK vs Blender ({kind}, {len(sk)} bones): max error {worst:.2e} m")
     assert worst < TOLERANCE_M

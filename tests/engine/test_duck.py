@@ -98,10 +98,17 @@ def test_every_value_is_finite_at_slider_extremes(rig):
                     assert clip.is_finite()
 
 
-@pytest.mark.parametrize("kw, words", [
-    ({"frame_end": 0}, "End frame"), ({"fps": 0}, "Frames per second"), ({"key_interval": 0}, "Key interval"),
-    ({"speed": 11}, "Speed"), ({"direction": -1}, "Direction"), ({"gait": "MOONWALK"}, "Gait"),
-])
+@pytest.mark.parametrize(
+    "kw, words",
+    [
+        ({"frame_end": 0}, "End frame"),
+        ({"fps": 0}, "Frames per second"),
+        ({"key_interval": 0}, "Key interval"),
+        ({"speed": 11}, "Speed"),
+        ({"direction": -1}, "Direction"),
+        ({"gait": "MOONWALK"}, "Gait"),
+    ],
+)
 def test_bad_parameters_raise_a_readable_error(rig, kw, words):
     with pytest.raises(InputError, match=words):
         duck.generate_duck_walk(*rig, duck.DuckParams(**kw))

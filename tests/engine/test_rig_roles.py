@@ -6,7 +6,10 @@ from procanim_addon import rigs
 from procanim_addon.rig_roles import LEG_ROLES, detect
 
 MIXAMO = ["Hips", "Spine", "Spine1", "Spine2", "Neck", "Head"] + [
-    f"{s}{b}" for s in ("Left", "Right") for b in ("Shoulder", "Arm", "ForeArm", "Hand", "UpLeg", "Leg", "Foot", "ToeBase")]
+    f"{s}{b}"
+    for s in ("Left", "Right")
+    for b in ("Shoulder", "Arm", "ForeArm", "Hand", "UpLeg", "Leg", "Foot", "ToeBase")
+]
 
 
 @pytest.mark.parametrize("prefix", ["mixamorig:", "mixamorig1:"])
@@ -23,14 +26,16 @@ def test_bvh_cmu_names():
 
 def test_unreal_mannequin():
     names = ["root", "pelvis", "spine_01", "spine_03", "neck_01", "head"] + [
-        f"{b}_{s}" for s in "lr" for b in ("clavicle", "upperarm", "lowerarm", "hand", "thigh", "calf", "foot", "ball")]
+        f"{b}_{s}" for s in "lr" for b in ("clavicle", "upperarm", "lowerarm", "hand", "thigh", "calf", "foot", "ball")
+    ]
     rm = detect(names)
     assert rm.family == "unreal" and rm.bone("shin.L") == "calf_l" and rm.bone("toe.R") == "ball_r"
 
 
 def test_rigify_metarig_and_generated_rig():
     names = ["spine", "spine.001", "spine.002", "spine.003", "spine.004", "spine.006"] + [
-        f"{b}.{s}" for s in "LR" for b in ("shoulder", "upper_arm", "forearm", "hand", "thigh", "shin", "foot", "toe")]
+        f"{b}.{s}" for s in "LR" for b in ("shoulder", "upper_arm", "forearm", "hand", "thigh", "shin", "foot", "toe")
+    ]
     assert detect(names).bone("clavicle.L") == "shoulder.L"
     generated = detect(["ORG-" + n for n in names] + ["DEF-" + n for n in names])
     assert generated.bone("thigh.L") == "ORG-thigh.L"
