@@ -89,7 +89,7 @@ class TerrainMesh:
         self.xy_min = lo.min(axis=0) - 1e-6
         self.xy_max = hi.max(axis=0) + 1e-6
         if cell_size is None:
-            cell_size = 2.0 * float(np.mean(np.max(hi - lo, axis=1)))
+            cell_size = 2.0 * float(np.median(np.max(hi - lo, axis=1)))
             extent = float(np.max(self.xy_max - self.xy_min))
             cell_size = max(cell_size, extent / 512.0, 0.05)
         self.cell_size = float(cell_size)
@@ -154,11 +154,9 @@ class TerrainMesh:
         out_z = np.full(n, -np.inf)
         out_n = np.tile([0.0, 0.0, 1.0], (n, 1))
         if len(q):
-            order = np.lexsort((z, q))  # last per query = highest
-            q, t, z = q[order], t[order], z[order]
-            last = np.r_[q[1:] != q[:-1], True]
-            out_z[q[last]] = z[last]
-            out_n[q[last]] = self.normals[t[last]]
+            np.maximum.at(out_z, q, z)  # highest hit per query
+            top = z >= out_z[q]
+            out_n[q[top]] = self.normals[t[top]]
         return out_z, out_n, np.isfinite(out_z)
 
     def height(self, xy):
@@ -196,15 +194,17 @@ class TerrainMesh:
 
     # ------------------------------------------------------------------ oriented boxes
     def boxes_intersect(self, centers, axes, half_extents, tolerance: float = 0.0):
-        """Which oriented boxes intersect the terrain.
+        """Which oriented boxes intersect the terrain by more than ``tolerance``.
 
         centers ``(N, 3)`` m; axes ``(N, 3, 3)`` with the box's unit axes as **columns**;
-        half_extents ``(N, 3)`` m. Each box is shrunk by ``tolerance`` (m) first, so a box resting
-        on the surface (touching) does not count. Returns ``(N,)`` bool.
+        half_extents ``(N, 3)`` m (zero is allowed: a flat box). A box and a triangle intersect
+        when their projections overlap by more than ``tolerance`` (m) on every separating axis —
+        the penetration depth exceeds it — so a box resting on the surface does not count.
+        Returns ``(N,)`` bool.
         """
         c = np.asarray(centers, float).reshape(-1, 3)
         ax = np.asarray(axes, float).reshape(-1, 3, 3)
-        e = np.maximum(np.asarray(half_extents, float).reshape(-1, 3) - tolerance, 0.0)
+        e = np.maximum(np.asarray(half_extents, float).reshape(-1, 3), 0.0)
         n = len(c)
         reach = np.einsum("nij,nj->ni", np.abs(ax), e)  # half size of the box's world AABB
         q, t = self._candidates(c[:, :2] - reach[:, :2], c[:, :2] + reach[:, :2])
@@ -212,7 +212,7 @@ class TerrainMesh:
             return np.zeros(n, bool)
         # triangle corners in each box's frame: v' = Aᵀ (v − c)
         v = np.einsum("pji,pkj->pki", ax[q], self.corners[t] - c[q][:, None, :])
-        hit = _aabb_triangle_overlap(e[q], v)
+        hit = _aabb_triangle_overlap(e[q], v, tolerance)
         return np.bincount(q[hit], minlength=n) > 0
 
 
@@ -239,25 +239,30 @@ def _closest_on_triangles(p, tri):
     return best
 
 
-def _aabb_triangle_overlap(e, v):
+def _aabb_triangle_overlap(e, v, tolerance: float = 0.0):
     """Separating-axis test of centred boxes (half extents ``e (M, 3)``) against triangles
-    ``v (M, 3, 3)`` in the box frame (Akenine-Möller's 13 axes). Touching counts as overlap."""
+    ``v (M, 3, 3)`` in the box frame (Akenine-Möller's 13 axes, normalised). They intersect when the
+    projections overlap by more than ``tolerance`` on every axis — the push needed to part them
+    along that axis (degenerate axes are skipped)."""
     m = len(e)
     sep = np.zeros(m, bool)
-    # 3 box face normals
-    sep |= np.any(v.min(axis=1) > e, axis=1) | np.any(v.max(axis=1) < -e, axis=1)
-    edges = np.stack((v[:, 1] - v[:, 0], v[:, 2] - v[:, 1], v[:, 0] - v[:, 2]), axis=1)  # (M, 3, 3)
-    # triangle normal
-    nrm = np.cross(edges[:, 0], edges[:, 1])
-    r = np.sum(e * np.abs(nrm), axis=-1)
-    d = np.sum(nrm * v[:, 0], axis=-1)
-    sep |= np.abs(d) > r + 1e-12
-    # 9 cross products of box axes with triangle edges
+
+    def separated_on(a):
+        """a (M, 3) axes; True where the overlap of the projections is ≤ tolerance."""
+        norm = np.linalg.norm(a, axis=-1)
+        ok = norm > 1e-9
+        a = a / np.where(ok, norm, 1.0)[:, None]
+        proj = np.einsum("mk,mck->mc", a, v)
+        r = np.sum(e * np.abs(a), axis=-1)
+        depth = np.minimum(r - proj.min(axis=1), proj.max(axis=1) + r)  # push needed to separate
+        return ok & (depth <= tolerance)
+
     eye = np.eye(3)
-    for i in range(3):
+    for i in range(3):  # box face normals
+        sep |= separated_on(np.broadcast_to(eye[i], (m, 3)))
+    edges = np.stack((v[:, 1] - v[:, 0], v[:, 2] - v[:, 1], v[:, 0] - v[:, 2]), axis=1)  # (M, 3, 3)
+    sep |= separated_on(np.cross(edges[:, 0], edges[:, 1]))  # triangle normal
+    for i in range(3):  # box axes × triangle edges
         for j in range(3):
-            a = np.cross(eye[i], edges[:, j])  # (M, 3)
-            proj = np.einsum("mk,mck->mc", a, v)
-            r = np.sum(e * np.abs(a), axis=-1)
-            sep |= (proj.min(axis=1) > r + 1e-12) | (proj.max(axis=1) < -r - 1e-12)
+            sep |= separated_on(np.cross(eye[i], edges[:, j]))
     return ~sep

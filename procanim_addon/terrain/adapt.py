@@ -1,0 +1,379 @@
+"""Terrain adaptation (Jo & Choi 2019, METHODS.md §M4): re-fit a clip made on one surface to another.
+
+:func:`adapt_to_terrain` runs, in order:
+
+1. source joints by FK; contact frames of feet (and hands) on the reference surface;
+2. relationship descriptors around every joint on every frame, sampled on the reference and
+   carried to the terrain (Eq. 1, 2: :mod:`.descriptors`) — the per-frame joint estimates;
+3. the damped update with bone lengths restored (Eq. 3, 4) at key frames, splined between them
+   and refined until under tolerance (:mod:`.solve`);
+4. joint positions back to bone rotations, swing only, twist kept (:mod:`.joints`);
+5. the final fix (:mod:`.contact`): the hips come down where a foot in contact could not reach
+   its ground, each foot or hand that touched the reference touches the terrain with the same gap
+   (two-bone IK), and limbs off the ground are lifted clear of raised blocks; lifts and drops are
+   spread over neighbouring frames so nothing pops;
+6. metrics: collisions per limb, bone-length error, contact error, solve time.
+
+All positions are in the armature's space, metres; the surfaces are :class:`TerrainMesh` objects.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import transforms as tf
+from ..clip import Clip
+from ..errors import InputError
+from ..frames import character_frame
+from . import descriptors as rd
+from .collisions import collision_metrics, colliding, limb_boxes
+from .contact import UP, effectors, gaps, move_end, ramp_envelope, set_world
+from .joints import channels_from_positions, joint_set
+from .mesh import TerrainMesh
+from .solve import SolveStats, damped_solve, multires_solve
+
+
+@dataclass
+class AdaptParams:
+    """Parameters of the adaptation (defaults are the ones measured in bench/terrain_engine.py).
+
+    descriptors_per_joint: descriptor points per joint (the paper: at least 10)
+    radius0_m, spread_m:   descriptor spiral radius ρ = sqrt(radius0_m² + spread_m·h) (RECON)
+    cutoff_ratio:          weights vanish beyond this × the nearest descriptor distance (RECON)
+    damping:               d of Eq. 3 (part of the previous update carried over). 0 by default:
+                           with lengths restored inside the loop, d > 0 makes the iteration cycle
+                           (measured: d = 0.2 never settles in 200 iterations, d = 0 in about 15)
+    k0, k_decay, k_min:    k of Eq. 3: 9 at first (paper), then × k_decay per iteration (RECON)
+    iteration_tolerance_m: the per-frame solve stops when no joint moves more than this
+    max_iterations:        per-frame cap
+    key_interval:          frames between the first key frames of the multi-resolution solve
+    tolerance_m:           refine the key frames until the spline is this close to the solve
+    contact_height_m:      a foot/hand point this close to the reference is in contact
+    hands:                 also keep hands that touch the reference on the terrain (tumbling)
+    clearance_m:           lifted limbs keep their source gap up to this much above the terrain
+    collision_tolerance_m: boxes are shrunk by this much before testing (touching ≠ colliding)
+    box_radius_ratio:      limb box thickness as a fraction of the bone length
+    max_step_ratio:        RECON: largest rise of the terrain under contacts the motion can take,
+                           as a fraction of leg length; more raises InputError (see refuse_infeasible)
+    refuse_infeasible:     raise InputError when the terrain exceeds what the motion can do;
+                           False adapts anyway and reports the collisions (the bench does this)
+    smoothing_s:           lifts and hip drops fade in and out over this time (s)
+    """
+
+    descriptors_per_joint: int = 12
+    radius0_m: float = 0.05
+    spread_m: float = 0.3
+    cutoff_ratio: float = 4.0
+    damping: float = 0.0
+    k0: float = 9.0
+    k_decay: float = 0.8
+    k_min: float = 0.5
+    iteration_tolerance_m: float = 1e-4
+    max_iterations: int = 200
+    key_interval: int = 8
+    tolerance_m: float = 0.005
+    contact_height_m: float = 0.03
+    hands: bool = True
+    clearance_m: float = 0.01
+    collision_tolerance_m: float = 0.002
+    box_radius_ratio: float = 0.12
+    max_step_ratio: float = 0.75
+    refuse_infeasible: bool = True
+    smoothing_s: float = 0.25
+
+    def validate(self) -> None:
+        if self.descriptors_per_joint < 10:
+            raise InputError("Use at least 10 descriptor points per joint (the method needs them for continuity).")
+        if not 0.0 <= self.damping < 1.0:
+            raise InputError("Damping must be between 0 and 1 (exclusive).")
+        if self.k0 <= 0 or self.k_min <= 0 or not 0 < self.k_decay <= 1:
+            raise InputError("k must be positive and its decay between 0 and 1.")
+        if self.key_interval < 1 or self.max_iterations < 1:
+            raise InputError("Key interval and iteration count must be at least 1.")
+        if min(self.tolerance_m, self.iteration_tolerance_m) <= 0:
+            raise InputError("Tolerances must be positive.")
+        if min(self.radius0_m, self.spread_m, self.cutoff_ratio - 1.0, self.contact_height_m) <= 0:
+            raise InputError("Descriptor radius, spread and contact height must be positive; cutoff ratio above 1.")
+        if min(self.clearance_m, self.collision_tolerance_m, self.smoothing_s, self.max_step_ratio) < 0:
+            raise InputError("Clearance, collision tolerance, smoothing and step ratio cannot be negative.")
+
+
+def _channels_in_skeleton_order(skeleton, source: Clip):
+    missing = [n for n in source.bone_names if not skeleton.has(n)]
+    if missing:
+        raise InputError(f"The action animates bones the armature does not have: {', '.join(missing[:5])}.")
+    f, b = source.frame_count, len(skeleton)
+    loc = np.zeros((f, b, 3))
+    rot = tf.quat_identity((f, b))
+    key_loc = np.zeros(b, bool)
+    key_rot = np.zeros(b, bool)
+    for k, name in enumerate(source.bone_names):
+        i = skeleton.index(name)
+        loc[:, i] = source.locations[:, k]
+        rot[:, i] = tf.quat_normalize(source.rotations[:, k])
+        key_loc[i] = source.key_location[k]
+        key_rot[i] = source.key_rotation[k]
+    if source.scales is not None and not np.allclose(source.scales, 1.0, atol=1e-6):
+        raise InputError("The action scales bones; terrain adaptation keeps bone lengths and needs unscaled bones.")
+    return loc, rot, key_loc, key_rot
+
+
+def _same_mesh(a: TerrainMesh, b: TerrainMesh) -> bool:
+    return a is b or (a.corners.shape == b.corners.shape and np.allclose(a.corners, b.corners, atol=1e-6))
+
+
+def adapt_to_terrain(skeleton, rigmap, source: Clip, reference: TerrainMesh | None, terrain: TerrainMesh,
+                     params: AdaptParams | None = None) -> Clip:
+    """The source clip re-fitted from ``reference`` to ``terrain`` (see the module docstring).
+
+    ``reference`` None is a flat ground at the motion's own ground height: the lowest foot point
+    over the clip. Raises :class:`InputError` for a reference equal to the terrain, a motion that
+    leaves the terrain, or (with ``refuse_infeasible``) a terrain the motion cannot climb.
+    """
+    p = params or AdaptParams()
+    p.validate()
+    t_start = time.perf_counter()
+    if source.frame_count < 1:
+        raise InputError("The action has no frames to adapt.")
+    cf = character_frame(skeleton, rigmap)
+    loc_src, rot_src, key_loc, key_rot = _channels_in_skeleton_order(skeleton, source)
+    pose_src = skeleton.fk(loc_src, rot_src)
+    n_frames = source.frame_count
+    effs = effectors(skeleton, rigmap, hands=p.hands)
+    legs = [e for e in effs if e.is_leg]
+    if not legs:
+        raise InputError("The rig has no complete leg (thigh, shin, foot): nothing to keep on the ground.")
+
+    # ---- reference surface
+    if reference is None:
+        low = min(float(e.points(skeleton, pose_src)[..., 2].min()) for e in legs)
+        hips_xy = pose_src[:, rigmap.index(skeleton, "hips"), :2, 3]
+        span = float(np.ptp(hips_xy, axis=0).max()) + 20.0
+        reference = TerrainMesh.flat(low, center=hips_xy.mean(axis=0), size=span, name="reference")
+    elif _same_mesh(reference, terrain):
+        raise InputError(
+            f"The reference '{reference.name}' and the terrain '{terrain.name}' are the same surface: "
+            "there is nothing to adapt. Pick the changed terrain, or leave the reference empty."
+        )
+
+    # ---- contacts on the reference
+    src_points = {e.name: e.points(skeleton, pose_src) for e in effs}
+    src_gap, contact = {}, {}
+    for e in effs:
+        g, ok = gaps(src_points[e.name], reference, below=True)
+        src_gap[e.name] = np.where(ok, g, np.inf)
+        contact[e.name] = ok & (g < p.contact_height_m)
+    _check_feasible(p, cf, effs, src_points, contact, reference, terrain, source)
+
+    # ---- descriptors: per-frame joint estimates on the terrain (Eq. 1, 2)
+    js = joint_set(skeleton, rigmap)
+    p_src = js.positions(skeleton, pose_src)  # (F, J, 3)
+    flat_src = p_src.reshape(-1, 3)
+    desc = rd.sample(reference, flat_src, cf.forward, p.descriptors_per_joint, p.radius0_m, p.spread_m)
+    r = rd.encode(flat_src, desc)  # Eq. 1
+    w = rd.weights(flat_src, desc, p.cutoff_ratio)
+    moved = rd.carry(desc, terrain, cf.forward)
+    w = np.where(moved.valid, w, 0.0)
+    s = w.sum(axis=1, keepdims=True)
+    w = np.where(s > 0, w / np.where(s > 0, s, 1.0), 0.0)
+    est = rd.estimate(moved, r, w)  # Eq. 2
+    est = np.where((s > 0), est, flat_src).reshape(p_src.shape)
+
+    # ---- damped update + lengths (Eq. 3, 4), multi-resolution over frames
+    stats = SolveStats()
+
+    def solve_frames(idx):
+        solved = damped_solve(p_src[idx], est[idx], js.restore_lengths, p.damping, p.k0, p.k_decay, p.k_min,
+                              p.iteration_tolerance_m, p.max_iterations, stats)
+        return solved - p_src[idx]
+
+    disp = multires_solve(n_frames, solve_frames, p.key_interval, p.tolerance_m, stats)
+    p_new = js.restore_lengths(p_src + disp)
+    joint_length_error = js.length_error(p_new)
+    loc, rot, pose = channels_from_positions(skeleton, js, loc_src, rot_src, p_new)
+
+    # ---- final fix: hips within reach, contacts on the terrain, limbs clear of blocks
+    ramp = int(round(p.smoothing_s * source.fps))
+    _lower_hips_for_reach(skeleton, js.hips, loc, rot, pose, pose_src, legs, src_gap, contact, terrain, ramp)
+    lb = limb_boxes(skeleton, rigmap, p.box_radius_ratio)
+    box_src = lb.sample_points(skeleton, pose_src)  # (F, M, P, 3)
+    box_gap_src = _point_gaps(box_src, reference, below=True)
+    for e in effs:
+        _place_effector(skeleton, loc, rot, pose, pose_src, e, src_gap[e.name], contact[e.name], reference, terrain,
+                        lb, box_gap_src, p, ramp, cf.forward if e.is_leg else -cf.forward)
+    hits = colliding(skeleton, lb, pose, terrain, p.collision_tolerance_m)
+    for _ in range(4):  # lift what the sampled clearance missed, 1 cm at a time
+        extra = False
+        for e in effs:
+            mine = np.isin(lb.bones, _limb_bones(skeleton, e))
+            bad = np.any(hits[:, mine], axis=1) & ~contact[e.name]
+            if np.any(bad):
+                extra = True
+                lift = ramp_envelope(bad * 0.01, ramp)
+                move_end(skeleton, loc, rot, pose, e, lift, (lift > 0) & ~contact[e.name],
+                         cf.forward if e.is_leg else -cf.forward)
+        if not extra:
+            break
+        hits = colliding(skeleton, lb, pose, terrain, p.collision_tolerance_m)
+
+    # ---- metrics
+    metrics = collision_metrics(lb, hits)
+    metrics["bone_length_error_pct"] = bone_length_error_pct(skeleton, pose, loc)
+    metrics["joint_length_error_pct"] = joint_length_error
+    errs = []
+    gaps_now = {}
+    for e in effs:
+        g, _ = gaps(e.points(skeleton, pose), terrain)
+        gaps_now[e.name] = g
+        if np.any(contact[e.name]):
+            errs.append(np.abs(g - src_gap[e.name])[contact[e.name]])
+    allerr = np.concatenate(errs) if errs else np.zeros(0)
+    metrics["contact_error_cm_max"] = float(allerr.max() * 100) if allerr.size else 0.0
+    metrics["contact_error_cm_mean"] = float(allerr.mean() * 100) if allerr.size else 0.0
+    metrics["contact_frames"] = int(sum(int(c.sum()) for c in contact.values()))
+    metrics["penetration_cm_max"] = float(max(0.0, -min(float(g.min()) for g in gaps_now.values())) * 100)
+    metrics["frames_solved"] = stats.frames_solved
+    metrics["iterations_max"] = stats.iterations
+    metrics["refine_levels"] = stats.levels
+    metrics["descriptors_per_joint"] = p.descriptors_per_joint
+    metrics["joints"] = js.count
+    metrics["solve_time_s"] = time.perf_counter() - t_start
+    metrics["fps_solve"] = n_frames / max(metrics["solve_time_s"], 1e-9)
+
+    key_loc = key_loc.copy()
+    key_loc[js.hips] = True
+    key_rot = key_rot.copy()
+    key_rot[js.bones] = True
+    clip = Clip(list(skeleton.names), source.frames.copy(), source.fps, loc, rot, key_location=key_loc,
+                key_rotation=key_rot, object_locations=source.object_locations,
+                object_rotations=source.object_rotations, generator=(source.generator or "action") + "+terrain",
+                metrics=metrics)
+    return clip.with_continuity()
+
+
+# --------------------------------------------------------------------------- helpers
+
+def bone_length_error_pct(skeleton, pose: np.ndarray, locations: np.ndarray) -> float:
+    """Largest change of a bone's length over frames, in % of its rest length: both the head→tail
+    length (posed Y axis scale) and the distance from each bone's head to its parent's head (bones
+    whose location channel moves them, like the hips, are free to change the latter)."""
+    err = [np.abs(np.linalg.norm(pose[..., :3, 1], axis=-1) - 1.0)]  # unit Y axis ⇔ length kept
+    fixed = ~np.any(np.abs(locations) > 1e-9, axis=(0, 2))
+    idx = np.nonzero((skeleton.parents >= 0) & fixed)[0]
+    par = skeleton.parents[idx]
+    rest = np.linalg.norm(skeleton.heads[idx] - skeleton.heads[par], axis=-1)
+    ok = rest > 1e-6
+    posed = np.linalg.norm(pose[:, idx][..., :3, 3] - pose[:, par][..., :3, 3], axis=-1)
+    err.append(np.abs(posed[:, ok] - rest[ok]) / rest[ok])
+    return float(max(np.max(e) for e in err if e.size) * 100)
+
+
+def _limb_bones(skeleton, e) -> list[int]:
+    return [b for b in (e.upper, e.lower, e.end, e.tip) if b >= 0]
+
+
+def _point_gaps(points: np.ndarray, surface, below: bool) -> np.ndarray:
+    """Height of each point above the surface under it, same shape as ``points[..., 0]``."""
+    flat = points.reshape(-1, 3)
+    if below:
+        z, _, hit = surface.ray_down(flat)
+        tz, _, thit = surface.height(flat[:, :2])
+        z = np.where(hit, z, tz)
+        hit = hit | thit
+    else:
+        z, _, hit = surface.height(flat[:, :2])
+    return np.where(hit, flat[:, 2] - z, np.inf).reshape(points.shape[:-1])
+
+
+def _check_feasible(p, cf, effs, src_points, contact, reference, terrain, source) -> None:
+    """Every contact has terrain under it, and the terrain does not rise under the contacts by more
+    than the motion can step (max_step_ratio × leg length)."""
+    rises = []
+    for e in effs:
+        c = contact[e.name]
+        if not np.any(c):
+            continue
+        pts = src_points[e.name][c].reshape(-1, 3)
+        zt, _, ht = terrain.height(pts[:, :2])
+        if not np.all(ht):
+            f = int(source.frames[np.nonzero(c)[0][np.nonzero(~ht.reshape(int(c.sum()), -1).all(axis=1))[0][0]]])
+            raise InputError(
+                f"The terrain '{terrain.name}' does not reach under the character's {e.name} at frame {f}: "
+                "make the terrain cover the whole motion."
+            )
+        zr, _, hr = reference.ray_down(pts)
+        zr = np.where(hr, zr, reference.height(pts[:, :2])[0])
+        rises.append(zt - zr)
+    if not rises or not p.refuse_infeasible:
+        return
+    r = np.concatenate(rises)
+    step = float(r.max() - r.min())
+    limit = p.max_step_ratio * cf.leg_length
+    if step > limit:
+        raise InputError(
+            f"The terrain '{terrain.name}' rises {step:.2f} m between places the character touches the ground; "
+            f"this motion can step about {limit:.2f} m ({p.max_step_ratio:g} × leg length). "
+            "Use a climbing motion, lower the terrain, or turn off 'Refuse infeasible' to adapt anyway."
+        )
+
+
+def _lower_hips_for_reach(skeleton, hips, loc, rot, pose, pose_src, legs, src_gap, contact, terrain, ramp) -> None:
+    """Lower the hips (with everything above) where a leg in contact could not reach its ground."""
+    drop = np.zeros(pose.shape[0])
+    for e in legs:
+        c = contact[e.name]
+        if not np.any(c):
+            continue
+        g, _ = gaps(e.points(skeleton, pose), terrain)
+        dz = np.where(c, src_gap[e.name] - g, 0.0)
+        ankle = pose[:, e.end, :3, 3] + dz[:, None] * UP
+        hip = pose[:, e.upper, :3, 3]
+        # the leg may stretch to 99.5 % of its length, or as far as the source itself stretched it
+        reach_src = np.linalg.norm(pose_src[:, e.end, :3, 3] - pose_src[:, e.upper, :3, 3], axis=-1)
+        reach = np.maximum(0.995 * (skeleton.lengths[e.upper] + skeleton.lengths[e.lower]), reach_src)
+        dh = np.linalg.norm((hip - ankle)[:, :2], axis=-1)
+        dv = hip[:, 2] - ankle[:, 2]
+        dv_max = np.sqrt(np.maximum(reach**2 - dh**2, 0.0))
+        drop = np.maximum(drop, np.where(c, dv - dv_max, 0.0))
+    drop = ramp_envelope(drop, ramp)
+    if np.any(drop > 1e-9):
+        m = pose[:, hips].copy()
+        m[:, :3, 3] -= drop[:, None] * UP
+        set_world(skeleton, loc, rot, pose, hips, m, drop > 1e-9, with_location=True)
+
+
+def _place_effector(skeleton, loc, rot, pose, pose_src, e, gap_src, contact, reference, terrain, lb, box_gap_src,
+                    p, ramp, hint, passes: int = 6) -> None:
+    """Contact frames: the end bone (and toe) take the source's orientation, turned as the ground
+    normal turns from reference to terrain, and touch the terrain with the source gap. Other frames:
+    lift the end until every box point of the limb keeps min(source gap, clearance) above the
+    terrain (a few passes: lifting the end raises the bones above it only in part)."""
+    n = pose.shape[0]
+    if np.any(contact):
+        xy = pose[:, e.end, :2, 3]
+        _, n_ref, _ = reference.height(xy)
+        _, n_ter, _ = terrain.height(xy)
+        tilt = tf.quat_to_mat3(tf.rotation_between(n_ref, n_ter))
+        for bone in (e.end, e.tip):
+            if bone < 0:
+                continue
+            m = pose[:, bone].copy()
+            m[:, :3, :3] = tilt @ pose_src[:, bone, :3, :3]
+            set_world(skeleton, loc, rot, pose, bone, m, contact)
+        g, _ = gaps(e.points(skeleton, pose), terrain)
+        dz = np.where(contact, gap_src - g, 0.0)
+        move_end(skeleton, loc, rot, pose, e, dz, contact & (np.abs(dz) > 1e-9), hint)
+    mine = np.isin(lb.bones, _limb_bones(skeleton, e))
+    for _ in range(passes):
+        pts = lb.sample_points(skeleton, pose)[:, mine]
+        gap_now = _point_gaps(pts, terrain, below=False)
+        need = np.minimum(box_gap_src[:, mine], p.clearance_m) - gap_now
+        lift = np.max(np.where(np.isfinite(need), need, 0.0).reshape(n, -1), axis=1)
+        lift = np.where(contact, 0.0, np.maximum(lift, 0.0))
+        if lift.max() < 1e-4:
+            break
+        lift = np.where(contact, 0.0, ramp_envelope(lift, ramp))
+        move_end(skeleton, loc, rot, pose, e, lift, lift > 1e-9, hint)

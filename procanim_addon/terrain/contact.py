@@ -1,0 +1,151 @@
+"""Feet and hands on the ground: contact points, contact frames and the final two-bone IK fix.
+
+An *effector* is a limb's end: a leg (thigh → shin → foot, its contact points the heel, the ball
+and the toe tip) or an arm (upper arm → forearm → hand, its points the wrist and the hand's tip).
+Its *gap* on a surface is the lowest of (point height − surface height under the point); a frame
+of the source is a contact frame when the gap on the reference is under a threshold.
+
+The fix moves the end bone straight up or down by Δz keeping its armature-space orientation; the
+two bones above it follow by analytic two-bone IK in their current bend plane (the knee or elbow
+keeps its side), each turned by the shortest arc so the source's twist is kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import transforms as tf
+from ..ik.two_bone import solve_two_bone
+from ..posing import refresh
+
+UP = np.array([0.0, 0.0, 1.0])
+
+
+@dataclass
+class Effector:
+    """name ('leg.L'…); upper, lower, end: skeleton indices; tip: the toe bone (legs) or −1;
+    heel_local: heel point in the end bone's rest frame (legs) or None."""
+
+    name: str
+    upper: int
+    lower: int
+    end: int
+    tip: int
+    heel_local: np.ndarray | None
+
+    @property
+    def is_leg(self) -> bool:
+        return self.name.startswith("leg")
+
+    def points(self, skeleton, pose: np.ndarray) -> np.ndarray:
+        """Contact points ``(F, P, 3)``: heel, ball, toe tip for a leg; wrist and hand tip for an arm."""
+        tails = skeleton.tails_of(pose)
+        end = pose[:, self.end]
+        pts = [end[:, :3, 3], tails[:, self.end]]
+        if self.heel_local is not None:
+            pts.insert(0, tf.transform_points(end, self.heel_local))
+        if self.tip >= 0:
+            pts.append(tails[:, self.tip])
+        return np.stack(pts, axis=1)
+
+
+def effectors(skeleton, rigmap, hands: bool = True) -> list[Effector]:
+    """The legs (and arms) of a rig that have all three bones."""
+    out = []
+    heads, tails = skeleton.heads, skeleton.tails
+    for side in "LR":
+        kinds = [("leg", "thigh", "shin", "foot", "toe")]
+        if hands:
+            kinds.append(("arm", "upper_arm", "forearm", "hand", None))
+        for kind, a, b, c, d in kinds:
+            names = [rigmap.get(f"{r}.{side}") for r in (a, b, c)]
+            if not all(n and skeleton.has(n) for n in names):
+                continue
+            ia, ib, ic = (skeleton.index(n) for n in names)
+            tip_name = rigmap.get(f"{d}.{side}") if d else None
+            tip = skeleton.index(tip_name) if tip_name and skeleton.has(tip_name) else -1
+            heel = None
+            if kind == "leg":
+                low = [tails[ic, 2]] + ([heads[tip, 2], tails[tip, 2]] if tip >= 0 else [])
+                heel_world = np.array([heads[ic, 0], heads[ic, 1], min(low)])  # under the ankle, at sole level
+                heel = tf.transform_points(np.linalg.inv(skeleton.matrix_local[ic]), heel_world)
+            out.append(Effector(f"{kind}.{side}", ia, ib, ic, tip, heel))
+    return out
+
+
+def gaps(points: np.ndarray, surface, below: bool = False):
+    """Lowest (point height − surface height under it) over the points: ``(F,)`` m, and ``(F,)``
+    whether every point had a surface under it. ``below``: the surface at or below each point
+    (the source on its reference); otherwise the top surface (what a foot must stand on)."""
+    f, n = points.shape[:2]
+    flat = points.reshape(-1, 3)
+    z, _, hit = surface.ray_down(flat) if below else surface.height(flat[:, :2])
+    if below:  # a point under the reference (penetrating): measure to the top instead
+        tz, _, thit = surface.height(flat[:, :2])
+        z = np.where(hit, z, tz)
+        hit = hit | thit
+    g = (flat[:, 2] - z).reshape(f, n)
+    ok = hit.reshape(f, n)
+    return np.where(ok, g, np.inf).min(axis=1), ok.all(axis=1)
+
+
+def ramp_envelope(values: np.ndarray, half_width: int) -> np.ndarray:
+    """Smallest-effort smooth cover of ``values (F,)`` ≥ 0: each value spreads to its neighbours
+    with a smoothstep fall-off over ``half_width`` frames, and the result is the maximum (never less
+    than the input), so lifts and drops start before they are needed and end after."""
+    v = np.maximum(np.asarray(values, float), 0.0)
+    if half_width <= 0 or not np.any(v > 0):
+        return v
+    out = v.copy()
+    for s in range(1, half_width + 1):
+        x = s / (half_width + 1)
+        fall = 1.0 - x * x * (3 - 2 * x)
+        out[s:] = np.maximum(out[s:], v[:-s] * fall)
+        out[:-s] = np.maximum(out[:-s], v[s:] * fall)
+    return out
+
+
+def set_world(skeleton, loc, rot, pose, i: int, matrix: np.ndarray, mask: np.ndarray,
+              with_location: bool = False) -> None:
+    """Give bone ``i`` the armature-space ``matrix`` (F, 4, 4) on frames ``mask``; children follow.
+    Only ``with_location`` writes the location channel (the bone's head moves); otherwise the head
+    stays where its parent puts it and only the rotation changes."""
+    if not np.any(mask):
+        return
+    p = skeleton.parents[i]
+    parent_pose = None if p < 0 else pose[mask, p]
+    basis = skeleton.basis_for(parent_pose, i, matrix[mask])
+    new_loc, new_rot, _ = tf.decompose(basis)
+    rot[mask, i] = new_rot
+    if with_location:
+        loc[mask, i] = new_loc
+    refresh(skeleton, loc, rot, pose, i)
+
+
+def move_end(skeleton, loc, rot, pose, eff: Effector, dz: np.ndarray, mask: np.ndarray, bend_hint=None) -> None:
+    """Move the effector's end bone by ``dz (F,)`` m vertically (orientation kept) on ``mask`` frames,
+    re-solving the two bones above it by two-bone IK in their current bend plane. ``bend_hint``
+    (3,): the side the joint bends to when the limb is nearly straight (knees forward, elbows back)."""
+    if not np.any(mask):
+        return
+    end_before = pose[:, eff.end].copy()
+    root = pose[:, eff.upper, :3, 3]
+    mid = pose[:, eff.lower, :3, 3]
+    target = end_before[:, :3, 3] + dz[:, None] * UP
+    axis = tf.normalize(end_before[:, :3, 3] - root)
+    pole = mid - root - np.sum((mid - root) * axis, axis=-1, keepdims=True) * axis
+    if bend_hint is not None:  # a nearly straight limb has no reliable bend plane of its own
+        pole = pole + 0.01 * skeleton.lengths[eff.upper] * np.asarray(bend_hint, float)
+    la, lb = skeleton.lengths[eff.upper], skeleton.lengths[eff.lower]
+    new_mid, new_end = solve_two_bone(root, target, pole, la, lb)
+    for bone, head, tail in ((eff.upper, root, new_mid), (eff.lower, None, new_end)):
+        m = pose[:, bone].copy()
+        h = m[:, :3, 3] if head is None else head
+        turn = tf.quat_to_mat3(tf.rotation_between(m[:, :3, 1], tail - h))
+        m[:, :3, :3] = turn @ m[:, :3, :3]
+        set_world(skeleton, loc, rot, pose, bone, m, mask)
+    m = end_before.copy()
+    m[:, :3, 3] = pose[:, eff.end, :3, 3]  # where the chain put it; orientation as before
+    set_world(skeleton, loc, rot, pose, eff.end, m, mask)
