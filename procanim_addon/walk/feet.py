@@ -48,6 +48,15 @@ class FootTrack:
     planted: np.ndarray
 
 
+def _envelope(x: np.ndarray, width: int) -> np.ndarray:
+    """A smooth curve ≥ x: running max over ±width samples, blurred, then max with x again."""
+    pad = np.pad(x, width, mode="edge")
+    win = np.lib.stride_tricks.sliding_window_view(pad, 2 * width + 1).max(axis=-1)
+    k = np.hanning(2 * width + 3)[1:-1]
+    k /= k.sum()
+    return np.maximum(np.convolve(np.pad(win, width, mode="edge"), k, mode="valid"), x)
+
+
 def _smooth(u):
     u = np.clip(u, 0.0, 1.0)
     return u * u * (3 - 2 * u)
@@ -86,7 +95,8 @@ class FootModel:
         self.ks = [k for k in range(len(steps)) if steps.side[k] == sign]
         self.th_hs = np.where(steps.on_stairs, 0.0, np.radians(params.heel_strike_deg))
         self.th_ho = np.radians(params.heel_off_deg)
-        self.th_to = np.radians(params.toe_off_deg)
+        # on stairs the push-off is shorter (toe off at most 20°) so the toe clears the next riser
+        self.th_to = np.where(steps.on_stairs, min(np.radians(params.toe_off_deg), np.radians(20.0)), np.radians(params.toe_off_deg))
         self.R_flat = yaw_tilt(steps.heading, char.rest_heading, steps.normal)  # (K, 3, 3)
         self.phase = {k: self._phases(k) for k in self.ks}
         self.apex = {}
@@ -146,7 +156,7 @@ class FootModel:
         if np.any(c):
             u = np.clip((t[c] - t_c) / max(t_d - t_c, 1e-6), 0, 1)
             m0 = 2 * self.th_ho * (t_d - t_c) / max(t_c - t_rise, 1e-6)
-            pitch[c] = _hermite(self.th_ho, m0, self.th_to, (self.th_to - self.th_ho), u)
+            pitch[c] = _hermite(self.th_ho, m0, self.th_to[k], (self.th_to[k] - self.th_ho), u)
             toe_pitch[c] = pitch[c] - self.th_ho
         Rf = R @ pitch_rot(self.left, pitch)
         Rt = R @ pitch_rot(self.left, toe_pitch)
@@ -196,7 +206,13 @@ class FootModel:
         B = (th1 - th0 * np.cos(w * dur)) / sw if abs(sw) > 1e-3 else 0.0
         th = th0 * np.cos(w * r * dur) + B * np.sin(w * r * dur)
         ph = np.dot(hip(t) - A0[:2], cdir)
-        along = np.clip(ph + l_leg * np.sin(th), -0.2 * clen, 1.2 * clen) if clen > 1e-6 else np.zeros_like(r)
+        if self.steps.on_stairs[k] or self.steps.on_stairs[k2]:
+            # stairs: lift first, travel, then set the foot down (no sweeping across a riser)
+            along = clen * _smooth((r - 0.2) / 0.65)
+        elif clen > 1e-6:
+            along = np.maximum.accumulate(np.clip(ph + l_leg * np.sin(th), 0.0, clen))
+        else:
+            along = np.zeros_like(r)
         # blend onto the chord's lateral line with an ease so the ends stay exact
         xy = A0[:2] + np.outer(along, cdir) if clen > 1e-6 else np.tile(A0[:2], (len(r), 1))
         # pitch/heading/toe eased between the end states
@@ -204,8 +220,9 @@ class FootModel:
         e = _smooth(r)
         hd = st.heading[k] + e * (st.heading[k2] - st.heading[k])
         nrm = tf.normalize(st.normal[k] * (1 - e)[:, None] + st.normal[k2] * e[:, None])
-        pitch = self.th_to + e * (-self.th_hs[k2] - self.th_to)
-        toe_bend = self.th_ho * (1 - e)  # toe bend relative to the foot, from θ_ho at toe off to 0
+        ep = self._level(k, r)
+        pitch = self.th_to[k] + ep * (-self.th_hs[k2] - self.th_to[k])
+        toe_bend = self.th_ho * (1 - ep)  # toe bend relative to the foot, from θ_ho at toe off to 0
         Rb = yaw_tilt(hd, self.char.rest_heading, nrm)
         Rf = Rb @ pitch_rot(self.left, pitch)
         Rt = Rb @ pitch_rot(self.left, pitch - toe_bend)
@@ -216,30 +233,48 @@ class FootModel:
         ra = 0.45
         apex = max(z0, z1) + self.p.clearance_m + 0.02
         pts_rest = np.stack([self.geo.heel, self.joint_rest, self.geo.tip])
-        chk = np.linspace(0.0, 1.0, 41)
+        chk = np.linspace(0.0, 1.0, 161)
         xy_c = np.stack([np.interp(chk, r, xy[:, 0]), np.interp(chk, r, xy[:, 1])], axis=-1) if len(r) > 1 else np.tile(xy[0], (len(chk), 1))
         e_c = _smooth(chk)
         hd_c = st.heading[k] + e_c * (st.heading[k2] - st.heading[k])
         n_c = tf.normalize(st.normal[k] * (1 - e_c)[:, None] + st.normal[k2] * e_c[:, None])
-        Rf_c = yaw_tilt(hd_c, self.char.rest_heading, n_c) @ pitch_rot(self.left, self.th_to + e_c * (-self.th_hs[k2] - self.th_to))
+        Rf_c = yaw_tilt(hd_c, self.char.rest_heading, n_c) @ pitch_rot(self.left, self.th_to[k] + self._level(k, chk) * (-self.th_hs[k2] - self.th_to[k]))
         offs = np.einsum("nij,pj->npi", Rf_c, pts_rest - self.geo.ankle)
         sole_xy = xy_c[:, None, :] + offs[..., :2]
-        gz, _, hit = self.ground.height(sole_xy.reshape(-1, 2))
-        ground_z = np.where(hit, gz, -np.inf).reshape(len(chk), 3)
-        for _ in range(6):
+        # the highest ground within 5 mm along the chord: step edges between samples count
+        ground_z = np.full(sole_xy.shape[:2], -np.inf)
+        for shift in (-0.005, 0.0, 0.005):
+            gz, _, hit = self.ground.height((sole_xy + shift * cdir).reshape(-1, 2))
+            ground_z = np.maximum(ground_z, np.where(hit, gz, -np.inf).reshape(sole_xy.shape[:2]))
+        # full clearance mid-swing, tapering to touching at toe off and heel strike
+        wanted = self.p.clearance_m * np.clip((np.minimum(chk, 1 - chk) - 0.05) / 0.2, 0.0, 1.0)
+        outer = (chk > 0.05) & (chk < 0.95)
+        cap = max(z0, z1) + 0.25 * l_leg
+        lift = np.zeros_like(chk)
+        for it in range(4):
             zc = self._two_cubics(chk, z0, m0, apex, z1, m1, ra)
-            sole_z = zc[:, None] + offs[..., 2]
-            gap = sole_z - ground_z
-            inner = (chk > 0.15) & (chk < 0.85)
-            outer = (chk > 0.03) & (chk < 0.97)
-            need = max(self.p.clearance_m - gap[inner].min(), -gap[outer].min(), 0.0)
+            deficit = np.max(wanted[:, None] + ground_z - (zc[:, None] + offs[..., 2]), axis=1)
+            deficit = np.where(outer, np.maximum(deficit, 0.0), 0.0)
+            need = float(deficit.max())
             if need <= 1e-4:
                 break
-            apex += need * 1.2 + 0.003
+            if it < 3 and apex < cap:
+                apex = min(apex + need, cap)  # first raise the apex of the two cubics …
+                continue
+            # … then lift locally where a nosing is still in the way (a smooth envelope)
+            lift = _envelope(deficit, 10) * _smooth(chk / 0.2) * _smooth((1 - chk) / 0.2)
         self.apex[k] = apex
-        z = self._two_cubics(r, z0, m0, apex, z1, m1, ra)
+        z = self._two_cubics(r, z0, m0, apex, z1, m1, ra) + np.interp(r, chk, lift)
         ankle = np.concatenate([xy, z[:, None]], axis=-1)
         return ankle, Rf, Rt
+
+    def _level(self, k, r):
+        """0 → 1 over the swing: how far the foot's pitch has gone from toe off to heel strike.
+        On stairs the foot keeps its toe-off pitch while it lifts (to r = 0.2), then levels by 0.6;
+        elsewhere it levels by 60 % of the swing."""
+        if self.steps.on_stairs[k] or self.steps.on_stairs[k + 2]:
+            return _smooth((r - 0.2) / 0.4)
+        return _smooth(r / 0.6)
 
     @staticmethod
     def _two_cubics(r, z0, m0, apex, z1, m1, ra):

@@ -172,6 +172,9 @@ def divide_path(
             if a > cur + w_max:
                 break
             cand = min(b, max(a, cur + stride))
+            if jj + 1 < len(allowed) and b - a < 0.5 * stride:
+                # a stair tread: stand in its middle when that is within reach (room at both edges)
+                cand = min(0.5 * (a + b), cur + w_max)
             if abs(z_at(cand) - z_at(cur)) <= max_step_height + 1e-6:
                 best = (jj, cand)
         if best is None:
