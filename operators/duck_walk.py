@@ -7,7 +7,7 @@ from bpy.props import EnumProperty, FloatProperty, IntProperty, StringProperty
 
 from ..procanim_addon.duck import PRESETS, DuckParams, generate_duck_walk
 from ..procanim_addon.errors import InputError
-from .base import GeneratorMixin
+from .base import GeneratorMixin, Job
 from .bridge import read_rigmap, read_skeleton, resolve_armature
 
 _D = DuckParams()
@@ -44,7 +44,7 @@ class PROCANIM_OT_duck_walk(GeneratorMixin, bpy.types.Operator):
         items=[("PLANTED", "Planted", "No foot sliding"), ("ARTICLE", "Article", "The article's formulas verbatim")],
     )
 
-    def generate(self, context):
+    def prepare(self, context) -> Job:
         obj = resolve_armature(self.armature, context)
         values = (self.amplitude, self.speed, self.weight, self.direction)
         if self.preset != "CUSTOM":
@@ -57,7 +57,7 @@ class PROCANIM_OT_duck_walk(GeneratorMixin, bpy.types.Operator):
             raise InputError(
                 f"No bone roles could be found on '{obj.name}'; use Detect Roles or assign them in the Character panel."
             )
-        return [(obj, generate_duck_walk(skeleton, rigmap, params))]
+        return Job([obj], lambda progress: [generate_duck_walk(skeleton, rigmap, params)])
 
 
 classes = (PROCANIM_OT_duck_walk,)
