@@ -1,13 +1,17 @@
-"""Reading the scene into engine inputs (armature → Skeleton and RigMap). No motion here."""
+"""Reading the scene into engine inputs, in the armature's space: armature → Skeleton and RigMap,
+curve → polyline, mesh → triangles, action → Clip. No motion is computed here."""
 
 from __future__ import annotations
 
 import bpy
 import numpy as np
 
+from ..procanim_addon import transforms as tf
+from ..procanim_addon.clip import Clip
 from ..procanim_addon.errors import InputError
 from ..procanim_addon.rig_roles import ROLES, RigMap, chain_between, detect
 from ..procanim_addon.skeleton import Skeleton
+from .compat import action_fcurves
 
 
 def resolve_armature(name: str, context) -> bpy.types.Object:
@@ -91,3 +95,144 @@ def store_rigmap(obj, rigmap: RigMap) -> None:
         item = coll.add()
         item.role = role
         item.bone = rigmap.get(role) or ""
+
+
+# ----------------------------------------------------------------------------- other scene inputs
+
+
+def _to_armature_space(armature, world_to_points: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Points given in an object's space → the armature's space (metres)."""
+    m = np.linalg.inv(np.array(armature.matrix_world, dtype=float)) @ world_to_points
+    return points @ m[:3, :3].T + m[:3, 3]
+
+
+def read_curve_polyline(curve_obj, armature, depsgraph) -> np.ndarray:
+    """The evaluated curve (modifiers, world transform) as a polyline ``(N, 3)`` in armature space.
+
+    The first spline is used; its points are in path order. Raises InputError for a non-curve or a
+    curve with no length.
+    """
+    if curve_obj.type != "CURVE":
+        raise InputError(f"'{curve_obj.name}' is a {curve_obj.type.lower()}; the path must be a curve object.")
+    evaluated = curve_obj.evaluated_get(depsgraph)
+    mesh = evaluated.to_mesh()
+    try:
+        n = len(mesh.vertices) if mesh is not None else 0
+        if n < 2 or len(mesh.edges) == 0:
+            raise InputError(f"The curve '{curve_obj.name}' has no length.")
+        co = np.empty(n * 3)
+        mesh.vertices.foreach_get("co", co)
+        edges = np.empty(len(mesh.edges) * 2, dtype=np.int32)
+        mesh.edges.foreach_get("vertices", edges)
+        order = _walk_first_chain(n, edges.reshape(-1, 2))
+        points = co.reshape(n, 3)[order]
+        world = np.array(evaluated.matrix_world, dtype=float)
+    finally:
+        evaluated.to_mesh_clear()
+    points = _to_armature_space(armature, world, points)
+    if np.sum(np.linalg.norm(np.diff(points, axis=0), axis=1)) < 1e-6:
+        raise InputError(f"The curve '{curve_obj.name}' has no length.")
+    return points
+
+
+def _walk_first_chain(n: int, edges: np.ndarray) -> list[int]:
+    """Vertex indices along the connected chain that holds vertex 0 (from an end if it has one)."""
+    adjacent: list[list[int]] = [[] for _ in range(n)]
+    for a, b in edges:
+        adjacent[a].append(int(b))
+        adjacent[b].append(int(a))
+    component, stack = set(), [0]
+    while stack:
+        v = stack.pop()
+        if v not in component:
+            component.add(v)
+            stack.extend(adjacent[v])
+    ends = sorted(v for v in component if len(adjacent[v]) == 1)
+    start = ends[0] if ends else min(component)
+    order, seen, cur = [start], {start}, start
+    while True:
+        nxt = [v for v in adjacent[cur] if v not in seen]
+        if not nxt:
+            break
+        cur = nxt[0]
+        order.append(cur)
+        seen.add(cur)
+    return order
+
+
+def read_mesh_triangles(mesh_obj, armature, depsgraph, what: str = "ground"):
+    """The evaluated mesh as ``(vertices (V, 3), triangles (T, 3))`` in armature space.
+
+    Raises InputError for a non-mesh or a mesh with no faces.
+    """
+    if mesh_obj.type != "MESH":
+        raise InputError(f"'{mesh_obj.name}' is a {mesh_obj.type.lower()}; the {what} must be a mesh object.")
+    evaluated = mesh_obj.evaluated_get(depsgraph)
+    mesh = evaluated.to_mesh()
+    try:
+        mesh.calc_loop_triangles()
+        nt = len(mesh.loop_triangles)
+        if nt == 0:
+            raise InputError(f"The {what} '{mesh_obj.name}' has no faces.")
+        co = np.empty(len(mesh.vertices) * 3)
+        mesh.vertices.foreach_get("co", co)
+        tris = np.empty(nt * 3, dtype=np.int32)
+        mesh.loop_triangles.foreach_get("vertices", tris)
+        world = np.array(evaluated.matrix_world, dtype=float)
+    finally:
+        evaluated.to_mesh_clear()
+    verts = _to_armature_space(armature, world, co.reshape(-1, 3))
+    if not np.all(np.isfinite(verts)):
+        raise InputError(f"The {what} '{mesh_obj.name}' has invalid vertex coordinates.")
+    return verts, tris.reshape(-1, 3)
+
+
+def read_action_clip(obj, skeleton: Skeleton, frame_start: int, frame_end: int) -> Clip:
+    """Sample the armature's active action into a Clip (one frame per integer frame).
+
+    F-curves are evaluated directly (``fcurve.evaluate``), never through ``frame_set``; each bone's
+    rotation mode is converted to quaternions; channels with no F-curve keep the pose bone's value.
+    """
+    ad = obj.animation_data
+    action = ad.action if ad else None
+    if action is None:
+        raise InputError(f"'{obj.name}' has no action to adapt.")
+    fcurves = {(fc.data_path, fc.array_index): fc for fc in action_fcurves(action, obj)}
+    if not fcurves:
+        raise InputError(f"The action '{action.name}' on '{obj.name}' has no keys.")
+    lo, hi = action.frame_range
+    if frame_end <= frame_start or frame_start < lo - 1e-6 or frame_end > hi + 1e-6:
+        raise InputError(f"Frames {frame_start}–{frame_end} are outside the action '{action.name}' ({lo:g}–{hi:g}).")
+    frames = np.arange(frame_start, frame_end + 1, dtype=float)
+    nf, nb = len(frames), len(skeleton)
+    locations = np.zeros((nf, nb, 3))
+    rotations = np.zeros((nf, nb, 4))
+    for i, name in enumerate(skeleton.names):
+        pb = obj.pose.bones[name]
+        base = f'pose.bones["{name}"].'
+
+        def channel(path, count, current):
+            out = np.empty((nf, count))
+            for k in range(count):
+                fc = fcurves.get((base + path, k))
+                out[:, k] = [fc.evaluate(f) for f in frames] if fc is not None else current[k]
+            return out
+
+        locations[:, i] = channel("location", 3, pb.location)
+        mode = pb.rotation_mode
+        if mode == "QUATERNION":
+            rotations[:, i] = tf.quat_normalize(channel("rotation_quaternion", 4, pb.rotation_quaternion))
+        elif mode == "AXIS_ANGLE":
+            aa = channel("rotation_axis_angle", 4, pb.rotation_axis_angle)
+            rotations[:, i] = tf.quat_from_axis_angle(aa[:, 1:], aa[:, 0])
+        else:
+            eul = channel("rotation_euler", 3, pb.rotation_euler)
+            rotations[:, i] = tf.mat3_to_quat(tf.euler_to_mat3(eul, mode))
+    return Clip(list(skeleton.names), frames, obj_fps(obj), locations, rotations, generator="source")
+
+
+def obj_fps(obj) -> float:
+    """Frames per second of the scene the object is in (the first one)."""
+    scenes = getattr(obj, "users_scene", ()) or (bpy.context.scene,)
+    r = scenes[0].render
+    return float(r.fps) / float(r.fps_base or 1.0)

@@ -1,0 +1,91 @@
+"""Reading the scene into engine inputs: curves, meshes and actions, in the armature's space."""
+
+from __future__ import annotations
+
+import importlib
+
+import bpy
+import harness
+import numpy as np
+import pytest
+
+
+@pytest.fixture
+def bridge(procanim_extension):
+    return importlib.import_module(f"{procanim_extension.module}.operators.bridge")
+
+
+@pytest.fixture
+def errors(procanim_extension):
+    return importlib.import_module(f"{procanim_extension.module}.procanim_addon.errors")
+
+
+def _armature_at(location):
+    bpy.ops.procanim.add_human(name="Walker", location=location)
+    return bpy.data.objects["Walker"]
+
+
+def test_curve_polyline_in_armature_space_in_path_order(bridge):
+    arm = _armature_at((1.0, 2.0, 0.0))
+    bpy.ops.curve.primitive_bezier_curve_add(location=(0, 0, 0))
+    curve = bpy.context.object
+    curve.location = (3.0, 0.0, 0.5)
+    pts = bridge.read_curve_polyline(curve, arm, bpy.context.evaluated_depsgraph_get())
+    spline = curve.data.splines[0]
+    first = np.array(spline.bezier_points[0].co) + [3.0, 0.0, 0.5] - [1.0, 2.0, 0.0]
+    last = np.array(spline.bezier_points[-1].co) + [3.0, 0.0, 0.5] - [1.0, 2.0, 0.0]
+    np.testing.assert_allclose(pts[0], first, atol=1e-5)
+    np.testing.assert_allclose(pts[-1], last, atol=1e-5)
+    steps = np.linalg.norm(np.diff(pts, axis=0), axis=1)
+    assert steps.max() < 0.5 and steps.min() > 0, "ordered, no jumps back and forth"
+
+
+def test_non_curve_and_empty_curve_are_refused(bridge, errors):
+    arm = _armature_at((0, 0, 0))
+    dg = bpy.context.evaluated_depsgraph_get()
+    with pytest.raises(errors.InputError, match="must be a curve"):
+        bridge.read_curve_polyline(arm, arm, dg)
+    empty = bpy.data.objects.new("Empty curve", bpy.data.curves.new("Empty curve", "CURVE"))
+    bpy.context.collection.objects.link(empty)
+    with pytest.raises(errors.InputError, match="no length"):
+        bridge.read_curve_polyline(empty, arm, bpy.context.evaluated_depsgraph_get())
+
+
+def test_mesh_triangles_in_armature_space_and_faceless_mesh_refused(bridge, errors):
+    arm = _armature_at((0.0, 0.0, 1.0))
+    bpy.ops.mesh.primitive_plane_add(size=2.0, location=(0, 0, 0.25))
+    plane = bpy.context.object
+    verts, tris = bridge.read_mesh_triangles(plane, arm, bpy.context.evaluated_depsgraph_get())
+    assert tris.shape == (2, 3)
+    np.testing.assert_allclose(verts[:, 2], -0.75, atol=1e-6)
+    me = bpy.data.meshes.new("points")
+    me.from_pydata([(0, 0, 0), (1, 0, 0)], [(0, 1)], [])
+    ob = bpy.data.objects.new("points", me)
+    bpy.context.collection.objects.link(ob)
+    with pytest.raises(errors.InputError, match="no faces"):
+        bridge.read_mesh_triangles(ob, arm, bpy.context.evaluated_depsgraph_get())
+
+
+def test_action_clip_reproduces_the_evaluated_pose(bridge, procanim_extension):
+    bpy.ops.procanim.add_duck(name="Duck")
+    duck = bpy.data.objects["Duck"]
+    duck.pose.bones["hips"].rotation_mode = "ZXY"
+    assert bpy.ops.procanim.duck_walk(armature="Duck", direction=8.0, frame_end=40) == {"FINISHED"}
+    sk = bridge.read_skeleton(duck)
+    clip = bridge.read_action_clip(duck, sk, 0, 40)
+    pose = sk.fk(clip.locations, clip.rotations)
+    for f in (0, 7, 23, 40):
+        evaluated = harness.evaluated_pose(duck, f)
+        for i, name in enumerate(sk.names):
+            np.testing.assert_allclose(pose[f, i], evaluated[name], atol=1e-5)
+
+
+def test_action_range_and_missing_action_are_refused(bridge, errors):
+    bpy.ops.procanim.add_duck(name="Duck")
+    duck = bpy.data.objects["Duck"]
+    sk = bridge.read_skeleton(duck)
+    with pytest.raises(errors.InputError, match="no action"):
+        bridge.read_action_clip(duck, sk, 0, 10)
+    bpy.ops.procanim.duck_walk(armature="Duck", frame_end=30)
+    with pytest.raises(errors.InputError, match="outside the action"):
+        bridge.read_action_clip(duck, sk, 0, 90)
