@@ -211,7 +211,7 @@ def read_action_clip(obj, skeleton: Skeleton, frame_start: int, frame_end: int) 
         pb = obj.pose.bones[name]
         base = f'pose.bones["{name}"].'
 
-        def channel(path, count, current):
+        def channel(path, count, current, base=base):
             out = np.empty((nf, count))
             for k in range(count):
                 fc = fcurves.get((base + path, k))
