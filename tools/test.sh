@@ -105,10 +105,10 @@ skip_stage() {
 
 summary() {
   banner "ProcAnim test summary"
-  printf '%-22s %-20s %7s %7s %8s %9s\n' stage result passed failed skipped seconds
+  printf '%-16s %-34s %7s %7s %8s %8s\n' stage result passed failed skipped seconds
   local i
   for i in "${!STAGES[@]}"; do
-    printf '%-22s %-20s %7s %7s %8s %9s\n' "${STAGES[$i]}" "${RESULTS[$i]}" "${PASSED[$i]}" "${FAILED[$i]}" \
+    printf '%-16s %-34s %7s %7s %8s %8s\n' "${STAGES[$i]}" "${RESULTS[$i]}" "${PASSED[$i]}" "${FAILED[$i]}" \
       "${SKIPPED[$i]}" "${TIMES[$i]}"
   done
   printf 'logs: %s\n' "$LOGS"
