@@ -24,6 +24,7 @@ from ..procanim_addon.clip import Clip
 from ..procanim_addon.errors import InputError
 from ..procanim_addon.progress import Cancelled, Progress
 from .bake import bake_clip
+from .bridge import constrained_bones
 
 
 @dataclass
@@ -51,6 +52,14 @@ class GeneratorMixin:
             clip.metrics["generate_ms"] = seconds * 1000.0
             bake_clip(obj, clip)
         self.after_bake(context, job, clips)
+        for obj, clip in zip(job.targets, clips):
+            driven = constrained_bones(obj, clip.keyed_bones())
+            if driven:
+                self.report(
+                    {"WARNING"},
+                    f"{obj.name}: keyed bones driven by constraints (their keys may not show): "
+                    f"{', '.join(driven[:8])}{' …' if len(driven) > 8 else ''}",
+                )
         names = ", ".join(obj.name for obj in job.targets)
         self.report(
             {"INFO"},

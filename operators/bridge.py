@@ -87,6 +87,16 @@ def read_rigmap(obj) -> RigMap:
     return rm
 
 
+def constrained_bones(obj, names) -> list[str]:
+    """Those of ``names`` whose pose bone has an enabled constraint (its keys may be overridden)."""
+    out = []
+    for name in names:
+        pb = obj.pose.bones.get(name)
+        if pb is not None and any(c.enabled and c.influence > 0 for c in pb.constraints):
+            out.append(name)
+    return out
+
+
 def store_rigmap(obj, rigmap: RigMap) -> None:
     """Write the role map onto the armature data, where the Character panel edits it."""
     coll = obj.data.procanim_roles

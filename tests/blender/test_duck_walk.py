@@ -270,3 +270,15 @@ def test_emotion_buttons_set_the_article_values():
     assert bpy.ops.procanim.duck_emotion(preset="HAPPY_WANDERING") == {"FINISHED"}
     s = bpy.context.scene.procanim.duck
     assert (s.amplitude, s.speed, s.weight, s.direction) == (7.0, 5.0, 1.0, 5.0)
+
+
+def test_keyed_bones_driven_by_constraints_are_named(capfd):
+    duck = add_duck()
+    con = duck.pose.bones["shin.L"].constraints.new("COPY_ROTATION")
+    con.target = duck
+    con.subtarget = "hips"
+    capfd.readouterr()
+    assert bpy.ops.procanim.duck_walk(armature=duck.name) == {"FINISHED"}
+    out = capfd.readouterr().out  # Blender prints operator reports in background mode
+    assert "driven by constraints" in out and "shin.L" in out
+    assert "shin.R" not in out.split("driven by constraints")[1]
