@@ -1,0 +1,224 @@
+"""The path walk end to end, measured on the FK of the generated clip (not on the plan).
+
+Contact is judged from the posed sole alone: a sole point within 3 mm of the ground bears weight.
+"""
+
+import numpy as np
+import pytest
+
+from procanim_addon import transforms as tf
+from procanim_addon.errors import InputError, MissingRoles
+from procanim_addon.ground import FlatGround, StairsGround
+from procanim_addon.rig_roles import RigMap
+from procanim_addon.rigs import human_skeleton
+from procanim_addon.skeleton import Skeleton
+from procanim_addon.walk import PathWalkParams, generate_path_walk
+from procanim_addon.walk.character import read_character
+from procanim_addon.walk.metrics import sole_points
+from procanim_addon.walk.path import deviation_from_polyline
+
+S_CURVE = np.stack([1.5 * np.sin(np.linspace(0, 2 * np.pi, 200)), np.linspace(0, -10, 200), np.zeros(200)], -1)
+STAIRS = StairsGround(start=1.5, tread=0.30, riser=0.16, steps_up=5, landing=1.0, steps_down=5)
+STRAIGHT = np.array([[0.0, 0.0, 0.0], [0.0, -7.0, 0.0]])
+
+
+@pytest.fixture(scope="module")
+def human():
+    return human_skeleton()
+
+
+@pytest.fixture(scope="module")
+def walks(human):
+    sk, rm = human
+    return {
+        "s_curve": (generate_path_walk(sk, rm, S_CURVE, FlatGround(), PathWalkParams()), FlatGround(), S_CURVE),
+        "stairs": (generate_path_walk(sk, rm, STRAIGHT, STAIRS, PathWalkParams()), STAIRS, STRAIGHT),
+    }
+
+
+def _soles(human, clip):
+    sk, rm = human
+    char = read_character(sk, rm)
+    pose = sk.fk(clip.locations, clip.rotations)
+    return pose, char, {s: sole_points(sk, pose, char, s) for s in "LR"}
+
+
+@pytest.mark.parametrize("name", ["s_curve", "stairs"])
+def test_clip_is_well_formed(walks, human, name):
+    clip = walks[name][0]
+    sk, _ = human
+    assert clip.is_finite()
+    assert clip.rotations.shape == (clip.frame_count, len(sk), 4)
+    assert np.allclose(np.linalg.norm(clip.rotations, axis=-1), 1.0)
+    assert clip.frames[0] == 1 and np.all(np.diff(clip.frames) == 1)
+    assert clip.key_location[sk.index("root")] and clip.key_rotation[sk.index("thigh.L")]
+
+
+@pytest.mark.parametrize("name", ["s_curve", "stairs"])
+def test_stance_foot_does_not_slide(walks, human, name):
+    clip, ground, _ = walks[name]
+    _, _, soles = _soles(human, clip)
+    speeds = []
+    for pts in soles.values():
+        z, _, _ = ground.height(pts.reshape(-1, 3)[:, :2])
+        on = np.abs(pts[..., 2] - z.reshape(pts.shape[:2])) < 0.003  # (F, 3) sole point touching
+        both = on[1:] & on[:-1]
+        v = np.linalg.norm(np.diff(pts[..., :2], axis=0), axis=-1) * clip.fps
+        speeds.append(v[both])
+    v = np.concatenate(speeds) * 100  # cm/s
+    assert v.size > 100
+    assert v.mean() < 1.0 and np.percentile(v, 95) < 5.0
+
+
+@pytest.mark.parametrize("name", ["s_curve", "stairs"])
+def test_no_foot_below_the_ground(walks, human, name):
+    clip, ground, _ = walks[name]
+    _, _, soles = _soles(human, clip)
+    for pts in soles.values():
+        z, _, _ = ground.height(pts.reshape(-1, 3)[:, :2])
+        assert np.max(z - pts.reshape(-1, 3)[:, 2]) < 0.005
+
+
+def test_every_footstep_on_stairs_lies_on_one_tread(walks, human):
+    clip, ground, _ = walks["stairs"]
+    _, _, soles = _soles(human, clip)
+    for pts in soles.values():
+        z, _, _ = ground.height(pts.reshape(-1, 3)[:, :2])
+        flat = np.all(np.abs(pts[..., 2] - z.reshape(pts.shape[:2])) < 0.003, axis=1)  # whole sole down
+        assert flat.sum() > 20
+        s_heel = ground.distance(pts[flat, 0, :2])
+        s_tip = ground.distance(pts[flat, 2, :2])
+        for a, b in zip(s_heel, s_tip):
+            lo, hi = min(a, b), max(a, b)
+            assert not np.any((ground.edges > lo) & (ground.edges < hi)), "a foot straddles a stair edge"
+    # the walker went up and came down: the pelvis rose by the flight's height on the landing
+    sk, _ = human
+    pose = sk.fk(clip.locations, clip.rotations)
+    hips_z = pose[:, sk.index("hips"), 2, 3]
+    assert hips_z.max() - hips_z[0] > 5 * 0.16 - 0.15
+    assert abs(hips_z[-1] - hips_z[0]) < 0.01
+
+
+@pytest.mark.parametrize("name", ["s_curve", "stairs"])
+def test_character_follows_the_path(walks, human, name):
+    clip, _, pts = walks[name]
+    sk, _ = human
+    pose = sk.fk(clip.locations, clip.rotations)
+    hips = pose[:, sk.index("hips"), :3, 3]
+    dev = deviation_from_polyline(hips, pts)
+    assert dev.mean() < 0.05 and dev.max() < 0.10
+    # it starts at the path's start and ends at its end
+    assert np.linalg.norm(hips[0, :2] - pts[0, :2]) < 0.05
+    assert np.linalg.norm(hips[-1, :2] - pts[-1, :2]) < 0.05
+
+
+def test_heading_follows_the_path_tangent(walks, human):
+    clip, _, pts = walks["s_curve"]
+    sk, rm = human
+    char = read_character(sk, rm)
+    pose = sk.fk(clip.locations, clip.rotations)
+    hi = sk.index("hips")
+    fwd = np.einsum("fij,j->fi", pose[:, hi, :3, :3] @ sk.matrix_local[hi][:3, :3].T, char.forward)
+    hips = pose[:, hi, :3, 3]
+    seg = np.diff(pts[:, :2], axis=0)
+    errs = []
+    for f in range(0, clip.frame_count, 3):
+        j = int(np.argmin(np.linalg.norm(pts[:-1, :2] - hips[f, :2], axis=-1)))
+        t = seg[j] / np.linalg.norm(seg[j])
+        errs.append(np.degrees(abs(np.arctan2(t[0] * fwd[f, 1] - t[1] * fwd[f, 0], t @ fwd[f, :2]))))
+    errs = np.array(errs)
+    assert np.mean(errs) < 8.0 and np.max(errs) < 25.0
+
+
+@pytest.mark.parametrize("name", ["s_curve", "stairs"])
+def test_no_frame_to_frame_pops(walks, name):
+    """A pop is one frame whose rotation step stands out from both neighbours."""
+    clip = walks[name][0]
+    q = clip.rotations
+    d = np.degrees(2 * np.arccos(np.clip(np.abs(np.sum(q[1:] * q[:-1], axis=-1)), 0, 1)))  # (F-1, B)
+    assert d.max() < 40.0
+    spike = d[1:-1] - np.maximum(d[:-2], d[2:])
+    assert spike.max() < 15.0
+
+
+def test_com_travels_a_few_centimetres_vertically_on_flat_ground(walks):
+    m = walks["s_curve"][0].metrics
+    assert 2.0 <= m["com_vertical_travel_cm"] <= 6.0
+
+
+def test_metrics_are_reported(walks):
+    m = walks["stairs"][0].metrics
+    for key in ("skate_mean_cm_s", "skate_p95_cm_s", "penetration_max_cm", "pelvis_deviation_mean_cm",
+                "step_count", "cadence_spm", "com_vertical_travel_cm"):
+        assert key in m
+    assert m["cadence_spm"] == pytest.approx(100.0, rel=1e-6)
+    assert m["step_count"] >= 14
+
+
+def test_faster_cadence_makes_a_shorter_clip(human):
+    sk, rm = human
+    slow = generate_path_walk(sk, rm, STRAIGHT, FlatGround(), PathWalkParams(cadence_spm=90))
+    fast = generate_path_walk(sk, rm, STRAIGHT, FlatGround(), PathWalkParams(cadence_spm=120))
+    assert fast.frame_count < slow.frame_count
+    assert fast.metrics["cadence_spm"] == pytest.approx(120.0)
+
+
+def test_object_root_motion_moves_the_object_and_keeps_the_bones_near_home(human):
+    sk, rm = human
+    clip = generate_path_walk(sk, rm, STRAIGHT, FlatGround(), PathWalkParams(root_motion="OBJECT"))
+    assert clip.object_locations is not None and clip.object_rotations is not None
+    assert clip.object_locations[-1, 1] < -6.5  # the object walked the path (−y)
+    pose = sk.fk(clip.locations, clip.rotations)
+    assert np.abs(pose[:, sk.index("hips"), 1, 3]).max() < 0.2
+    assert clip.metrics["skate_mean_cm_s"] < 1.0
+
+
+def _rig_without_root(sk):
+    keep = [i for i, n in enumerate(sk.names) if n != "root"]
+    bones = []
+    for i in keep:
+        p = sk.parents[i]
+        bones.append({"name": sk.names[i], "parent": sk.names[p] if p >= 0 and sk.names[p] != "root" else None,
+                      "matrix_local": sk.matrix_local[i], "length": sk.lengths[i]})
+    return Skeleton.from_bones(bones)
+
+
+def test_a_rig_without_root_walks_with_its_hips(human):
+    sk, rm = human
+    sk2 = _rig_without_root(sk)
+    rm2 = RigMap({k: v for k, v in rm.roles.items() if k != "root"}, spine_bones=list(rm.spine))
+    clip = generate_path_walk(sk2, rm2, STRAIGHT, FlatGround(), PathWalkParams())
+    pose = sk2.fk(clip.locations, clip.rotations)
+    assert pose[-1, sk2.index("hips"), 1, 3] < -6.5
+    assert clip.metrics["skate_mean_cm_s"] < 1.0
+
+
+def test_bad_input_is_refused_with_a_message(human):
+    sk, rm = human
+    with pytest.raises(InputError, match="no horizontal length"):
+        generate_path_walk(sk, rm, np.array([[0, 0, 0], [0, 0, 1.0]]), None, PathWalkParams())
+    with pytest.raises(InputError, match="too steep"):
+        generate_path_walk(sk, rm, np.array([[0, 0, 0], [0, -1, 0], [0, -1.3, 3], [0, -3, 3]]), None, PathWalkParams())
+    with pytest.raises(InputError, match="cadence"):
+        generate_path_walk(sk, rm, STRAIGHT, None, PathWalkParams(cadence_spm=5))
+    with pytest.raises(InputError, match="leaves the ground"):
+        from procanim_addon.ground import HeightFieldGround
+        generate_path_walk(sk, rm, STRAIGHT, HeightFieldGround((-1, -2), 0.5, np.zeros((5, 5))), PathWalkParams())
+    legless = RigMap({k: v for k, v in rm.roles.items() if not k.startswith("shin")})
+    with pytest.raises(MissingRoles, match="shin"):
+        generate_path_walk(sk, legless, STRAIGHT, None, PathWalkParams())
+
+
+def test_walk_without_a_ground_uses_the_curve_height(human):
+    sk, rm = human
+    raised = STRAIGHT + np.array([0.0, 0.0, 2.0])
+    clip = generate_path_walk(sk, rm, raised, None, PathWalkParams())
+    pose = sk.fk(clip.locations, clip.rotations)
+    assert pose[0, sk.index("hips"), 2, 3] == pytest.approx(2.0 + 0.92, abs=0.03)
+    assert clip.metrics["penetration_max_cm"] < 0.5
+
+
+def test_quaternions_are_continuous(walks):
+    q = walks["s_curve"][0].rotations
+    assert np.all(np.sum(q[1:] * q[:-1], axis=-1) > 0)
+    assert tf.quat_normalize(q).shape == q.shape
