@@ -1,14 +1,17 @@
-"""ProcAnim demo: three ducks with the article's emotion presets walk side by side.
+"""ProcAnim demo: every generator's scene in ``out/demo.blend`` and a Workbench contact sheet each.
 
 Run by ``bash tools/demo.sh`` (which provisions the bpy 5.0.1 venv). Builds the extension zip with
-Blender's own builder, installs and enables it as Install from Disk would, builds the scene with the
-public operators (exactly what a pipeline script would call), saves ``out/demo.blend`` and renders a
-Workbench contact sheet to ``out/demo_contact_sheet.png`` (copied to ``docs/`` for the README).
+Blender's own builder, installs and enables it as Install from Disk would, then builds one Scene per
+module of ``tools/demos/`` with the public operators (what a pipeline script would call), saves
+``out/demo.blend`` and renders ``out/<name>_contact_sheet.png`` (copied to ``docs/`` for the README).
+``python tools/demo.py duck`` builds only the named demos.
 """
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
+import pkgutil
 import shutil
 import sys
 import tempfile
@@ -19,9 +22,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "out"
-DUCKS = [("Joy", "JOY"), ("Wandering", "HAPPY_WANDERING"), ("Sad", "SAD")]
-SHEET_FRAMES = (0, 12, 24, 36, 48, 60, 72, 84)
 TILE = (480, 300)
+sys.path.insert(0, str(ROOT / "tools"))
 
 
 def install_extension(workdir: Path) -> None:
@@ -36,27 +38,16 @@ def install_extension(workdir: Path) -> None:
     assert hasattr(bpy.ops.procanim, "duck_walk"), "the extension did not register"
 
 
-def build_scene() -> None:
-    bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
-    scene = bpy.context.scene
+def demo_modules(names):
+    import demos
+
+    mods = [importlib.import_module(f"demos.{m.name}") for m in pkgutil.iter_modules(demos.__path__)]
+    mods = [m for m in mods if hasattr(m, "build") and (not names or m.NAME in names)]
+    return sorted(mods, key=lambda m: m.ORDER)
+
+
+def setup_render(scene) -> None:
     scene.render.fps = 24
-    scene.frame_start, scene.frame_end = 0, 120
-    for i, (name, preset) in enumerate(DUCKS):
-        bpy.ops.procanim.add_duck(name=name, location=(0.5 * (i - 1), 0.0, 0.0))
-        result = bpy.ops.procanim.duck_walk(armature=name, preset=preset, frame_start=0, frame_end=120)
-        assert result == {"FINISHED"}, f"{name}: {result}"
-    bpy.ops.mesh.primitive_plane_add(size=30.0, location=(0, -1.0, 0))
-    bpy.context.object.name = "Ground"
-    bpy.ops.object.empty_add(location=(0.0, -0.45, 0.16))
-    target = bpy.context.object
-    target.name = "CameraTarget"
-    bpy.ops.object.camera_add(location=(1.45, -1.75, 0.55))
-    cam = bpy.context.object
-    track = cam.constraints.new("TRACK_TO")
-    track.target = target
-    cam.data.lens = 40
-    scene.camera = cam
-    bpy.ops.object.light_add(type="SUN", location=(2, -2, 4))
     scene.render.engine = "BLENDER_WORKBENCH"
     shading = scene.display.shading
     shading.light = "STUDIO"
@@ -64,23 +55,20 @@ def build_scene() -> None:
     shading.show_shadows = True
     shading.show_cavity = True
     scene.view_settings.view_transform = "Standard"
-    scene.world = bpy.data.worlds.new("Sky")
+    scene.world = bpy.data.worlds.get("Sky") or bpy.data.worlds.new("Sky")
     scene.world.color = (0.75, 0.82, 0.9)
     scene.render.resolution_x, scene.render.resolution_y = TILE
     scene.render.resolution_percentage = 100
-    scene.procanim.armature = bpy.data.objects["Joy"]
 
 
-def contact_sheet(path: Path, workdir: Path) -> None:
-    scene = bpy.context.scene
+def contact_sheet(scene, frames, path: Path, workdir: Path) -> None:
     tiles = []
-    for frame in SHEET_FRAMES:
+    for frame in frames:
         scene.frame_set(frame)
-        scene.render.filepath = str(workdir / f"frame_{frame:03d}.png")
-        bpy.ops.render.render(write_still=True)
+        scene.render.filepath = str(workdir / f"{scene.name}_{frame:04d}.png")
+        bpy.ops.render.render(write_still=True, scene=scene.name)
         img = bpy.data.images.load(scene.render.filepath)
-        px = np.array(img.pixels[:], dtype=np.float32).reshape(img.size[1], img.size[0], 4)
-        tiles.append(px)
+        tiles.append(np.array(img.pixels[:], dtype=np.float32).reshape(img.size[1], img.size[0], 4))
         bpy.data.images.remove(img)
     cols = 4
     rows = (len(tiles) + cols - 1) // cols
@@ -88,36 +76,50 @@ def contact_sheet(path: Path, workdir: Path) -> None:
     sheet = np.ones((rows * h, cols * w, 4), dtype=np.float32)
     for k, tile in enumerate(tiles):
         r, c = divmod(k, cols)
-        # image rows are bottom-up in Blender: the first tile goes to the top-left
-        sheet[(rows - 1 - r) * h : (rows - r) * h, c * w : (c + 1) * w] = tile
-    out = bpy.data.images.new("contact_sheet", width=cols * w, height=rows * h, alpha=True)
+        sheet[(rows - 1 - r) * h : (rows - r) * h, c * w : (c + 1) * w] = tile  # image rows are bottom-up
+    out = bpy.data.images.new(f"{scene.name} contact sheet", width=cols * w, height=rows * h, alpha=True)
     out.pixels.foreach_set(sheet.ravel())
     out.filepath_raw = str(path)
     out.file_format = "PNG"
     out.save()
+    bpy.data.images.remove(out)
 
 
-def main() -> int:
+def main(argv) -> int:
     OUT.mkdir(exist_ok=True)
+    (ROOT / "docs").mkdir(exist_ok=True)
     workdir = Path(tempfile.mkdtemp(prefix="procanim-demo-"))
     try:
         bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
         install_extension(workdir)
-        build_scene()
+        bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
+        first = bpy.context.window.scene if bpy.context.window else bpy.context.scene
+        sheets = []
+        for k, mod in enumerate(demo_modules(argv)):
+            scene = first if k == 0 else bpy.data.scenes.new(mod.NAME)
+            scene.name = mod.NAME
+            if bpy.context.window:
+                bpy.context.window.scene = scene
+            with bpy.context.temp_override(scene=scene):
+                setup_render(scene)
+                figures = mod.build(scene)
+            for key, value in (figures or {}).items():
+                print(f"[{mod.NAME}] {key}: {value}")
+            sheets.append((scene, mod))
+        if bpy.context.window:
+            bpy.context.window.scene = first
         blend = OUT / "demo.blend"
         bpy.ops.wm.save_as_mainfile(filepath=str(blend))
-        sheet = OUT / "demo_contact_sheet.png"
-        contact_sheet(sheet, workdir)
-        (ROOT / "docs").mkdir(exist_ok=True)
-        shutil.copy(sheet, ROOT / "docs" / "duck_contact_sheet.png")
-        for name, _ in DUCKS:
-            action = bpy.data.objects[name].animation_data.action
-            print(f"{name:10s} {action.name:22s} {action.procanim.metrics_json}")
-        print(f"saved {blend}\nsaved {sheet}")
+        for scene, mod in sheets:
+            sheet = OUT / f"{mod.NAME}_contact_sheet.png"
+            contact_sheet(scene, mod.SHEET_FRAMES, sheet, workdir)
+            shutil.copy(sheet, ROOT / "docs" / sheet.name)
+            print(f"saved {sheet}")
+        print(f"saved {blend}")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[sys.argv.index("--") + 1 :] if "--" in sys.argv else sys.argv[1:]))
