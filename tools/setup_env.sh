@@ -14,6 +14,8 @@
 # whose Python or bpy is broken is deleted and rebuilt. Needs only Python 3.11 with venv and pip.
 set -euo pipefail
 
+HOME="${HOME:-$(getent passwd "$(id -u)" | cut -d: -f6)}"
+export HOME
 CACHE="${PROCANIM_CACHE:-$HOME/.cache/procanim}"
 ALL_VERSIONS="5.0.1 4.5.15 4.2.23"
 TOOLS_VERSION="5.0.1"
@@ -63,12 +65,21 @@ make_venv() {
   local venv="$1" python
   python="$(find_python)"
   rm -rf "$venv"
-  if ! "$python" -m venv "$venv" 2>/dev/null; then
-    log "'$python -m venv' failed; trying virtualenv"
+  if "$python" -m venv "$venv" 2>/dev/null; then return 0; fi
+  rm -rf "$venv"
+  # Debian splits venv/ensurepip into python3.X-venv.
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    log "'$python -m venv' failed; installing python3.11-venv with apt-get"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null 2>&1 || true
+    if DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3.11-venv >/dev/null 2>&1 &&
+      "$python" -m venv "$venv" 2>/dev/null; then
+      return 0
+    fi
     rm -rf "$venv"
-    "$python" -m pip install --user --quiet virtualenv >/dev/null 2>&1 || true
-    "$python" -m virtualenv -q "$venv"
   fi
+  log "'$python -m venv' failed; trying virtualenv"
+  "$python" -m pip install --user --quiet virtualenv >/dev/null 2>&1 || true
+  "$python" -m virtualenv -q "$venv"
 }
 
 health_check() { # venv version -> 0 if python runs, bpy imports at the right version, pytest imports

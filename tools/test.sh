@@ -22,6 +22,8 @@ set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$REPO"
+HOME="${HOME:-$(getent passwd "$(id -u)" | cut -d: -f6)}"
+export HOME
 export PROCANIM_CACHE="${PROCANIM_CACHE:-$HOME/.cache/procanim}"
 VERSIONS="${PROCANIM_VERSIONS:-5.0.1 4.5.15 4.2.23}"
 TOOLS_VENV="$PROCANIM_CACHE/venv-bpy-5.0.1"
