@@ -130,19 +130,19 @@ def solve_com(timeline, steps, params, y_stand: float, y_targets: np.ndarray, y_
     t = np.linspace(t0, t1, N)
     feet = range(0, n)  # footsteps whose force acts within [t0, t1]
     tau = np.stack([(t - land[k]) / (lift[k] - land[k]) for k in feet], axis=-1)  # (N, n)
+    # sin kπτ of every footstep's stance, once: (N, n, 3), zero outside the stance
+    inside = (tau >= 0.0) & (tau <= 1.0)
+    sines = np.sin(np.pi * np.where(inside, tau, 0.0)[..., None] * fr.K) * inside[..., None]
     # ---- vertical: one s_y per footstep
-    shapes_y = np.stack([fr.harmonics(tau[:, j], fr.vertical_coeffs(params, steps.mode_v[max(k, 1)]))
-                         for j, k in enumerate(feet)], axis=-1)
+    coeff_y = np.stack([fr.vertical_coeffs(params, steps.mode_v[max(k, 1)]) for k in feet])  # (n, 3)
+    shapes_y = np.einsum("njk,jk->nj", sines, coeff_y)
     nom_y = np.array([fr.nominal_vertical_scale(fr.vertical_coeffs(params, steps.mode_v[max(k, 1)]), params.double_support)
                       for k in feet])
     rows_y = [(hs[i], "pos", y_targets[i], 1000.0) for i in range(2, n + 1)]
     ys = solve_axis(t, y_stand, 0.0, G * shapes_y, np.full(N, -G), rows_y, nom_y, 30.0)
     # ---- progression: s_x (shape a_x) and p (first harmonic, RECON) per footstep
     ax = fr.progression_coeffs(params)
-    shapes_x = np.concatenate([
-        np.stack([fr.harmonics(tau[:, j], ax) for j in range(len(feet))], axis=-1),
-        np.stack([fr.harmonics(tau[:, j], [1.0, 0.0, 0.0]) for j in range(len(feet))], axis=-1),
-    ], axis=-1)
+    shapes_x = np.concatenate([sines @ ax, sines[..., 0]], axis=-1)
     nom_x = np.concatenate([np.ones(len(feet)), np.full(len(feet), ax[0])])
     mid = 0.5 * (steps.s[:-1] + steps.s[1:])  # hip midway in the step at heel strike
     T_last = timeline.T[n - 1]
@@ -155,7 +155,7 @@ def solve_com(timeline, steps, params, y_stand: float, y_targets: np.ndarray, y_
     xs = solve_axis(t, 0.0, 0.0, G * shapes_x, np.zeros(N), rows_x, nom_x,
                     np.concatenate([np.full(len(feet), 3.0), np.full(len(feet), 1.0)]))
     # ---- lateral: s_z per footstep, force toward the inside of the stance foot
-    shapes_z = np.stack([-steps.side[k] * fr.harmonics(tau[:, j], fr.lateral_coeffs(params)) for j, k in enumerate(feet)], axis=-1)
+    shapes_z = (sines @ fr.lateral_coeffs(params)) * -steps.side[:n][None, :]
     rows_z = [(hs[i], "pos", 0.0, 100.0) for i in range(2, n + 1)]
     zs = solve_axis(t, 0.0, 0.0, G * shapes_z, np.zeros(N), rows_z, np.ones(len(feet)), 10.0)
     # ---- standing before, settling after

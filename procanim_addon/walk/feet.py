@@ -83,7 +83,7 @@ def pitch_rot(left_axis: np.ndarray, pitch: np.ndarray) -> np.ndarray:
 class FootModel:
     """Foot poses of one side over any times, from footsteps, timeline, COM and the foot's rest geometry."""
 
-    def __init__(self, char, side: str, steps, timeline, com, params, ground):
+    def __init__(self, char, side: str, steps, timeline, com, params, ground, clearance: dict | None = None):
         self.char, self.side, self.steps, self.tl, self.com, self.p, self.ground = char, side, steps, timeline, com, params, ground
         self.geo = char.feet[side]
         g = self.geo
@@ -100,6 +100,8 @@ class FootModel:
         self.R_flat = yaw_tilt(steps.heading, char.rest_heading, steps.normal)  # (K, 3, 3)
         self.phase = {k: self._phases(k) for k in self.ks}
         self.apex = {}
+        # k -> (apex z, lift on the 161-sample grid); may be handed on from a previous pass
+        self._clearance = {} if clearance is None else clearance
 
     # ------------------------------------------------------------------ stance
     def _phases(self, k):
@@ -231,38 +233,43 @@ class FootModel:
         m0 = v0[2] * dur
         m1 = v1[2] * dur
         ra = 0.45
-        apex = max(z0, z1) + self.p.clearance_m + 0.02
-        pts_rest = np.stack([self.geo.heel, self.joint_rest, self.geo.tip])
         chk = np.linspace(0.0, 1.0, 161)
-        xy_c = np.stack([np.interp(chk, r, xy[:, 0]), np.interp(chk, r, xy[:, 1])], axis=-1) if len(r) > 1 else np.tile(xy[0], (len(chk), 1))
-        e_c = _smooth(chk)
-        hd_c = st.heading[k] + e_c * (st.heading[k2] - st.heading[k])
-        n_c = tf.normalize(st.normal[k] * (1 - e_c)[:, None] + st.normal[k2] * e_c[:, None])
-        Rf_c = yaw_tilt(hd_c, self.char.rest_heading, n_c) @ pitch_rot(self.left, self.th_to[k] + self._level(k, chk) * (-self.th_hs[k2] - self.th_to[k]))
-        offs = np.einsum("nij,pj->npi", Rf_c, pts_rest - self.geo.ankle)
-        sole_xy = xy_c[:, None, :] + offs[..., :2]
-        # the highest ground within 5 mm along the chord: step edges between samples count
-        ground_z = np.full(sole_xy.shape[:2], -np.inf)
-        for shift in (-0.005, 0.0, 0.005):
-            gz, _, hit = self.ground.height((sole_xy + shift * cdir).reshape(-1, 2))
-            ground_z = np.maximum(ground_z, np.where(hit, gz, -np.inf).reshape(sole_xy.shape[:2]))
-        # full clearance mid-swing, tapering to touching at toe off and heel strike
-        wanted = self.p.clearance_m * np.clip((np.minimum(chk, 1 - chk) - 0.05) / 0.2, 0.0, 1.0)
-        outer = (chk > 0.05) & (chk < 0.95)
-        cap = max(z0, z1) + 0.25 * l_leg
-        lift = np.zeros_like(chk)
-        for it in range(4):
-            zc = self._two_cubics(chk, z0, m0, apex, z1, m1, ra)
-            deficit = np.max(wanted[:, None] + ground_z - (zc[:, None] + offs[..., 2]), axis=1)
-            deficit = np.where(outer, np.maximum(deficit, 0.0), 0.0)
-            need = float(deficit.max())
-            if need <= 1e-4:
-                break
-            if it < 3 and apex < cap:
-                apex = min(apex + need, cap)  # first raise the apex of the two cubics …
-                continue
-            # … then lift locally where a nosing is still in the way (a smooth envelope)
-            lift = _envelope(deficit, 10) * _smooth(chk / 0.2) * _smooth((1 - chk) / 0.2)
+        if k in self._clearance:
+            # solved on an earlier pass (the COM moves by millimetres between passes)
+            apex, lift = self._clearance[k]
+        else:
+            apex = max(z0, z1) + self.p.clearance_m + 0.02
+            pts_rest = np.stack([self.geo.heel, self.joint_rest, self.geo.tip])
+            xy_c = np.stack([np.interp(chk, r, xy[:, 0]), np.interp(chk, r, xy[:, 1])], axis=-1) if len(r) > 1 else np.tile(xy[0], (len(chk), 1))
+            e_c = _smooth(chk)
+            hd_c = st.heading[k] + e_c * (st.heading[k2] - st.heading[k])
+            n_c = tf.normalize(st.normal[k] * (1 - e_c)[:, None] + st.normal[k2] * e_c[:, None])
+            Rf_c = yaw_tilt(hd_c, self.char.rest_heading, n_c) @ pitch_rot(self.left, self.th_to[k] + self._level(k, chk) * (-self.th_hs[k2] - self.th_to[k]))
+            offs = np.einsum("nij,pj->npi", Rf_c, pts_rest - self.geo.ankle)
+            sole_xy = xy_c[:, None, :] + offs[..., :2]
+            # the highest ground within 5 mm along the chord: step edges between samples count
+            ground_z = np.full(sole_xy.shape[:2], -np.inf)
+            for shift in (-0.005, 0.0, 0.005):
+                gz, _, hit = self.ground.height((sole_xy + shift * cdir).reshape(-1, 2))
+                ground_z = np.maximum(ground_z, np.where(hit, gz, -np.inf).reshape(sole_xy.shape[:2]))
+            # full clearance mid-swing, tapering to touching at toe off and heel strike
+            wanted = self.p.clearance_m * np.clip((np.minimum(chk, 1 - chk) - 0.05) / 0.2, 0.0, 1.0)
+            outer = (chk > 0.05) & (chk < 0.95)
+            cap = max(z0, z1) + 0.25 * l_leg
+            lift = np.zeros_like(chk)
+            for it in range(4):
+                zc = self._two_cubics(chk, z0, m0, apex, z1, m1, ra)
+                deficit = np.max(wanted[:, None] + ground_z - (zc[:, None] + offs[..., 2]), axis=1)
+                deficit = np.where(outer, np.maximum(deficit, 0.0), 0.0)
+                need = float(deficit.max())
+                if need <= 1e-4:
+                    break
+                if it < 3 and apex < cap:
+                    apex = min(apex + need, cap)  # first raise the apex of the two cubics …
+                    continue
+                # … then lift locally where a nosing is still in the way (a smooth envelope)
+                lift = _envelope(deficit, 10) * _smooth(chk / 0.2) * _smooth((1 - chk) / 0.2)
+            self._clearance[k] = (apex, lift)
         self.apex[k] = apex
         z = self._two_cubics(r, z0, m0, apex, z1, m1, ra) + np.interp(r, chk, lift)
         ankle = np.concatenate([xy, z[:, None]], axis=-1)

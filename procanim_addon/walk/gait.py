@@ -136,8 +136,9 @@ def generate_path_walk(skeleton, rigmap, path_points, ground=None, params: PathW
     com = feet = None
     for _ in range(4):
         com = solve_com(tl, steps, p, y_stand, y_targets - extra, y_final, path.length)
-        feet = {s: FootModel(char, s, steps, tl, com, p, gnd) for s in SIDES}
+        feet = {s: FootModel(char, s, steps, tl, com, p, gnd, None if feet is None else feet[s]._clearance) for s in SIDES}
         # heel-strike targets: both legs reach (leading foot at heel strike, trailing at heel off)
+        psi_hs = psi(hs)
         for i in range(2, n + 1):
             ti = np.array([hs[i]])
             ank, msk = {}, {}
@@ -146,7 +147,7 @@ def generate_path_walk(skeleton, rigmap, path_points, ground=None, params: PathW
                 ank[s] = feet[s].stance(k, ti)[0]
                 msk[s] = np.array([True])
             xy = path.at(np.array([mid[i - 1]]))[:, :2]
-            rot = _rz(psi(ti) - rh)
+            rot = _rz(psi_hs[i:i + 1] - rh)
             y_targets[i] = pelvis_lim.limit(xy, rot, ank, msk)[0] - 0.004
         # mid-stance: lower a step's boundaries where the dynamics lift the pelvis out of reach
         tt = np.arange(hs[1], hs[n], 1.0 / 120.0)
@@ -293,7 +294,7 @@ def generate_path_walk(skeleton, rigmap, path_points, ground=None, params: PathW
     clip.generator = "path_walk"
     clip.with_continuity()
     clip.metrics = walk_metrics(
-        sk, clip, char, tracks, gnd, path, steps, tl, t, D if p.root_motion == "OBJECT" else None
+        sk, clip, char, tracks, gnd, path, steps, tl, t, s_c, D if p.root_motion == "OBJECT" else None
     )
     clip.metrics["ik_reach_miss_cm"] = round(100 * max(leg_report.values()), 3)
     return clip

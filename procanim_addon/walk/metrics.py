@@ -34,7 +34,9 @@ def sole_points(skeleton, pose, char, side):
     return np.stack([heel, ball, tip], axis=1)
 
 
-def walk_metrics(skeleton, clip, char, tracks, ground, path, steps, tl, t, object_delta=None) -> dict:
+def walk_metrics(skeleton, clip, char, tracks, ground, path, steps, tl, t, s_frames, object_delta=None) -> dict:
+    """The figures above; ``s_frames`` (F,) is the COM's progression along the path per frame (m),
+    used to look up the nearby part of the path."""
     pose = skeleton.fk(clip.locations, clip.rotations)
     if object_delta is not None:
         pose = object_delta[:, None] @ pose
@@ -53,7 +55,7 @@ def walk_metrics(skeleton, clip, char, tracks, ground, path, steps, tl, t, objec
     v = np.concatenate(speeds)
     pen = common.penetration(np.concatenate(depths))
     hips = pose[:, char.hips, :3, 3]
-    dev = deviation_from_polyline(hips, path.raw)
+    dev = deviation_from_polyline(hips, path.raw, s_frames)
     n = len(steps) - 1
     hs = tl.heel_strike
     travel = []
@@ -64,9 +66,8 @@ def walk_metrics(skeleton, clip, char, tracks, ground, path, steps, tl, t, objec
                 travel.append(np.ptp(hips[m, 2]))
     walking = (t >= hs[2]) & (t <= hs[n - 1])
     fwd = np.einsum("fij,j->fi", pose[:, char.hips, :3, :3] @ np.linalg.inv(skeleton.matrix_local[char.hips][:3, :3]), char.forward)
-    s_near = np.array([path.s[np.argmin(np.sum((path.points[:, :2] - h[:2]) ** 2, axis=-1))] for h in hips[walking][:: max(1, int(fps // 12))]]) if np.any(walking) else np.zeros(0)
-    tan = path.tangent_at(s_near)
-    f = fwd[walking][:: max(1, int(fps // 12))]
+    tan = path.tangent_at(s_frames[walking])
+    f = fwd[walking]
     err = np.degrees(np.abs(np.arctan2(np.cross(tan[:, :2], f[:, :2]), np.sum(tan[:, :2] * f[:, :2], axis=-1)))) if len(f) else np.zeros(1)
     return {
         "skate_mean_cm_s": float(np.mean(v) * 100) if v.size else 0.0,

@@ -143,14 +143,28 @@ class PathHeightGround:
         return out, np.broadcast_to(UP, (n, 3)).copy(), np.ones(n, dtype=bool)
 
 
-def deviation_from_polyline(points_xy: np.ndarray, polyline: np.ndarray) -> np.ndarray:
-    """Horizontal distance (m) of each point ``(F, 2+)`` to a polyline ``(M, 2+)`` (segments)."""
+def deviation_from_polyline(points_xy: np.ndarray, polyline: np.ndarray, s_hint=None, window: float = 2.0) -> np.ndarray:
+    """Horizontal distance (m) of each point ``(F, 2+)`` to a polyline ``(M, 2+)`` (its segments).
+
+    ``s_hint`` (F,): the points' approximate horizontal arc length along the polyline (m); when
+    given, only segments within ``window`` m of it are searched (fast on long paths).
+    """
     p = np.asarray(points_xy, float)[:, :2]
-    a = np.asarray(polyline, float)[:-1, :2]
-    b = np.asarray(polyline, float)[1:, :2]
-    out = np.full(len(p), np.inf)
+    poly = np.asarray(polyline, float)[:, :2]
+    a, b = poly[:-1], poly[1:]
     ab = b - a
     l2 = np.maximum(np.sum(ab * ab, axis=-1), 1e-18)
+    out = np.full(len(p), np.inf)
+    if s_hint is not None:
+        s_seg = np.concatenate(([0.0], np.cumsum(np.sqrt(l2))))
+        lo = np.searchsorted(s_seg, np.asarray(s_hint) - window) - 1
+        hi = np.searchsorted(s_seg, np.asarray(s_hint) + window) + 1
+        span = int(np.max(hi - lo)) if len(p) else 0
+        if span < len(a):
+            idx = np.clip(np.maximum(lo, 0)[:, None] + np.arange(span + 1)[None, :], 0, len(a) - 1)  # (F, S)
+            aa, abb, ll = a[idx], ab[idx], l2[idx]
+            t = np.clip(np.sum((p[:, None, :] - aa) * abb, axis=-1) / ll, 0.0, 1.0)
+            return np.linalg.norm(p[:, None, :] - (aa + t[..., None] * abb), axis=-1).min(axis=1)
     for i in range(0, len(p), 256):
         pp = p[i:i + 256, None, :]
         t = np.clip(np.sum((pp - a) * ab, axis=-1) / l2, 0.0, 1.0)
