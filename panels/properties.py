@@ -6,6 +6,7 @@ import bpy
 from bpy.props import CollectionProperty, EnumProperty, FloatProperty, IntProperty, PointerProperty, StringProperty
 
 from ..procanim_addon.duck import DuckParams
+from .path_walk import ProcAnimPathWalkSettings
 
 _D = DuckParams()
 
@@ -82,11 +83,12 @@ class ProcAnimSettings(bpy.types.PropertyGroup):
         name="Armature", description="Character to bake onto", type=bpy.types.Object, poll=_is_armature
     )
     duck: PointerProperty(name="Duck Walk", description="Duck walk settings", type=ProcAnimDuckSettings)
+    path_walk: PointerProperty(name="Path Walk", description="Path walk settings", type=ProcAnimPathWalkSettings)
     show_roles: bpy.props.BoolProperty(name="Show Roles", description="List every role and its bone", default=False)
 
 
 # Property-group types are registered before the pointer properties that use them.
-classes = (ProcAnimRole, ProcAnimActionInfo, ProcAnimDuckSettings, ProcAnimSettings)
+classes = (ProcAnimRole, ProcAnimActionInfo, ProcAnimDuckSettings, ProcAnimPathWalkSettings, ProcAnimSettings)
 
 
 def register_properties():

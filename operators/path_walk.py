@@ -1,0 +1,243 @@
+"""procanim.path_walk — a humanoid walks along a curve object, over an optional ground mesh (M3).
+
+The operator only reads the scene (armature → Skeleton/RigMap, curve → polyline, mesh → triangles,
+all in the armature's space) and calls the engine (``procanim_addon.walk.generate_path_walk``); the
+Clip is baked by the shared baker. With root motion ``OBJECT`` the engine's per-frame object delta
+(armature space) is composed with the object's current local transform so the object walks the path.
+"""
+
+from __future__ import annotations
+
+import bpy
+import numpy as np
+from bpy.props import EnumProperty, FloatProperty, FloatVectorProperty, IntProperty, StringProperty
+
+from ..procanim_addon import transforms as tf
+from ..procanim_addon.errors import InputError
+from ..procanim_addon.rig_roles import LEG_ROLES
+from ..procanim_addon.terrain.mesh import TerrainMesh
+from ..procanim_addon.walk import PathWalkParams, generate_path_walk
+from .base import GeneratorMixin, Job
+from .bridge import (
+    obj_fps,
+    read_curve_polyline,
+    read_mesh_triangles,
+    read_rigmap,
+    read_skeleton,
+    resolve_armature,
+    resolve_object,
+)
+
+_P = PathWalkParams()
+ROOT_MOTION = [
+    ("BONE", "Root Bone", "Move the rig's root bone (the hips when it has none); the object stays put"),
+    ("OBJECT", "Object", "Move and turn the armature object; the bones walk in place around it"),
+]
+
+
+class PROCANIM_OT_path_walk(GeneratorMixin, bpy.types.Operator):
+    """Bake a walk along a curve object (turns, slopes, stairs) from ground reaction forces"""
+
+    bl_idname = "procanim.path_walk"
+    bl_label = "Generate Path Walk"
+    bl_options = {"REGISTER", "UNDO"}
+
+    armature: StringProperty(
+        name="Armature", description="Armature object name (empty: the sidebar's or the active one)"
+    )
+    path: StringProperty(name="Path", description="Curve object to walk along (empty: the sidebar's path)")
+    ground: StringProperty(
+        name="Ground",
+        description="Mesh object the path is dropped onto (empty: the sidebar's ground, else the curve's own height)",
+    )
+    frame_start: IntProperty(name="Start Frame", description="First frame of the walk", default=_P.frame_start)
+    cadence: FloatProperty(
+        name="Cadence",
+        description="Steps per minute (the paper: 100; normal walking 100–120)",
+        default=_P.cadence_spm,
+        min=1.0,
+        soft_min=60.0,
+        soft_max=140.0,
+    )
+    speed: FloatProperty(
+        name="Speed",
+        description="Walking speed in m/s; when above 0 it times each step instead of the cadence",
+        default=_P.speed_mps,
+        min=0.0,
+        soft_max=2.0,
+        unit="VELOCITY",
+    )
+    stride: FloatProperty(
+        name="Stride",
+        description="Step length in metres (heel strike to the other heel strike); 0 = from the leg length",
+        default=_P.stride_m,
+        min=0.0,
+        soft_max=1.5,
+        unit="LENGTH",
+    )
+    double_support: FloatProperty(
+        name="Double Support",
+        description="Time both feet are down, as a fraction of a step (the paper: 0.25)",
+        default=_P.double_support,
+        min=0.0,
+        max=1.0,
+    )
+    arm_swing_forward: FloatProperty(
+        name="Arm Swing Forward",
+        description="Upper-arm swing ahead of the body, degrees (ordinary walking: 30)",
+        default=_P.arm_swing_fwd_deg,
+        soft_min=0.0,
+        soft_max=60.0,
+    )
+    arm_swing_back: FloatProperty(
+        name="Arm Swing Back",
+        description="Upper-arm swing behind the body, degrees (ordinary walking: 9)",
+        default=_P.arm_swing_back_deg,
+        soft_min=0.0,
+        soft_max=45.0,
+    )
+    armpit_angle: FloatProperty(
+        name="Armpit Angle",
+        description="Arms lifted away from the body (armpit angle ρ), degrees",
+        default=_P.armpit_deg,
+        soft_min=-10.0,
+        soft_max=80.0,
+    )
+    elbow_angle: FloatProperty(
+        name="Elbow Angle",
+        description="Mean elbow bend β_c while the arm swings, degrees",
+        default=_P.elbow_deg,
+        soft_min=0.0,
+        soft_max=120.0,
+    )
+    delta_x: FloatVectorProperty(
+        name="Personality δx",
+        description="Offsets δ_x1..3 added to the progression force coefficients (within ±1)",
+        size=3,
+        default=_P.delta_x,
+        soft_min=-1.0,
+        soft_max=1.0,
+    )
+    delta_y: FloatVectorProperty(
+        name="Personality δy",
+        description="Offsets δ_y1..3 added to the vertical force coefficients (within ±1)",
+        size=3,
+        default=_P.delta_y,
+        soft_min=-1.0,
+        soft_max=1.0,
+    )
+    delta_z: FloatVectorProperty(
+        name="Personality δz",
+        description="Offsets δ_z1..3 added to the lateral force coefficients (within ±1)",
+        size=3,
+        default=_P.delta_z,
+        soft_min=-1.0,
+        soft_max=1.0,
+    )
+    root_motion: EnumProperty(
+        name="Root Motion", description="What carries the character along the path", items=ROOT_MOTION, default="BONE"
+    )
+    corner_radius: FloatProperty(
+        name="Corner Radius",
+        description="How much sharp corners of the path are rounded, metres",
+        default=_P.corner_radius_m,
+        min=0.0,
+        soft_max=2.0,
+        unit="LENGTH",
+    )
+    clearance: FloatProperty(
+        name="Clearance",
+        description="Lowest gap between the swinging sole and the ground or a stair nosing, metres",
+        default=_P.clearance_m,
+        min=0.0,
+        soft_max=0.2,
+        unit="LENGTH",
+    )
+    stand_time: FloatProperty(
+        name="Stand Time",
+        description="Seconds standing still before the first step and after the last",
+        default=_P.stand_s,
+        min=0.0,
+        soft_max=3.0,
+    )
+
+    def _params(self, fps: float) -> PathWalkParams:
+        return PathWalkParams(
+            frame_start=self.frame_start,
+            fps=fps,
+            cadence_spm=self.cadence,
+            speed_mps=self.speed,
+            stride_m=self.stride,
+            double_support=self.double_support,
+            arm_swing_fwd_deg=self.arm_swing_forward,
+            arm_swing_back_deg=self.arm_swing_back,
+            armpit_deg=self.armpit_angle,
+            elbow_deg=self.elbow_angle,
+            delta_x=tuple(self.delta_x),
+            delta_y=tuple(self.delta_y),
+            delta_z=tuple(self.delta_z),
+            root_motion=self.root_motion,
+            corner_radius_m=self.corner_radius,
+            clearance_m=self.clearance,
+            stand_s=self.stand_time,
+        ).validate()
+
+    def prepare(self, context) -> Job:
+        obj = resolve_armature(self.armature, context)
+        settings = getattr(context.scene, "procanim", None)
+        walk_settings = getattr(settings, "path_walk", None)
+        path_name = self.path or (walk_settings.path.name if walk_settings and walk_settings.path else "")
+        ground_name = self.ground or (walk_settings.ground.name if walk_settings and walk_settings.ground else "")
+        curve = resolve_object(path_name, ("CURVE",), "walking path (a curve object)")
+        params = self._params(obj_fps(obj))
+        if params.root_motion == "OBJECT":
+            scale = np.array(obj.matrix_basis.to_scale(), dtype=float)
+            if np.ptp(scale) > 1e-4 * np.max(np.abs(scale)):
+                raise InputError(
+                    f"'{obj.name}' is scaled unevenly ({scale[0]:.3g}, {scale[1]:.3g}, {scale[2]:.3g}); "
+                    "apply its scale or use Root Motion 'Root Bone'."
+                )
+        depsgraph = context.evaluated_depsgraph_get()
+        points = read_curve_polyline(curve, obj, depsgraph)
+        ground = None
+        if ground_name:
+            ground_obj = resolve_object(ground_name, ("MESH",), "ground (a mesh object)")
+            verts, tris = read_mesh_triangles(ground_obj, obj, depsgraph, what="ground")
+            ground = TerrainMesh(verts, tris, name=ground_obj.name)
+        skeleton = read_skeleton(obj)
+        rigmap = read_rigmap(obj)
+        missing = [r for r in LEG_ROLES if not rigmap.get(r) or not skeleton.has(rigmap.get(r))]
+        if missing:
+            raise InputError(
+                f"'{obj.name}' has no bones for the leg roles {', '.join(missing)}; "
+                "use Detect Roles or assign them in the ProcAnim > Character panel."
+            )
+        basis = np.array(obj.matrix_basis, dtype=float)
+        unit_scale = float(np.mean(np.array(obj.matrix_basis.to_scale(), dtype=float)))
+
+        def compute(progress):
+            progress(0.05)
+            clip = generate_path_walk(skeleton, rigmap, points, ground, params)
+            progress(0.95)
+            if clip.object_locations is not None:
+                # the engine's object delta D is in armature space: new local transform = basis @ D
+                R = tf.quat_to_mat3(clip.object_rotations)
+                clip.object_locations = clip.object_locations @ basis[:3, :3].T + basis[:3, 3]
+                rot0 = basis[:3, :3] / unit_scale
+                clip.object_rotations = tf.mat3_to_quat(np.einsum("ij,fjk->fik", rot0, R))
+            progress(1.0)
+            return [clip]
+
+        return Job([obj], compute, extra={"path": curve.name, "ground": ground_name})
+
+    def after_bake(self, context, job: Job, clips) -> None:
+        m = clips[0].metrics
+        self.report(
+            {"INFO"},
+            f"Path walk on '{job.targets[0].name}' along '{job.extra['path']}': {m.get('step_count', 0)} steps, "
+            f"skate {m.get('skate_mean_cm_s', 0):.2f} cm/s, "
+            f"pelvis off path {m.get('pelvis_deviation_mean_cm', 0):.1f} cm",
+        )
+
+
+classes = (PROCANIM_OT_path_walk,)
