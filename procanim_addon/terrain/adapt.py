@@ -30,7 +30,7 @@ from ..errors import InputError
 from ..frames import character_frame
 from . import descriptors as rd
 from .collisions import collision_metrics, colliding, limb_boxes
-from .contact import UP, effectors, gaps, move_end, ramp_envelope, set_world
+from .contact import UP, effectors, footing_shift, gaps, intervals, move_end, ramp_envelope, set_world
 from .joints import channels_from_positions, joint_set
 from .mesh import TerrainMesh
 from .solve import SolveStats, damped_solve, multires_solve
@@ -197,14 +197,35 @@ def adapt_to_terrain(skeleton, rigmap, source: Clip, reference: TerrainMesh | No
 
     # ---- final fix: hips within reach, contacts on the terrain, limbs clear of blocks
     ramp = int(round(p.smoothing_s * source.fps))
+    for e in effs:  # planted ends: source orientation, one level footprint each
+        _plant(skeleton, loc, rot, pose, pose_src, e, contact[e.name], reference, terrain, ramp,
+               cf.forward if e.is_leg else -cf.forward, source.fps)
     _lower_hips_for_reach(skeleton, js.hips, loc, rot, pose, pose_src, legs, src_gap, contact, terrain, ramp)
     lb = limb_boxes(skeleton, rigmap, p.box_radius_ratio)
     box_src = lb.sample_points(skeleton, pose_src)  # (F, M, P, 3)
     box_gap_src = _point_gaps(box_src, reference, below=True)
     for e in effs:
-        _place_effector(skeleton, loc, rot, pose, pose_src, e, src_gap[e.name], contact[e.name], reference, terrain,
+        _place_effector(skeleton, loc, rot, pose, e, src_gap[e.name], contact[e.name], terrain,
                         lb, box_gap_src, p, ramp, cf.forward if e.is_leg else -cf.forward)
     hits = colliding(skeleton, lb, pose, terrain, p.collision_tolerance_m)
+    leg_box = np.isin(lb.bones, [b for e in legs for b in _limb_bones(skeleton, e)])
+    if np.any(hits[:, leg_box]):
+        raise_by = _hips_raise_to_clear(skeleton, js.hips, loc, rot, pose, legs, src_gap, contact, terrain, lb,
+                                        leg_box, hits, p, cf.forward)
+        raise_by = np.minimum(ramp_envelope(raise_by, ramp), _hips_headroom(skeleton, pose, legs, contact))
+        if np.any(raise_by > 0):
+            m = pose[:, js.hips].copy()
+            m[:, :3, 3] += raise_by[:, None] * UP
+            set_world(skeleton, loc, rot, pose, js.hips, m, raise_by > 0, with_location=True)
+            for e in effs:
+                _place_effector(skeleton, loc, rot, pose, e, src_gap[e.name], contact[e.name], terrain,
+                                lb, box_gap_src, p, ramp, cf.forward if e.is_leg else -cf.forward)
+        hits = colliding(skeleton, lb, pose, terrain, p.collision_tolerance_m)
+    for _ in range(3):  # a swivel fading in around one frame can touch its neighbours: re-check
+        if not np.any(hits[:, leg_box]):
+            break
+        _swivel_to_clear(skeleton, loc, rot, pose, legs, lb, hits, terrain, p, cf, ramp)
+        hits = colliding(skeleton, lb, pose, terrain, p.collision_tolerance_m)
     for _ in range(4):  # lift what the sampled clearance missed, 1 cm at a time
         extra = False
         for e in effs:
@@ -345,24 +366,31 @@ def _lower_hips_for_reach(skeleton, hips, loc, rot, pose, pose_src, legs, src_ga
         set_world(skeleton, loc, rot, pose, hips, m, drop > 1e-9, with_location=True)
 
 
-def _place_effector(skeleton, loc, rot, pose, pose_src, e, gap_src, contact, reference, terrain, lb, box_gap_src,
-                    p, ramp, hint, passes: int = 6) -> None:
+def _plant(skeleton, loc, rot, pose, pose_src, e, contact, reference, terrain, ramp, direction, fps) -> None:
     """Contact frames: the end bone (and toe) take the source's orientation, turned as the ground
-    normal turns from reference to terrain, and touch the terrain with the source gap. Other frames:
-    lift the end until every box point of the limb keeps min(source gap, clearance) above the
-    terrain (a few passes: lifting the end raises the bones above it only in part)."""
+    normal turns from reference to terrain; then the footprint is made level (:func:`_nudge_footing`)."""
+    if not np.any(contact):
+        return
+    xy = pose[:, e.end, :2, 3]
+    _, n_ref, _ = reference.height(xy)
+    _, n_ter, _ = terrain.height(xy)
+    tilt = tf.quat_to_mat3(tf.rotation_between(n_ref, n_ter))
+    for bone in (e.end, e.tip):
+        if bone < 0:
+            continue
+        m = pose[:, bone].copy()
+        m[:, :3, :3] = tilt @ pose_src[:, bone, :3, :3]
+        set_world(skeleton, loc, rot, pose, bone, m, contact)
+    _nudge_footing(skeleton, loc, rot, pose, pose_src, e, contact, reference, terrain, ramp, direction, fps)
+
+
+def _place_effector(skeleton, loc, rot, pose, e, gap_src, contact, terrain, lb, box_gap_src, p, ramp, hint,
+                    passes: int = 6) -> None:
+    """Contact frames: the end touches the terrain with its source gap. Other frames: lift the end
+    until every box point of the limb keeps min(source gap, clearance) above the terrain (a few
+    passes: lifting the end raises the bones above it only in part)."""
     n = pose.shape[0]
     if np.any(contact):
-        xy = pose[:, e.end, :2, 3]
-        _, n_ref, _ = reference.height(xy)
-        _, n_ter, _ = terrain.height(xy)
-        tilt = tf.quat_to_mat3(tf.rotation_between(n_ref, n_ter))
-        for bone in (e.end, e.tip):
-            if bone < 0:
-                continue
-            m = pose[:, bone].copy()
-            m[:, :3, :3] = tilt @ pose_src[:, bone, :3, :3]
-            set_world(skeleton, loc, rot, pose, bone, m, contact)
         g, _ = gaps(e.points(skeleton, pose), terrain)
         dz = np.where(contact, gap_src - g, 0.0)
         move_end(skeleton, loc, rot, pose, e, dz, contact & (np.abs(dz) > 1e-9), hint)
@@ -377,3 +405,123 @@ def _place_effector(skeleton, loc, rot, pose, pose_src, e, gap_src, contact, ref
             break
         lift = np.where(contact, 0.0, ramp_envelope(lift, ramp))
         move_end(skeleton, loc, rot, pose, e, lift, lift > 1e-9, hint)
+
+
+def _nudge_footing(skeleton, loc, rot, pose, pose_src, e, contact, reference, terrain, ramp, direction, fps) -> None:
+    """Each planted interval of an end keeps one footprint; one that would straddle a step of the
+    terrain (uneven under the foot where the reference was even) slides along ``direction`` to the
+    nearest place where it stands on one level. The slide fades in and out over ``ramp`` frames."""
+    n = pose.shape[0]
+    pts = e.points(skeleton, pose)
+    src = e.points(skeleton, pose_src)
+    zr, _, _ = reference.height(src[..., :2].reshape(-1, 2))
+    zr = zr.reshape(src.shape[:-1])
+    ref_spread = zr.max(axis=1) - zr.min(axis=1)
+    total = np.zeros((n, 3))
+    weight = np.zeros(n)
+    speed = np.zeros(n)
+    speed[1:] = np.linalg.norm(np.diff(src[:, 0, :2], axis=0), axis=-1) * fps
+    for a, b in intervals(contact):
+        still = np.arange(a, b)[speed[a:b] < 0.25]  # judge the footprint where the end is planted
+        sel = still if still.size else np.arange(a, b)
+        s = footing_shift(pts[sel], ref_spread[sel], terrain, direction)
+        if s == 0.0:
+            continue
+        ind = np.zeros(n)
+        ind[a:b] = 1.0
+        env = ramp_envelope(ind, ramp)
+        total += env[:, None] * (s * np.asarray(direction, float))
+        weight += env
+    if not np.any(weight > 0):
+        return
+    offset = total / np.maximum(weight, 1.0)[:, None]
+    offset[:, 2] = 0.0
+    move_end(skeleton, loc, rot, pose, e, offset, weight > 0, direction)
+
+
+def _hips_raise_to_clear(skeleton, hips, loc, rot, pose, legs, src_gap, contact, terrain, lb, leg_box, hits, p,
+                         forward, step_m: float = 0.02, max_raise_m: float = 0.4) -> np.ndarray:
+    """Per frame, the smallest raise of the hips (m) after which no leg box collides while every
+    leg in contact still reaches its ground (a leg folded under low hips pushes its knee into the
+    block in front of it or past the edge it stands on; a straighter leg keeps it clear). 0 where
+    no raise up to ``max_raise_m`` helps."""
+    bad = np.nonzero(np.any(hits[:, leg_box], axis=1))[0]
+    out = np.zeros(pose.shape[0])
+    todo = np.ones(len(bad), bool)
+    for dz in np.arange(step_m, max_raise_m + 1e-9, step_m):
+        sub = bad[todo]
+        if sub.size == 0:
+            break
+        sl, sr, sp = loc[sub].copy(), rot[sub].copy(), pose[sub].copy()
+        m = sp[:, hips].copy()
+        m[:, :3, 3] += dz * UP
+        set_world(skeleton, sl, sr, sp, hips, m, np.ones(len(sub), bool), with_location=True)
+        reached = np.ones(len(sub), bool)
+        for e in legs:
+            c = contact[e.name][sub]
+            if not np.any(c):
+                continue
+            g, _ = gaps(e.points(skeleton, sp), terrain)
+            want = np.where(c, src_gap[e.name][sub] - g, 0.0)
+            move_end(skeleton, sl, sr, sp, e, want, c, forward)
+            g2, _ = gaps(e.points(skeleton, sp), terrain)
+            reached &= ~c | (np.abs(g2 - src_gap[e.name][sub]) < 0.005)
+        clear = ~np.any(colliding(skeleton, lb, sp, terrain, p.collision_tolerance_m)[:, leg_box], axis=1)
+        ok = clear & reached
+        idx = np.nonzero(todo)[0][ok]
+        out[bad[idx]] = dz
+        todo[idx] = False
+    return out
+
+
+def _swivel_to_clear(skeleton, loc, rot, pose, legs, lb, hits, terrain, p, cf, ramp,
+                     angles_deg=(15, 30, 45, 60, 75, 90, 105, 120)) -> None:
+    """Legs still colliding turn the knee out (the bend plane swivels about hip→ankle, toward the
+    leg's own side) by the smallest angle that clears them; the swivel fades in and out over
+    ``ramp`` frames. The foot stays where it is."""
+    for e in legs:
+        mine = np.isin(lb.bones, _limb_bones(skeleton, e))
+        bad = np.nonzero(np.any(hits[:, mine], axis=1))[0]
+        if bad.size == 0:
+            continue
+        side = cf.left if e.name.endswith(".L") else -cf.left
+        best = np.zeros(pose.shape[0])
+        todo = np.ones(bad.size, bool)
+        for deg in angles_deg:
+            sub = bad[todo]
+            if sub.size == 0:
+                break
+            for sign in (1.0, -1.0):
+                sl, sr, sp = loc[sub].copy(), rot[sub].copy(), pose[sub].copy()
+                knee_before = sp[:, e.lower, :3, 3].copy()
+                ang = np.full(sub.size, sign * np.radians(deg))
+                move_end(skeleton, sl, sr, sp, e, np.zeros(sub.size), np.ones(sub.size, bool), cf.forward, ang)
+                outward = np.sum((sp[:, e.lower, :3, 3] - knee_before) * side, axis=-1) > 0
+                clear = ~np.any(colliding(skeleton, lb, sp, terrain, p.collision_tolerance_m)[:, mine], axis=1)
+                ok = clear & outward
+                idx = np.nonzero(todo)[0][ok]
+                best[bad[idx]] = sign * np.radians(deg)
+                todo[idx] = False
+                sub = bad[todo]
+                if sub.size == 0:
+                    break
+        if not np.any(best != 0):
+            continue
+        turn = ramp_envelope(np.maximum(best, 0.0), ramp) - ramp_envelope(np.maximum(-best, 0.0), ramp)
+        turn = np.where(best != 0, best, turn)  # the frames that need it get exactly what cleared them
+        move_end(skeleton, loc, rot, pose, e, np.zeros(pose.shape[0]), turn != 0, cf.forward, turn)
+
+
+def _hips_headroom(skeleton, pose, legs, contact, stretch: float = 0.995) -> np.ndarray:
+    """Per frame, how far the hips may rise (m) before a leg in contact can no longer reach its
+    ankle where it is now (``stretch`` × thigh + shin); inf where no leg is in contact."""
+    room = np.full(pose.shape[0], np.inf)
+    for e in legs:
+        c = contact[e.name]
+        hip = pose[:, e.upper, :3, 3]
+        ankle = pose[:, e.end, :3, 3]
+        reach = stretch * (skeleton.lengths[e.upper] + skeleton.lengths[e.lower])
+        dh = np.linalg.norm((hip - ankle)[:, :2], axis=-1)
+        up = np.sqrt(np.maximum(reach**2 - dh**2, 0.0)) - (hip[:, 2] - ankle[:, 2])
+        room = np.where(c, np.minimum(room, np.maximum(up, 0.0)), room)
+    return room

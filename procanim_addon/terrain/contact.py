@@ -124,20 +124,29 @@ def set_world(skeleton, loc, rot, pose, i: int, matrix: np.ndarray, mask: np.nda
     refresh(skeleton, loc, rot, pose, i)
 
 
-def move_end(skeleton, loc, rot, pose, eff: Effector, dz: np.ndarray, mask: np.ndarray, bend_hint=None) -> None:
-    """Move the effector's end bone by ``dz (F,)`` m vertically (orientation kept) on ``mask`` frames,
-    re-solving the two bones above it by two-bone IK in their current bend plane. ``bend_hint``
-    (3,): the side the joint bends to when the limb is nearly straight (knees forward, elbows back)."""
+def move_end(skeleton, loc, rot, pose, eff: Effector, offset: np.ndarray, mask: np.ndarray, bend_hint=None,
+             swivel=None) -> None:
+    """Move the effector's end bone by ``offset`` — ``(F,)`` m straight up, or ``(F, 3)`` m — on
+    ``mask`` frames keeping its orientation, re-solving the two bones above it by two-bone IK in
+    their current bend plane. ``bend_hint`` (3,): the side the joint bends to when the limb is
+    nearly straight (knees forward, elbows back). ``swivel`` (F,) rad turns the bend plane about the
+    root→end axis (a knee turned out)."""
     if not np.any(mask):
         return
+    offset = np.asarray(offset, float)
+    if offset.ndim == 1:
+        offset = offset[:, None] * UP
     end_before = pose[:, eff.end].copy()
     root = pose[:, eff.upper, :3, 3]
     mid = pose[:, eff.lower, :3, 3]
-    target = end_before[:, :3, 3] + dz[:, None] * UP
+    target = end_before[:, :3, 3] + offset
     axis = tf.normalize(end_before[:, :3, 3] - root)
     pole = mid - root - np.sum((mid - root) * axis, axis=-1, keepdims=True) * axis
     if bend_hint is not None:  # a nearly straight limb has no reliable bend plane of its own
         pole = pole + 0.01 * skeleton.lengths[eff.upper] * np.asarray(bend_hint, float)
+    if swivel is not None:
+        axis_t = tf.normalize(target - root)
+        pole = tf.quat_rotate(tf.quat_from_axis_angle(axis_t, np.asarray(swivel, float)), pole)
     la, lb = skeleton.lengths[eff.upper], skeleton.lengths[eff.lower]
     new_mid, new_end = solve_two_bone(root, target, pole, la, lb)
     for bone, head, tail in ((eff.upper, root, new_mid), (eff.lower, None, new_end)):
@@ -149,3 +158,36 @@ def move_end(skeleton, loc, rot, pose, eff: Effector, dz: np.ndarray, mask: np.n
     m = end_before.copy()
     m[:, :3, 3] = pose[:, eff.end, :3, 3]  # where the chain put it; orientation as before
     set_world(skeleton, loc, rot, pose, eff.end, m, mask)
+
+
+def intervals(mask: np.ndarray) -> list[tuple[int, int]]:
+    """Runs of true frames as ``(first, last + 1)``."""
+    m = np.concatenate(([False], np.asarray(mask, bool), [False]))
+    d = np.diff(m.astype(int))
+    return list(zip(np.nonzero(d == 1)[0], np.nonzero(d == -1)[0]))
+
+
+def footing_shift(points: np.ndarray, ref_spread: np.ndarray, terrain, direction, max_shift_m: float = 0.3,
+                  step_m: float = 0.01, level_m: float = 0.01, margin_m: float = 0.06) -> float:
+    """Smallest shift (m, along ``direction``) of a planted end's points ``(n, P, 3)`` (heel … toe)
+    after which
+    the terrain under them is as level as the reference was (spread of heights under the points
+    ≤ ``ref_spread (n,)`` + ``level_m`` on every frame) — a foot that would straddle a step moves
+    onto one side of it: back onto the side it comes from if it can within ``max_shift_m``, else
+    forward. 0 when already level; 0 too when no shift within reach helps."""
+    # the footprint reaches ``margin_m`` beyond the first and last point (heel and toe), along the end
+    ends = points[:, -1, :2] - points[:, 0, :2]
+    ends = ends / np.maximum(np.linalg.norm(ends, axis=-1, keepdims=True), 1e-9)
+    extra = np.stack((points[:, 0, :2] - margin_m * ends, points[:, -1, :2] + margin_m * ends), axis=1)
+    points = np.concatenate((points[..., :2], extra), axis=1)
+    shifts = np.arange(0.0, max_shift_m + 1e-9, step_m)
+    # backward first (a foot straddling a step stays on the side it is coming from), then forward
+    shifts = np.concatenate((-shifts, shifts[1:]))
+    d = np.asarray(direction, float)[:2]
+    xy = points[None] + shifts[:, None, None, None] * d  # (S, n, P, 2)
+    z, _, hit = terrain.height(xy.reshape(-1, 2))
+    z = np.where(hit, z, np.nan).reshape(xy.shape[:-1])
+    spread = np.nanmax(z, axis=-1) - np.nanmin(z, axis=-1)
+    ok = np.all((spread <= ref_spread[None] + level_m) & np.all(hit.reshape(xy.shape[:-1]), axis=-1), axis=1)
+    first = np.nonzero(ok)[0]
+    return float(shifts[first[0]]) if first.size else 0.0

@@ -1,0 +1,113 @@
+"""Terrain adaptation end to end on ProcAnim's human: identity, uniform lift, bone lengths,
+contacts and collisions on the paper's zigzag terrains."""
+
+import numpy as np
+import pytest
+
+from procanim_addon import motions
+from procanim_addon.errors import InputError
+from procanim_addon.rigs import human_skeleton
+from procanim_addon.terrain.adapt import AdaptParams, adapt_to_terrain
+from procanim_addon.terrain.collisions import colliding, limb_boxes
+from procanim_addon.terrain.mesh import TerrainMesh
+from procanim_addon.terrain.shapes import body_heights, zigzag
+
+SOLE_Z = 0.03  # rest sole height of the human: the motions' own ground
+
+
+@pytest.fixture(scope="module")
+def human():
+    return human_skeleton()
+
+
+@pytest.fixture(scope="module")
+def walk(human):
+    return motions.walk(*human, motions.WalkParams(steps=6))
+
+
+def poses(sk, a, b):
+    return sk.fk(a.locations, a.rotations), sk.fk(b.locations, b.rotations)
+
+
+def course(sk, rm, level):
+    """The paper's zigzag: four 0.8 m cells across the walking direction (−Y), 1st and 3rd raised."""
+    return zigzag(body_heights(sk, rm)[level], start_xy=(0.0, -0.3), direction_xy=(0.0, -1.0),
+                  cell_length=0.8, ground_z=SOLE_Z, name=f"zigzag {level}")
+
+
+def test_flat_to_flat_is_the_identity(human, walk):
+    sk, rm = human
+    out = adapt_to_terrain(sk, rm, walk, None, TerrainMesh.flat(SOLE_Z, size=60))
+    a, b = poses(sk, walk, out)
+    assert np.abs(a - b).max() < 1e-9
+    assert out.metrics["collisions"] == 0 and out.metrics["contact_error_cm_max"] < 1e-6
+
+
+def test_uniformly_raised_terrain_lifts_every_joint_by_exactly_that_height(human, walk):
+    sk, rm = human
+    out = adapt_to_terrain(sk, rm, walk, None, TerrainMesh.flat(SOLE_Z + 0.25, size=60))
+    a, b = poses(sk, walk, out)
+    moved = b[:, 1:, :3, 3] - a[:, 1:, :3, 3]  # every bone but the static root control
+    assert np.allclose(moved[..., 2], 0.25, atol=1e-9)
+    assert np.allclose(moved[..., :2], 0.0, atol=1e-9)
+    assert np.allclose(b[..., :3, :3], a[..., :3, :3], atol=1e-9)  # nothing turns
+
+
+def test_a_reference_mesh_is_used_instead_of_the_flat_ground(human, walk):
+    sk, rm = human
+    # a motion made on a ground 0.1 m *below* its soles' lowest point, adapted to one 0.1 m above it
+    ref = TerrainMesh.flat(SOLE_Z - 0.1, size=60, name="low")
+    out = adapt_to_terrain(sk, rm, walk, ref, TerrainMesh.flat(SOLE_Z + 0.1, size=60))
+    a, b = poses(sk, walk, out)
+    assert np.allclose(b[:, 1:, 2, 3] - a[:, 1:, 2, 3], 0.2, atol=1e-9)
+
+
+@pytest.mark.parametrize("level", ["ankle", "knee"])
+def test_walk_on_zigzag_keeps_bone_lengths_contacts_and_clears_the_blocks(human, walk, level):
+    sk, rm = human
+    terrain = course(sk, rm, level)
+    out = adapt_to_terrain(sk, rm, walk, None, terrain)
+    pose = sk.fk(out.locations, out.rotations)
+    # bone lengths, measured here independently: posed head→tail and head→parent-head distances
+    tails = sk.tails_of(pose)
+    heads = pose[..., :3, 3]
+    assert np.allclose(np.linalg.norm(tails - heads, axis=-1), sk.lengths, rtol=1e-4, atol=0)
+    legs = [sk.index(f"{r}.{s}") for s in "LR" for r in ("shin", "foot", "toe")]
+    par = sk.parents[legs]
+    rest = np.linalg.norm(sk.heads[legs] - sk.heads[par], axis=-1)
+    posed = np.linalg.norm(heads[:, legs] - heads[:, par], axis=-1)
+    assert np.max(np.abs(posed - rest) / rest) < 1e-4  # < 0.01 %
+    assert out.metrics["bone_length_error_pct"] < 0.01
+    # the feet stand on the blocks: some contact frame is at block height
+    lb = limb_boxes(sk, rm)
+    assert not colliding(sk, lb, pose, terrain).any()
+    assert out.metrics["collisions"] == 0
+    assert out.metrics["contact_error_cm_max"] < 1.0
+    top = SOLE_Z + body_heights(sk, rm)[level]
+    soles = np.minimum(tails[:, sk.index("toe.L"), 2], tails[:, sk.index("foot.L"), 2])
+    assert np.any(np.abs(soles - top) < 0.01)
+
+
+def test_waist_high_blocks_are_refused_for_a_walk_with_a_clear_message(human, walk):
+    sk, rm = human
+    with pytest.raises(InputError, match="rises .* m .* can step"):
+        adapt_to_terrain(sk, rm, walk, None, course(sk, rm, "waist"))
+
+
+def test_reference_equal_to_terrain_is_refused(human, walk):
+    sk, rm = human
+    t = course(sk, rm, "knee")
+    with pytest.raises(InputError, match="same surface"):
+        adapt_to_terrain(sk, rm, walk, t, course(sk, rm, "knee"))
+
+
+def test_terrain_that_does_not_reach_under_the_feet_is_refused(human, walk):
+    sk, rm = human
+    with pytest.raises(InputError, match="does not reach under"):
+        adapt_to_terrain(sk, rm, walk, None, TerrainMesh.flat(SOLE_Z, center=(0, 5), size=4, name="patch"))
+
+
+def test_bad_parameters_are_refused(human, walk):
+    sk, rm = human
+    with pytest.raises(InputError, match="at least 10 descriptor"):
+        adapt_to_terrain(sk, rm, walk, None, TerrainMesh.flat(0.1), AdaptParams(descriptors_per_joint=6))
