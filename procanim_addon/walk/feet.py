@@ -158,7 +158,7 @@ class FootModel:
         if np.any(c):
             u = np.clip((t[c] - t_c) / max(t_d - t_c, 1e-6), 0, 1)
             m0 = 2 * self.th_ho * (t_d - t_c) / max(t_c - t_rise, 1e-6)
-            pitch[c] = _hermite(self.th_ho, m0, self.th_to[k], (self.th_to[k] - self.th_ho), u)
+            pitch[c] = _hermite(self.th_ho, m0, self.th_to[k], 0.0, u)  # at rest at toe off: the swing starts there
             toe_pitch[c] = pitch[c] - self.th_ho
         Rf = R @ pitch_rot(self.left, pitch)
         Rt = R @ pitch_rot(self.left, toe_pitch)
@@ -206,13 +206,21 @@ class FootModel:
         w = np.sqrt(G / (2.0 / 3.0 * l_leg))
         sw = np.sin(w * dur)
         B = (th1 - th0 * np.cos(w * dur)) / sw if abs(sw) > 1e-3 else 0.0
-        th = th0 * np.cos(w * r * dur) + B * np.sin(w * r * dur)
-        ph = np.dot(hip(t) - A0[:2], cdir)
         if self.steps.on_stairs[k] or self.steps.on_stairs[k2]:
             # stairs: lift first, travel, then set the foot down (no sweeping across a riser)
             along = clen * _smooth((r - 0.2) / 0.65)
         elif clen > 1e-6:
-            along = np.maximum.accumulate(np.clip(ph + l_leg * np.sin(th), 0.0, clen))
+            # the pendulum's progress, its end slopes corrected (Hermite terms that vanish at both
+            # ends) to the ankle's speed at toe off and at heel strike, so the foot does not jerk
+            rr = np.concatenate([r, [0.0, 1e-3, 1 - 1e-3, 1.0]])
+            th = th0 * np.cos(w * rr * dur) + B * np.sin(w * rr * dur)
+            a_p = np.dot(hip(t0 + rr * dur) - A0[:2], cdir) + l_leg * np.sin(th)
+            d0 = (a_p[-3] - a_p[-4]) / 1e-3
+            d1 = (a_p[-1] - a_p[-2]) / 1e-3
+            m0_h = float(np.dot(v0[:2], cdir)) * dur
+            m1_h = float(np.dot(v1[:2], cdir)) * dur
+            along = a_p[:-4] + (r**3 - 2 * r**2 + r) * (m0_h - d0) + (r**3 - r**2) * (m1_h - d1)
+            along = np.maximum.accumulate(np.clip(along, 0.0, clen))
         else:
             along = np.zeros_like(r)
         # blend onto the chord's lateral line with an ease so the ends stay exact

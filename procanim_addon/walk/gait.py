@@ -77,6 +77,16 @@ class _PelvisHeight:
         return lim
 
 
+def _soft_reach(hip, ankle, reach: float, knee: float = 0.04):
+    """Ankle targets pulled toward the hip so their distance saturates smoothly at ``reach`` (m):
+    unchanged below ``reach − knee``, then d' = d₀ + knee·tanh((d − d₀)/knee)."""
+    v = ankle - hip
+    d = np.linalg.norm(v, axis=-1, keepdims=True)
+    d0 = reach - knee
+    soft = np.where(d > d0, d0 + knee * np.tanh((d - d0) / knee), d)
+    return hip + v * (soft / np.maximum(d, 1e-9))
+
+
 def _envelope(excess: np.ndarray, width: int) -> np.ndarray:
     """A smooth curve ≥ ``excess`` (a running max, then a raised-cosine blur, then max again)."""
     if width < 1 or not np.any(excess > 0):
@@ -221,8 +231,14 @@ def generate_path_walk(skeleton, rigmap, path_points, ground=None, params: PathW
         h_knee = h_foot + PSI_ANKLE_SHARE * _wrap(Psi + rot_pr - h_foot)  # ψ1 share: the leg's twist
         pole = np.stack([np.cos(h_knee), np.sin(h_knee), np.zeros_like(h_knee)], axis=-1)
         lt, ls = char.len_thigh[s], char.len_shin[s]
-        knee, end = solve_two_bone(hip_joint[s], tr.ankle, pole, lt, ls)
-        leg_report[s] = float(np.max(np.linalg.norm(end - tr.ankle, axis=-1)))
+        # a swinging foot out of reach is drawn in toward the hip (softly, so the knee never snaps
+        # straight); a planted one is within reach already (the pelvis was lowered for it)
+        target = tr.ankle.copy()
+        swing = ~tr.planted
+        if np.any(swing):
+            target[swing] = _soft_reach(hip_joint[s][swing], tr.ankle[swing], p.knee_reach * (lt + ls))
+        knee, end = solve_two_bone(hip_joint[s], target, pole, lt, ls)
+        leg_report[s] = float(np.max(np.linalg.norm(end - tr.ankle, axis=-1)[tr.planted], initial=0.0))
         th, sh, ft = char.thigh[s], char.shin[s], char.foot[s]
         y0t = ml[th][:3, 1]
         y0s = ml[sh][:3, 1]
