@@ -222,3 +222,56 @@ def test_quaternions_are_continuous(walks):
     q = walks["s_curve"][0].rotations
     assert np.all(np.sum(q[1:] * q[:-1], axis=-1) > 0)
     assert tf.quat_normalize(q).shape == q.shape
+
+
+def _rigify_like():
+    """A Rigify-metarig-like human: Rigify names, the hips bone ('spine') pointing up, straight
+    legs in the rest pose, soles at z = 0 and bone rolls unlike ProcAnim's own rig."""
+    from procanim_addon.rig_roles import detect
+    from procanim_addon.rigs import BoneSpec, RigTemplate, _mirror
+
+    up, fwd, side = (0, 0, 1.0), (0, -1.0, 0), (1.0, 0, 0)
+    bones = [
+        BoneSpec("spine", None, (0, 0.03, 1.0), (0, 0.02, 1.12), (0, 0.3, 1.0)),
+        BoneSpec("spine.001", "spine", (0, 0.02, 1.12), (0, 0.03, 1.25), fwd),
+        BoneSpec("spine.002", "spine.001", (0, 0.03, 1.25), (0, 0.04, 1.37), side),
+        BoneSpec("spine.003", "spine.002", (0, 0.04, 1.37), (0, 0.03, 1.52), fwd),
+        BoneSpec("spine.004", "spine.003", (0, 0.03, 1.52), (0, 0.01, 1.6), fwd),
+        BoneSpec("spine.006", "spine.004", (0, 0.01, 1.6), (0, 0.01, 1.8), fwd),
+        BoneSpec("shoulder.L", "spine.003", (0.02, 0.0, 1.5), (0.17, 0.05, 1.48), up),
+        BoneSpec("upper_arm.L", "shoulder.L", (0.18, 0.05, 1.47), (0.3, 0.07, 1.2), (0.3, 1.0, 0.0)),
+        BoneSpec("forearm.L", "upper_arm.L", (0.3, 0.07, 1.2), (0.4, 0.02, 0.96), (0.0, 1.0, 0.3)),
+        BoneSpec("hand.L", "forearm.L", (0.4, 0.02, 0.96), (0.43, 0.0, 0.88), fwd),
+        BoneSpec("thigh.L", "spine", (0.1, 0.01, 0.98), (0.1, 0.0, 0.53), (0.2, -1.0, 0.0)),
+        BoneSpec("shin.L", "thigh.L", (0.1, 0.0, 0.53), (0.1, 0.03, 0.09), (-0.3, -1.0, 0.0)),
+        BoneSpec("foot.L", "shin.L", (0.1, 0.03, 0.09), (0.1, -0.1, 0.0), up),
+        BoneSpec("toe.L", "foot.L", (0.1, -0.1, 0.0), (0.1, -0.17, 0.0), (0.2, 0.0, 1.0)),
+    ]
+    t = RigTemplate("metarig", tuple(_mirror(bones)), {})
+    sk = t.skeleton()
+    return sk, detect(sk.names, {b.name: b.parent for b in t.bones}, rig_name="metarig")
+
+
+def test_a_rigify_like_rig_walks_the_s_curve_with_planted_feet():
+    sk, rm = _rigify_like()
+    assert rm.get("hips") == "spine" and rm.get("root") is None
+    clip = generate_path_walk(sk, rm, S_CURVE, FlatGround(), PathWalkParams())
+    pose, char, soles = _soles((sk, rm), clip)
+    speeds = []
+    for pts in soles.values():
+        on = np.abs(pts[..., 2]) < 0.003
+        both = on[1:] & on[:-1]
+        speeds.append(np.linalg.norm(np.diff(pts[..., :2], axis=0), axis=-1)[both] * clip.fps)
+        assert pts[..., 2].min() > -0.005
+    v = np.concatenate(speeds) * 100
+    assert v.size > 100 and v.mean() < 1.0
+    # the knees bend forward (the knee ahead of the hip-ankle line, along the walking direction)
+    hip = pose[:, sk.index("thigh.L"), :3, 3]
+    knee = pose[:, sk.index("shin.L"), :3, 3]
+    ankle = pose[:, sk.index("foot.L"), :3, 3]
+    fwd = np.einsum("fij,j->fi", pose[:, sk.index("foot.L"), :3, :3] @ sk.matrix_local[sk.index("foot.L")][:3, :3].T, char.forward)
+    mid = 0.5 * (hip + ankle)
+    bend = np.sum((knee - mid) * fwd, axis=-1)
+    assert np.percentile(bend, 5) > -0.005
+    dev = deviation_from_polyline(pose[:, sk.index("spine"), :3, 3], S_CURVE)
+    assert dev.mean() < 0.05
