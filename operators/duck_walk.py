@@ -16,6 +16,65 @@ PRESET_ITEMS = [("CUSTOM", "Custom", "Use the slider values as given")] + [
 ]
 
 
+GAITS = [
+    ("PLANTED", "Planted", "Feet stay where they land (no foot sliding); the master moves by the stance sweep"),
+    ("ARTICLE", "Article", "The article's channels verbatim: master speed s·a/q_a every 3 frames (feet slide)"),
+]
+
+
+def duck_walk_properties(ui: bool) -> dict:
+    """The duck walk's settings as bpy properties, shared by the operator and the sidebar's settings.
+
+    ``ui=True`` adds the sliders' limits (0–10, fps ≥ 1 …) for the panel; the operator has none, so a
+    script passing an out-of-range value gets a clear error instead of a silent clamp.
+    """
+
+    def lim(**limits):
+        return limits if ui else {}
+
+    return {
+        "frame_start": IntProperty(name="Start Frame", description="First frame of the walk", default=_D.frame_start),
+        "frame_end": IntProperty(name="End Frame", description="Last frame of the walk", default=_D.frame_end),
+        "fps": FloatProperty(
+            name="FPS",
+            description="Frames per second the cycle is timed for",
+            default=_D.fps,
+            **lim(min=1.0, soft_max=120.0),
+        ),
+        "key_interval": IntProperty(
+            name="Key Every",
+            description="A key every N frames on every control (the article: 3)",
+            default=_D.key_interval,
+            **lim(min=1, soft_max=12),
+        ),
+        "amplitude": FloatProperty(
+            name="Amplitude",
+            description="Stride length (0–10); 0 stands still",
+            default=_D.amplitude,
+            **lim(min=0.0, max=10.0),
+        ),
+        "speed": FloatProperty(
+            name="Speed",
+            description="Cycle rate (0–10): Speed 5 is one gait cycle per second",
+            default=_D.speed,
+            **lim(min=0.0, max=10.0),
+        ),
+        "weight": FloatProperty(
+            name="Weight",
+            description="Laban weight: light (0) bounces, heavy (10) sits low",
+            default=_D.weight,
+            **lim(min=0.0, max=10.0),
+        ),
+        "direction": FloatProperty(
+            name="Direction",
+            description="Laban space: direct (0) walks straight, indirect (10) weaves and turns",
+            default=_D.direction,
+            **lim(min=0.0, max=10.0),
+        ),
+        "gait": EnumProperty(name="Gait", description="How the feet meet the ground", items=GAITS, default="PLANTED"),
+    }
+
+
 class PROCANIM_OT_duck_walk(GeneratorMixin, bpy.types.Operator):
     """Bake a procedural duck walk (amplitude, speed, Laban weight and direction) onto the armature"""
 
@@ -23,26 +82,18 @@ class PROCANIM_OT_duck_walk(GeneratorMixin, bpy.types.Operator):
     bl_label = "Generate Duck Walk"
     bl_options = {"REGISTER", "UNDO"}
 
-    armature: StringProperty(
-        name="Armature", description="Armature object name (empty: the sidebar's or the active one)"
-    )
-    frame_start: IntProperty(name="Start Frame", description="First frame of the walk", default=_D.frame_start)
-    frame_end: IntProperty(name="End Frame", description="Last frame of the walk", default=_D.frame_end)
-    fps: FloatProperty(name="FPS", description="Frames per second the cycle is timed for", default=_D.fps)
-    key_interval: IntProperty(name="Key Every", description="A key every N frames", default=_D.key_interval)
-    amplitude: FloatProperty(name="Amplitude", description="Stride length, 0–10", default=_D.amplitude)
-    speed: FloatProperty(name="Speed", description="Cycle rate, 0–10 (5: one cycle per second)", default=_D.speed)
-    weight: FloatProperty(name="Weight", description="Laban weight, 0 light – 10 heavy", default=_D.weight)
-    direction: FloatProperty(name="Direction", description="Laban space, 0 direct – 10 indirect", default=_D.direction)
-    preset: EnumProperty(
-        name="Preset", description="Emotion preset (overrides the four sliders)", items=PRESET_ITEMS, default="CUSTOM"
-    )
-    gait: EnumProperty(
-        name="Gait",
-        description="Planted feet, or the article's channels verbatim",
-        default="PLANTED",
-        items=[("PLANTED", "Planted", "No foot sliding"), ("ARTICLE", "Article", "The article's formulas verbatim")],
-    )
+    __annotations__ = {
+        "armature": StringProperty(
+            name="Armature", description="Armature object name (empty: the sidebar's or the active one)"
+        ),
+        **duck_walk_properties(ui=False),
+        "preset": EnumProperty(
+            name="Preset",
+            description="Emotion preset (overrides the four sliders)",
+            items=PRESET_ITEMS,
+            default="CUSTOM",
+        ),
+    }
 
     def prepare(self, context) -> Job:
         obj = resolve_armature(self.armature, context)

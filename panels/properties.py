@@ -3,21 +3,10 @@
 from __future__ import annotations
 
 import bpy
-from bpy.props import CollectionProperty, EnumProperty, FloatProperty, IntProperty, PointerProperty, StringProperty
+from bpy.props import CollectionProperty, PointerProperty, StringProperty
 
-from ..procanim_addon.duck import DuckParams
+from ..operators.duck_walk import duck_walk_properties
 from .path_walk import ProcAnimPathWalkSettings
-
-_D = DuckParams()
-
-GAITS = [
-    ("PLANTED", "Planted", "Feet stay where they land (no foot sliding); the master moves by the stance sweep"),
-    (
-        "ARTICLE",
-        "Article",
-        "The article's channels verbatim: constant master speed s·a/q_a every 3 frames (feet slide)",
-    ),
-]
 
 
 def _is_armature(_self, obj):
@@ -39,43 +28,7 @@ class ProcAnimActionInfo(bpy.types.PropertyGroup):
 
 
 class ProcAnimDuckSettings(bpy.types.PropertyGroup):
-    frame_start: IntProperty(name="Start Frame", description="First frame of the walk", default=_D.frame_start)
-    frame_end: IntProperty(name="End Frame", description="Last frame of the walk", default=_D.frame_end)
-    fps: FloatProperty(
-        name="FPS", description="Frames per second the cycle is timed for", default=_D.fps, min=1.0, soft_max=120.0
-    )
-    key_interval: IntProperty(
-        name="Key Every",
-        description="A key every N frames on every control (the article: 3)",
-        default=_D.key_interval,
-        min=1,
-        soft_max=12,
-    )
-    amplitude: FloatProperty(
-        name="Amplitude", description="Stride length (0–10); 0 stands still", default=_D.amplitude, min=0.0, max=10.0
-    )
-    speed: FloatProperty(
-        name="Speed",
-        description="Cycles per second: Speed 5 is one step cycle per second",
-        default=_D.speed,
-        min=0.0,
-        max=10.0,
-    )
-    weight: FloatProperty(
-        name="Weight",
-        description="Laban weight: light (0) bounces, heavy (10) sits low",
-        default=_D.weight,
-        min=0.0,
-        max=10.0,
-    )
-    direction: FloatProperty(
-        name="Direction",
-        description="Laban space: direct (0) walks straight, indirect (10) weaves and turns",
-        default=_D.direction,
-        min=0.0,
-        max=10.0,
-    )
-    gait: EnumProperty(name="Gait", description="How the feet meet the ground", items=GAITS, default="PLANTED")
+    __annotations__ = duck_walk_properties(ui=True)
 
 
 class ProcAnimSettings(bpy.types.PropertyGroup):
