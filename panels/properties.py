@@ -7,6 +7,7 @@ from bpy.props import CollectionProperty, PointerProperty, StringProperty
 
 from ..operators.duck_walk import duck_walk_properties
 from .path_walk import ProcAnimPathWalkSettings
+from .terrain import ProcAnimTerrainSettings
 
 
 def _is_armature(_self, obj):
@@ -37,11 +38,19 @@ class ProcAnimSettings(bpy.types.PropertyGroup):
     )
     duck: PointerProperty(name="Duck Walk", description="Duck walk settings", type=ProcAnimDuckSettings)
     path_walk: PointerProperty(name="Path Walk", description="Path walk settings", type=ProcAnimPathWalkSettings)
+    terrain: PointerProperty(name="Terrain", description="Terrain adaptation settings", type=ProcAnimTerrainSettings)
     show_roles: bpy.props.BoolProperty(name="Show Roles", description="List every role and its bone", default=False)
 
 
 # Property-group types are registered before the pointer properties that use them.
-classes = (ProcAnimRole, ProcAnimActionInfo, ProcAnimDuckSettings, ProcAnimPathWalkSettings, ProcAnimSettings)
+classes = (
+    ProcAnimRole,
+    ProcAnimActionInfo,
+    ProcAnimDuckSettings,
+    ProcAnimPathWalkSettings,
+    ProcAnimTerrainSettings,
+    ProcAnimSettings,
+)
 
 
 def register_properties():
