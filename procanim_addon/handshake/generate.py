@@ -104,6 +104,14 @@ class _Actor:
         self.plan = Plan(phase, f, frames, self.grip(), np.asarray(p1, float), self.hand_q(), np.asarray(q1, float),
                          self.disp.copy(), np.asarray(d1, float), ease_to_rest=ease)
 
+    def arrived(self, f: int, contact, p: HandshakeParams) -> bool:
+        """The approach path is done and the grip point is on C (a lagging controller is waited for,
+        at most ``p.max_wait_frames``)."""
+        if not self.plan.done(f - 1):
+            return False
+        close = np.linalg.norm(self.grip() - contact) <= p.arrive_tolerance_m
+        return bool(close or f - (self.plan.start + self.plan.frames) >= p.max_wait_frames)
+
     def step_frame(self, f: int, fps: float):
         ch = self.ch
         target = np.full(3, np.nan)
@@ -233,7 +241,7 @@ def generate_handshake(initiator, partner, params: HandshakeParams | None = None
                 p_rest, q_rest = ai.neutral()
                 ai.begin(Phase.RETREAT, f, p.retreat_frames, p_rest, q_rest, np.zeros(3), ease=True)
         if (fi.phase is Phase.APPROACH and fp.phase is Phase.APPROACH
-                and arbiter.try_shake(f, ai.plan.done(f - 1), ap.plan.done(f - 1))):
+                and arbiter.try_shake(f, ai.arrived(f, meeting.contact, p), ap.arrived(f, meeting.contact, p))):
             # built now, from the current elbows: ŝ ⊥ elbow line, 35 % of the elbow distance
             s_vec = shake_vector(ci.elbow_world(ai.pose), cp.elbow_world(ap.pose), p.shake_ratio)
             offsets = shake_offsets(p.shake_frames, p.secondary_shakes, p.secondary_frames, p.secondary_decay)

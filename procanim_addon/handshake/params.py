@@ -22,6 +22,8 @@ class HandshakeParams:
       response_frames: from the invitation to the arbiter's answer (the partner's reaction time)
       approach_frames: A, hand from where it is to the point of contact
       shake_frames:   the primary shake (one up-and-down cycle along the shake vector)
+      arrive_tolerance_m, max_wait_frames: A → S waits until both grip points are this close to C
+                      (a lagging fuzzy controller) or this many frames have passed
       secondary_shakes, secondary_frames, secondary_decay: smaller shakes after the primary one,
                       each ``secondary_decay`` times the amplitude of the one before
       retreat_frames: R, back to the rest pose;  hold_frames: rest pose held at the end
@@ -67,9 +69,11 @@ class HandshakeParams:
     dummy_fraction: float = 0.4
     grip_fraction: float = 0.5
     palm_thickness_ratio: float = 0.3
-    reach_comfort: float = 0.92
+    reach_comfort: float = 0.85
     max_step_legs: float = 0.6
-    ik_tolerance_m: float = 1e-6
+    ik_tolerance_m: float = 1e-5
+    arrive_tolerance_m: float = 0.002
+    max_wait_frames: int = 24
 
     def validate(self) -> "HandshakeParams":
         for name in ("solver_initiator", "solver_partner"):
@@ -87,7 +91,9 @@ class HandshakeParams:
         for name in ("dummy_frames", "approach_frames", "shake_frames", "retreat_frames"):
             if int(getattr(self, name)) < 2:
                 raise InputError(f"{name.replace('_', ' ').capitalize()} must be at least 2 (got {getattr(self, name)}).")
-        for name in ("neutral_frames", "hold_frames", "secondary_shakes", "response_frames"):
+        if not self.arrive_tolerance_m > 0:
+            raise InputError("Arrival tolerance must be positive.")
+        for name in ("neutral_frames", "hold_frames", "secondary_shakes", "response_frames", "max_wait_frames"):
             if int(getattr(self, name)) < 0:
                 raise InputError(f"{name.replace('_', ' ').capitalize()} cannot be negative.")
         if self.secondary_shakes and int(self.secondary_frames) < 2:

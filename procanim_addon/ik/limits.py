@@ -19,7 +19,7 @@ from .chain import JointLimit
 
 # degrees: (flexion lo, hi), (abduction lo, hi), (twist lo, hi) — RECON, see module docstring
 CLAVICLE_DEG = ((-15.0, 25.0), (-10.0, 30.0), (-10.0, 10.0))
-SHOULDER_DEG = ((-50.0, 170.0), (-30.0, 160.0), (-80.0, 80.0))
+SHOULDER_DEG = ((-50.0, 170.0), (-60.0, 160.0), (-80.0, 80.0))
 ELBOW_DEG = ((0.0, 150.0), (0.0, 0.0), (-85.0, 85.0))
 WRIST_DEG = ((-75.0, 75.0), (-35.0, 35.0), (-15.0, 15.0))
 OTHER_DEG = ((-30.0, 30.0), (-30.0, 30.0), (-30.0, 30.0))

@@ -28,7 +28,7 @@ from ..errors import InputError
 from ._effector import effector_of
 from .ccd import ccd
 from .fabrik import fabrik
-from .fuzzy import ARM_JOINT, FuzzyJoint, fuzzy_frame
+from .fuzzy import ARM_JOINT, CLAVICLE_JOINT, ELBOW_JOINT, FuzzyJoint, fuzzy_frame
 from .jacobian import damped_least_squares, jacobian_transpose
 from .swivel import apply_swivel
 
@@ -193,11 +193,12 @@ def solve_path(method, chain, bases, positions, orientations=None, angles0=None,
     return PathSolution(out, rot, eff, iters, secs)
 
 
-def fuzzy_joints_for(chain, clavicle_first: bool) -> list[FuzzyJoint]:
-    """M2's numbers per chain bone: the clavicle's slow controller first if there is one."""
+def fuzzy_joints_for(chain, clavicle_first: bool, elbow: FuzzyJoint | None = None) -> list[FuzzyJoint]:
+    """M2's numbers per chain bone (tip last): the clavicle's slow controller first if there is one,
+    and ``elbow`` (default :data:`~.fuzzy.ELBOW_JOINT`) for the bone before the hand."""
     joints = [ARM_JOINT] * chain.n
     if clavicle_first and chain.n >= 4:
-        from .fuzzy import CLAVICLE_JOINT
-
         joints[0] = CLAVICLE_JOINT
+    if chain.n >= 3:
+        joints[chain.n - 2] = ELBOW_JOINT if elbow is None else elbow
     return joints
