@@ -158,6 +158,13 @@ def solve_com(timeline, steps, params, y_stand: float, y_targets: np.ndarray, y_
     shapes_z = (sines @ fr.lateral_coeffs(params)) * -steps.side[:n][None, :]
     rows_z = [(hs[i], "pos", 0.0, 100.0) for i in range(2, n + 1)]
     zs = solve_axis(t, 0.0, 0.0, G * shapes_z, np.zeros(N), rows_z, np.ones(len(feet)), 10.0)
+    # the walker shifts its weight before the first step: start the sway with the velocity it has
+    # at the next heel strike of the same foot (a steady step), reached from standing by a cubic
+    z_v0 = 0.0
+    if n >= 5:
+        # half of it: the first step is a short one (the COM travels half a step)
+        z_v0 = 0.5 * float(np.interp(hs[3], t, zs.v))
+        zs = solve_axis(t, 0.0, z_v0, G * shapes_z, np.zeros(N), rows_z, np.ones(len(feet)), 10.0)
     # ---- standing before, settling after
     t_end = t1 + settle
     pre = np.arange(timeline.t_begin, t0, dt)
@@ -170,7 +177,10 @@ def solve_com(timeline, steps, params, y_stand: float, y_targets: np.ndarray, y_
     tt = np.concatenate([pre, t, post, tail])
     s = np.concatenate([np.zeros(len(pre)), xs.q, s_post, np.full(len(tail), s_final)])
     y = np.concatenate([np.full(len(pre), y_stand), ys.q, y_post, np.full(len(tail), y_final)])
-    z = np.concatenate([np.zeros(len(pre)), zs.q, z_post, np.zeros(len(tail))])
+    lead = min(0.5, t0 - timeline.t_begin)
+    u_pre = np.clip((pre - (t0 - lead)) / max(lead, 1e-9), 0.0, 1.0)
+    z_pre = _hermite(0.0, 0.0, 0.0, z_v0, lead, u_pre) if lead > 0 else np.zeros(len(pre))
+    z = np.concatenate([z_pre, zs.q, z_post, np.zeros(len(tail))])
     feet_force = np.zeros((len(tt), len(feet)))
     feet_force[len(pre):len(pre) + N] = shapes_y * ys.coeffs
     vf = np.concatenate([np.ones(len(pre)), ys.acc / G + 1.0, np.full(len(post) + len(tail), np.nan)])
