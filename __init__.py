@@ -17,18 +17,20 @@ def _classes():
 def register():
     import bpy
 
-    from .panels import properties
+    from .panels import handshake, properties
 
     for cls in _classes():
         bpy.utils.register_class(cls)
     properties.register_properties()
+    handshake.register_properties()
 
 
 def unregister():
     import bpy
 
-    from .panels import properties
+    from .panels import handshake, properties
 
+    handshake.unregister_properties()
     properties.unregister_properties()
     for cls in reversed(_classes()):
         bpy.utils.unregister_class(cls)
