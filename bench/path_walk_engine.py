@@ -70,12 +70,12 @@ def main() -> int:
     sk, rm = human_skeleton()
     params = PathWalkParams()
     ramp = HeightFieldGround.from_function(
-        lambda x, y: np.clip(0.1 * (-y - 1.0), 0, 0.3) - np.clip(0.1 * (-y - 5.0), 0, 0.3), (-3, 3), (-9, 1), 0.05)
+        lambda x, y: np.clip(0.1 * (-y - 1.0), 0, 0.3) - np.clip(0.1 * (-y - 5.0), 0, 0.3), (-3, 3), (-11, 1), 0.05)
     cases = {
         "long S-curve": (s_curve(length=44.0, amp=2.0, waves=3.0, n=2000), FlatGround()),
         "S-curve": (s_curve(), FlatGround()),
         "stairs": (np.array([[0, 0, 0], [0, -7.0, 0]]), StairsGround(start=1.5, tread=0.30, riser=0.16, steps_up=5, landing=1.0, steps_down=5)),
-        "ramp": (np.array([[0, 0, 0], [0, -8.0, 0]]), ramp),
+        "ramp": (np.array([[0, 0, 0], [0, -9.5, 0]]), ramp),
         "corner": (np.array([[0, 0, 0], [0, -3.0, 0], [3.0, -3.0, 0]]), FlatGround()),
     }
     print(f"path walk engine — ProcAnim human, {params.cadence_spm:g} steps/min, {params.fps:g} fps, numpy {np.__version__}")

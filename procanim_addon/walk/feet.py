@@ -158,7 +158,7 @@ class FootModel:
         if np.any(c):
             u = np.clip((t[c] - t_c) / max(t_d - t_c, 1e-6), 0, 1)
             m0 = 2 * self.th_ho * (t_d - t_c) / max(t_c - t_rise, 1e-6)
-            pitch[c] = _hermite(self.th_ho, m0, self.th_to[k], 0.0, u)  # at rest at toe off: the swing starts there
+            pitch[c] = _hermite(self.th_ho, m0, self.th_to[k], self.th_to[k] - self.th_ho, u)
             toe_pitch[c] = pitch[c] - self.th_ho
         Rf = R @ pitch_rot(self.left, pitch)
         Rt = R @ pitch_rot(self.left, toe_pitch)
@@ -204,6 +204,9 @@ class FootModel:
         s1 = np.clip((clen - p1) / l_leg, -0.99, 0.99)
         th0, th1 = np.arcsin(s0), np.arcsin(s1)
         w = np.sqrt(G / (2.0 / 3.0 * l_leg))
+        # a free pendulum cannot join two angles in more than about half its period: slower swings
+        # (slow cadences) use a proportionally slower pendulum
+        w = min(w, 0.7 * np.pi / dur)
         sw = np.sin(w * dur)
         B = (th1 - th0 * np.cos(w * dur)) / sw if abs(sw) > 1e-3 else 0.0
         if self.steps.on_stairs[k] or self.steps.on_stairs[k2]:
@@ -231,7 +234,7 @@ class FootModel:
         hd = st.heading[k] + e * (st.heading[k2] - st.heading[k])
         nrm = tf.normalize(st.normal[k] * (1 - e)[:, None] + st.normal[k2] * e[:, None])
         ep = self._level(k, r)
-        pitch = self.th_to[k] + ep * (-self.th_hs[k2] - self.th_to[k])
+        pitch = self._swing_pitch(k, r, dur)
         toe_bend = self.th_ho * (1 - ep)  # toe bend relative to the foot, from θ_ho at toe off to 0
         Rb = yaw_tilt(hd, self.char.rest_heading, nrm)
         Rf = Rb @ pitch_rot(self.left, pitch)
@@ -252,7 +255,7 @@ class FootModel:
             e_c = _smooth(chk)
             hd_c = st.heading[k] + e_c * (st.heading[k2] - st.heading[k])
             n_c = tf.normalize(st.normal[k] * (1 - e_c)[:, None] + st.normal[k2] * e_c[:, None])
-            Rf_c = yaw_tilt(hd_c, self.char.rest_heading, n_c) @ pitch_rot(self.left, self.th_to[k] + self._level(k, chk) * (-self.th_hs[k2] - self.th_to[k]))
+            Rf_c = yaw_tilt(hd_c, self.char.rest_heading, n_c) @ pitch_rot(self.left, self._swing_pitch(k, chk, dur))
             offs = np.einsum("nij,pj->npi", Rf_c, pts_rest - self.geo.ankle)
             sole_xy = xy_c[:, None, :] + offs[..., :2]
             # the highest ground within 5 mm along the chord: step edges between samples count
@@ -282,6 +285,16 @@ class FootModel:
         z = self._two_cubics(r, z0, m0, apex, z1, m1, ra) + np.interp(r, chk, lift)
         ankle = np.concatenate([xy, z[:, None]], axis=-1)
         return ankle, Rf, Rt
+
+    def _swing_pitch(self, k, r, dur):
+        """Foot pitch over the swing: from θ_to (keeping the roll's rate at toe off, a bump that
+        dies out by the time the foot levels) to −θ_hs of the next heel strike."""
+        _, _, _, t_c, t_d = self.phase[k]
+        rate = (self.th_to[k] - self.th_ho) / max(t_d - t_c, 1e-6)  # dθ/dt at toe off (rad/s)
+        stairs = self.steps.on_stairs[k] or self.steps.on_stairs[k + 2]
+        rl = 0.2 if stairs else 0.3
+        bump = np.where(r < rl, rate * dur * r * (1 - r / rl) ** 2, 0.0)
+        return self.th_to[k] + self._level(k, r) * (-self.th_hs[k + 2] - self.th_to[k]) + bump
 
     def _level(self, k, r):
         """0 → 1 over the swing: how far the foot's pitch has gone from toe off to heel strike.

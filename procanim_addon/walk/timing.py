@@ -49,8 +49,11 @@ def make_timeline(w: np.ndarray, cadence_spm: float, speed_mps: float, double_su
     n = K - 1
     T = np.empty(K)
     if speed_mps > 0:
-        # T = w / v; short first/last steps keep at least half a normal step's time
-        T[1:n] = np.maximum(w[1:n], 0.5 * stride) / speed_mps
+        # T = w / v with w the longer of the step lengths on either side of the stance foot, so the
+        # first and the closing step (the COM goes half a step) take a whole step's time, as they
+        # do at a given cadence
+        w_prev = np.concatenate(([0.0], w[:-1]))
+        T[1:n] = np.maximum(np.maximum(w_prev[1:n], w[1:n]), 0.5 * stride) / speed_mps
     else:
         T[1:n] = 60.0 / cadence_spm
     T[0], T[n] = T[1], T[n - 1]
