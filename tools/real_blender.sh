@@ -49,6 +49,7 @@ mnt() {  # mnt <target> <mount args...>
 }
 mount_chroot() {  # mount_chroot <root>
     local root="$1"
+    [ -e "$root/etc/mtab" ] || [ -L "$root/etc/mtab" ] || ln -s /proc/self/mounts "$root/etc/mtab"
     mnt "$root/proc" -t proc proc
     mnt "$root/sys" --bind /sys
     mnt "$root/dev" --bind /dev

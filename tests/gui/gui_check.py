@@ -52,6 +52,19 @@ def fail(msg):
     print("gui_check: FAIL: " + msg, flush=True)
 
 
+# The named checks; gui_report.py counts them (a check never reached counts as failed).
+CHECKS = ("panels_registered", "tab_shown", "panels_drew_before_generate", "generate_baked",
+          "panels_drew_after_generate", "no_draw_exceptions", "screenshot")
+R["checks"] = {}
+
+
+def check(name, ok, detail):
+    R["checks"][name] = {"ok": bool(ok), "detail": detail}
+    if not ok:
+        fail("%s: %s" % (name, detail))
+    return ok
+
+
 # ------------------------------------------------------------------ panels
 def _idname(cls):
     return getattr(cls, "bl_idname", "") or cls.__name__
@@ -100,6 +113,37 @@ def _counting(orig, key):
     return wrapper
 
 
+def open_closed_panels(panels):
+    """Re-register DEFAULT_CLOSED panels without that option, so their draw() runs too
+    (as if the user had clicked their headers open). Returns the re-registered ids."""
+    closed = [pid for pid, c in panels.items() if "DEFAULT_CLOSED" in getattr(c, "bl_options", set())]
+    if not closed:
+        return []
+
+    def depth(pid):
+        d, cur = 0, panels.get(pid)
+        while cur is not None and getattr(cur, "bl_parent_id", ""):
+            d, cur = d + 1, panels.get(cur.bl_parent_id)
+        return d
+
+    def under(pid, top):
+        cur = panels.get(pid)
+        while cur is not None:
+            if _idname(cur) == top:
+                return True
+            cur = panels.get(getattr(cur, "bl_parent_id", ""))
+        return False
+
+    redo = sorted({pid for pid in panels for top in closed if under(pid, top)}, key=depth)
+    for pid in reversed(redo):
+        bpy.utils.unregister_class(panels[pid])
+    for pid in closed:
+        panels[pid].bl_options = set(panels[pid].bl_options) - {"DEFAULT_CLOSED"}
+    for pid in redo:
+        bpy.utils.register_class(panels[pid])
+    return closed
+
+
 def wrap_draws(panels):
     for pid, cls in panels.items():
         for name in ("draw", "draw_header"):
@@ -134,7 +178,16 @@ def screenshot(path):
 
 # ------------------------------------------------------------------ scene
 def find_duck():
-    arms = [o for o in bpy.context.scene.objects if o.type == "ARMATURE"]
+    """The armature Generate works on: the sidebar's armature setting when the add-on
+    has one, else the active armature, else one named like a duck."""
+    scene = bpy.context.scene
+    chosen = getattr(getattr(scene, "procanim", None), "armature", None)
+    if isinstance(chosen, bpy.types.Object) and chosen.type == "ARMATURE":
+        return chosen
+    active = bpy.context.view_layer.objects.active
+    if active is not None and active.type == "ARMATURE":
+        return active
+    arms = [o for o in scene.objects if o.type == "ARMATURE"]
     ducks = [o for o in arms if "duck" in o.name.lower()] or arms
     return ducks[0] if ducks else None
 
@@ -180,12 +233,17 @@ def scenario():
     step("ProcAnim panels registered: %s" % ", ".join(
         "%s (%s)" % (pid, getattr(c, "bl_label", "")) for pid, c in sorted(panels.items())))
     if not panels:
-        fail("no registered panel with bl_category %r in the 3D view sidebar" % CATEGORY)
+        check("panels_registered", False, "no registered panel with bl_category %r in the 3D view sidebar"
+              % CATEGORY)
         return
     labels = {getattr(c, "bl_label", "") for c in panels.values()}
-    for label in REQUIRED_LABELS:
-        if label not in labels:
-            fail("panel %r missing from the ProcAnim tab (labels: %s)" % (label, sorted(labels)))
+    missing_labels = [label for label in REQUIRED_LABELS if label not in labels]
+    check("panels_registered", not missing_labels,
+          "panels %s; missing %s" % (sorted(labels), missing_labels) if missing_labels
+          else "%d panels: %s" % (len(panels), ", ".join(sorted(labels))))
+    opened = open_closed_panels(panels)
+    if opened:
+        step("opened DEFAULT_CLOSED panels so their draw() runs: %s" % ", ".join(opened))
     wrap_draws(panels)
 
     duck = find_duck()
@@ -197,11 +255,17 @@ def scenario():
         o.select_set(False)
     duck.select_set(True)
     bpy.context.view_layer.objects.active = duck
-    with bpy.context.temp_override(window=win, area=area, region=[r for r in area.regions if r.type == "WINDOW"][0]):
-        try:
-            bpy.ops.view3d.view_selected()
-        except Exception as exc:
-            step("view_selected skipped: %s" % exc)
+    scene = bpy.context.scene
+    if scene.camera is not None:
+        space.region_3d.view_perspective = "CAMERA"
+        step("viewport looks through the scene camera %s" % scene.camera.name)
+    else:
+        with bpy.context.temp_override(window=win, area=area,
+                                       region=[r for r in area.regions if r.type == "WINDOW"][0]):
+            try:
+                bpy.ops.view3d.view_selected()
+            except Exception as exc:
+                step("view_selected skipped: %s" % exc)
     for a in screen.areas:
         a.tag_redraw()
     yield 1.0
@@ -217,19 +281,33 @@ def scenario():
     # -- bring the ProcAnim tab forward with real input events: click down the
     # tab strip at the sidebar's right edge until the ProcAnim tab is active.
     R["categories_seen"].append(ui.active_panel_category)
-    for y in range(ui.y + ui.height - 12, ui.y + 12, -12):
+    R["tab_clicks"] = 0
+    for attempt in range(4):
         if ui.active_panel_category == CATEGORY:
             break
-        sx, sy = to_screen(win, ui.x + ui.width - 10, y)
-        xdo("mousemove", sx, sy)
-        xdo("click", "1")
+        if attempt:
+            step("pass %d over the tab strip changed nothing; pointer at %s; again" % (attempt, xdo("getmouselocation")))
+            if os.environ.get("PROCANIM_GUI_DEBUG"):
+                screenshot(os.path.join(os.path.dirname(SHOT), "debug-pass-%d.png" % attempt))
+            yield 1.0
+        # move the pointer into the window first, as a hand would, so Blender sees it enter
+        xdo("mousemove", "--sync", *to_screen(win, area.x + area.width // 2, area.y + area.height // 2))
         yield 0.3
-        if ui.active_panel_category not in R["categories_seen"]:
-            R["categories_seen"].append(ui.active_panel_category)
-            step("clicked %d,%d: tab %r" % (sx, sy, ui.active_panel_category))
+        for y in range(ui.y + ui.height - 12, ui.y + 12, -12):
+            if ui.active_panel_category == CATEGORY:
+                break
+            sx, sy = to_screen(win, ui.x + ui.width - 10, y)
+            xdo("mousemove", "--sync", sx, sy)
+            yield 0.1
+            xdo("click", "1")
+            R["tab_clicks"] += 1
+            yield 0.3
+            if ui.active_panel_category not in R["categories_seen"]:
+                R["categories_seen"].append(ui.active_panel_category)
+                step("clicked %d,%d: tab %r" % (sx, sy, ui.active_panel_category))
     step("tabs seen: %s" % R["categories_seen"])
-    if ui.active_panel_category != CATEGORY:
-        fail("could not bring the %r tab forward (tabs seen: %s)" % (CATEGORY, R["categories_seen"]))
+    if not check("tab_shown", ui.active_panel_category == CATEGORY,
+                 "%d clicks on the sidebar's tab strip; tabs seen: %s" % (R["tab_clicks"], R["categories_seen"])):
         return
     step("ProcAnim tab is active")
     # park the pointer over the viewport so no tooltip covers the sidebar
@@ -249,15 +327,18 @@ def scenario():
                 except Exception:
                     fail("%s.poll raised %s" % (pid, traceback.format_exc()))
                     continue
-                parent_closed = bool(getattr(cls, "bl_parent_id", "")) and "DEFAULT_CLOSED" in getattr(cls, "bl_options", set())
+                parent = getattr(cls, "bl_parent_id", "")
+                parent_drew = not parent or DRAWS.get("%s.draw" % parent)
                 key = "%s.%s" % (pid, "draw")
-                if ok and not DRAWS.get(key) and not parent_closed:
+                if ok and parent_drew and not DRAWS.get(key):
                     missing.append(pid)
                 R["panels"][pid]["poll_%s" % when] = bool(ok)
                 R["panels"][pid]["draws_%s" % when] = DRAWS.get(key, 0)
         step("%s: draw() calls %s" % (when, {k: v for k, v in sorted(DRAWS.items())}))
-        if missing:
-            fail("%s: panels whose poll() passes did not draw: %s" % (when, missing))
+        drawn = sorted(k[:-5] for k, v in DRAWS.items() if v and k.endswith(".draw"))
+        check("panels_drew_" + when, not missing and drawn,
+              "poll() passes but draw() never ran: %s" % missing if missing
+              else "draw() ran for %s" % ", ".join(drawn))
 
     check_drawn("before_generate")
 
@@ -284,8 +365,9 @@ def scenario():
     keys = sum(len(fc.keyframe_points) for fc in fcs)
     step("after Generate: action %r, %d F-curves, %d keyframes (%.1f s)"
          % (action.name if action else None, len(fcs), keys, time.time() - t0))
-    if not fcs or keys == 0:
-        fail("Generate did not bake: %s has no action with keyed F-curves" % duck.name)
+    check("generate_baked", fcs and keys > 0,
+          "%s: action %r, %d F-curves, %d keyframes" % (duck.name, action.name if action else None, len(fcs), keys)
+          if fcs and keys else "Generate did not bake: %s has no action with keyed F-curves" % duck.name)
     R["bake"] = {"action": action.name if action else None, "fcurves": len(fcs), "keyframes": keys}
 
     # -- show a pose mid-cycle, redraw, check the panels again, take the picture
@@ -298,21 +380,25 @@ def scenario():
         a.tag_redraw()
     yield 2.0
     check_drawn("after_generate")
-    if R["draw_errors"]:
-        fail("%d panel draw error(s)" % len(R["draw_errors"]))
+    check("no_draw_exceptions", not R["draw_errors"],
+          "%d draw()/draw_header() exception(s)" % len(R["draw_errors"]) if R["draw_errors"]
+          else "no draw()/draw_header() raised")
     screenshot(SHOT)
+    check("screenshot", os.path.getsize(SHOT) > 10000, "%s, %d bytes" % (SHOT, os.path.getsize(SHOT)))
 
 
 _gen = scenario()
 
 
 def finish():
-    R["ok"] = not R["errors"] and not R["draw_errors"]
+    R["ok"] = not R["errors"] and not R["draw_errors"] and all(
+        R["checks"].get(name, {}).get("ok") for name in CHECKS)
+    R["expected_checks"] = list(CHECKS)
     R["draws"] = DRAWS
     os.makedirs(os.path.dirname(RESULT), exist_ok=True)
     with open(RESULT, "w") as f:
         json.dump(R, f, indent=1, default=str)
-    print("gui_check: %s" % ("PASSED" if R["ok"] else "FAILED: %s" % R["errors"]), flush=True)
+    print("gui_check: %s" % ("in-window checks passed" if R["ok"] else "FAILED: %s" % R["errors"]), flush=True)
     if not os.environ.get("PROCANIM_GUI_KEEP"):
         try:
             win = bpy.context.window_manager.windows[0]

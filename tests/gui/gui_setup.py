@@ -7,11 +7,14 @@ Run with HOME pointing at a throw-away directory (tests/gui/run_gui.sh does).
    exactly like a drag-and-drop install) and enables it.
 2. Turns the splash off and saves the user preferences, so the GUI session starts
    without the splash / first-run Quick Setup and with the extension enabled.
-3. Writes SCENE_OUT: DEMO_BLEND when given and readable by this Blender, otherwise
-   the factory scene with a ProcAnim duck from ``procanim.add_duck``. The 3D view
+3. Writes SCENE_OUT: DEMO_BLEND (out/demo.blend) when this Blender can read it;
+   otherwise (the demo is saved by the bpy 5.0 wheel, whose files 4.3 cannot
+   read) the duck scene of the demo rebuilt here by tools/demos/duck.py's
+   build(scene); failing that, the factory scene with a duck from ``procanim.add_duck``. The 3D view
    sidebar is switched on.
 """
 
+import importlib.util
 import os
 import sys
 import traceback
@@ -19,6 +22,8 @@ import traceback
 import bpy
 
 REPO_MODULE = "procanim_gui"
+DUCK_DEMO = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                         "tools", "demos", "duck.py")
 
 
 def blend_version(path):
@@ -73,8 +78,23 @@ def make_scene(scene_out, demo):
                 print("gui_setup: using demo scene %s" % demo, flush=True)
             except Exception:
                 traceback.print_exc()
-                print("gui_setup: cannot open %s: falling back to a fresh duck" % demo, flush=True)
+                print("gui_setup: this Blender cannot open %s" % demo, flush=True)
                 bpy.ops.wm.read_homefile(use_factory_startup=True)
+    if not use_demo and os.path.isfile(DUCK_DEMO):
+        # The duck scene of the demo, rebuilt by this Blender through the demo's per-scene
+        # contract (tools/demos/<name>.py: build(scene)), as tools/demo.py does.
+        try:
+            bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
+            spec = importlib.util.spec_from_file_location("procanim_duck_demo", DUCK_DEMO)
+            demo_mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(demo_mod)
+            demo_mod.build(bpy.context.scene)
+            use_demo = True
+            print("gui_setup: demo scene rebuilt by this Blender with %s build(scene)" % DUCK_DEMO, flush=True)
+        except Exception:
+            traceback.print_exc()
+            print("gui_setup: %s build(scene) failed: falling back to a fresh duck" % DUCK_DEMO, flush=True)
+            bpy.ops.wm.read_homefile(use_factory_startup=True)
     if not use_demo:
         for obj in list(bpy.data.objects):
             if obj.type == "MESH" and obj.name == "Cube":
