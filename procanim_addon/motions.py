@@ -195,6 +195,18 @@ class _Poser:
         return clip.with_continuity()
 
 
+def _heels(skeleton, rigmap, pose, sole_z: float) -> np.ndarray:
+    """The heel of each foot ``(F, 2, 3)``: the point under the ankle at the rest sole height,
+    carried by the foot bone (feet have no heel joint, but a heel must not sink into the ground)."""
+    out = []
+    for side in "LR":
+        i = skeleton.index(rigmap.bone(f"foot.{side}"))
+        heel = np.array([*skeleton.heads[i, :2], sole_z, 1.0])
+        local = np.linalg.inv(skeleton.matrix_local[i]) @ heel
+        out.append(np.einsum("fij,j->fi", pose[:, i], local)[:, :3])
+    return np.stack(out, axis=1)
+
+
 def _descends(skeleton, j: int, i: int) -> bool:
     p = skeleton.parents[j]
     while p >= 0:
@@ -395,7 +407,8 @@ def tumble(skeleton, rigmap, params: TumbleParams | None = None) -> Clip:
     if np.any(rolling):
         ground = cf.ground_z
         body = [i for i in range(len(skeleton)) if i == hips_i or _descends(skeleton, i, hips_i)]
-        points = np.concatenate((po.pose[:, body][..., :3, 3], skeleton.tails_of(po.pose)[:, body]), axis=1)
+        points = np.concatenate((po.pose[:, body][..., :3, 3], skeleton.tails_of(po.pose)[:, body],
+                                 _heels(skeleton, rigmap, po.pose, ground)), axis=1)
         rel = points - po.pose[:, hips_i, None, :3, 3]
         q = tf.quat_from_axis_angle(np.broadcast_to(cf.left, (n, 3)), phi)
         rel_rot = tf.quat_rotate(q[:, None, :], rel)

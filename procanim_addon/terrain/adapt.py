@@ -130,7 +130,7 @@ def adapt_to_terrain(skeleton, rigmap, source: Clip, reference: TerrainMesh | No
     """The source clip re-fitted from ``reference`` to ``terrain`` (see the module docstring).
 
     ``reference`` None is a flat ground at the motion's own ground height: the lowest foot point
-    over the clip. Raises :class:`InputError` for a reference equal to the terrain, a motion that
+    over the clip (its 5th percentile over frames). Raises :class:`InputError` for a reference equal to the terrain, a motion that
     leaves the terrain, or (with ``refuse_infeasible``) a terrain the motion cannot climb.
     """
     p = params or AdaptParams()
@@ -149,7 +149,10 @@ def adapt_to_terrain(skeleton, rigmap, source: Clip, reference: TerrainMesh | No
 
     # ---- reference surface
     if reference is None:
-        low = min(float(e.points(skeleton, pose_src)[..., 2].min()) for e in legs)
+        # the lowest foot point per frame; the ground is the 5th percentile over the clip, so a
+        # foot point that dips for a frame or two (a heel in a roll) does not sink the ground
+        per_frame = np.min([e.points(skeleton, pose_src)[..., 2].min(axis=1) for e in legs], axis=0)
+        low = float(np.percentile(per_frame, 5))
         hips_xy = pose_src[:, rigmap.index(skeleton, "hips"), :2, 3]
         span = float(np.ptp(hips_xy, axis=0).max()) + 20.0
         reference = TerrainMesh.flat(low, center=hips_xy.mean(axis=0), size=span, name="reference")
@@ -440,7 +443,7 @@ def _nudge_footing(skeleton, loc, rot, pose, pose_src, e, contact, reference, te
 
 
 def _hips_raise_to_clear(skeleton, hips, loc, rot, pose, legs, src_gap, contact, terrain, lb, leg_box, hits, p,
-                         forward, step_m: float = 0.02, max_raise_m: float = 0.4) -> np.ndarray:
+                         forward, step_m: float = 0.03, max_raise_m: float = 0.3) -> np.ndarray:
     """Per frame, the smallest raise of the hips (m) after which no leg box collides while every
     leg in contact still reaches its ground (a leg folded under low hips pushes its knee into the
     block in front of it or past the edge it stands on; a straighter leg keeps it clear). 0 where

@@ -4,7 +4,8 @@ Every limb bone gets an oriented box along it (the paper: a cube-shaped OBB per 
 bones for tumbling): centred half-way from head to tail, its axes the posed bone's axes, half
 extents ``(r, length/2, r)``. The thickness r is ``radius_ratio × length`` clamped to
 ``[min_radius_m, max_radius_m]``; for feet and toes it is also no more than the bone's rest height
-above the soles, so the rest pose standing on its own ground does not collide.
+above the soles, so the rest pose standing on its own ground does not collide, and hands are flat
+(r = 0): they touch the ground along their axis, where their contact points are.
 
 A collision is a frame where a limb's box, shrunk by ``tolerance_m``, intersects the terrain.
 """
@@ -77,8 +78,11 @@ def limb_boxes(skeleton, rigmap, radius_ratio: float = 0.12, min_radius_m: float
                 continue
             i = skeleton.index(n)
             r = float(np.clip(radius_ratio * skeleton.lengths[i], min_radius_m, max_radius_m))
-            if role.split(".")[0] in _GROUNDED:
+            kind = role.split(".")[0]
+            if kind in _GROUNDED:
                 r = min(r, max(0.0, min(heads[i, 2], tails[i, 2]) - sole_z))
+            elif kind == "hand":
+                r = 0.0  # a hand touches the ground along its axis (wrist → tip), like the toes
             bones.append(i)
             limb.append(len(limbs))
             radius.append(r)

@@ -18,7 +18,6 @@ import numpy as np
 
 from .. import transforms as tf
 from ..ik.two_bone import solve_two_bone
-from ..posing import refresh
 
 UP = np.array([0.0, 0.0, 1.0])
 
@@ -112,16 +111,41 @@ def set_world(skeleton, loc, rot, pose, i: int, matrix: np.ndarray, mask: np.nda
     """Give bone ``i`` the armature-space ``matrix`` (F, 4, 4) on frames ``mask``; children follow.
     Only ``with_location`` writes the location channel (the bone's head moves); otherwise the head
     stays where its parent puts it and only the rotation changes."""
+    mask = np.asarray(mask, bool)
     if not np.any(mask):
         return
     p = skeleton.parents[i]
-    parent_pose = None if p < 0 else pose[mask, p]
-    basis = skeleton.basis_for(parent_pose, i, matrix[mask])
+    # basis = (pose[parent] @ rest_rel)⁻¹ @ matrix; rest and pose matrices are rigid (no scale)
+    ref = skeleton.rest_rel[i] if p < 0 else pose[mask, p] @ skeleton.rest_rel[i]
+    basis = tf.rigid_inverse(ref) @ matrix[mask]
     new_loc, new_rot, _ = tf.decompose(basis)
     rot[mask, i] = new_rot
     if with_location:
         loc[mask, i] = new_loc
-    refresh(skeleton, loc, rot, pose, i)
+    refresh_frames(skeleton, loc, rot, pose, i, mask)
+
+
+_SUBTREES: dict = {}
+
+
+def _subtree(skeleton, i: int) -> list[int]:
+    """Bone ``i`` and its descendants, parents first (cached per skeleton)."""
+    key = (id(skeleton), i)
+    if key not in _SUBTREES:
+        inside = {i}
+        for j in range(i + 1, len(skeleton)):
+            if skeleton.parents[j] in inside:
+                inside.add(j)
+        _SUBTREES[key] = sorted(inside)
+    return _SUBTREES[key]
+
+
+def refresh_frames(skeleton, loc, rot, pose, i: int, mask: np.ndarray) -> None:
+    """Recompute ``pose`` of bone ``i`` and its descendants on frames ``mask`` from the channels."""
+    for j in _subtree(skeleton, i):
+        p = skeleton.parents[j]
+        local = skeleton.rest_rel[j] @ tf.compose(loc[mask, j], rot[mask, j])
+        pose[mask, j] = local if p < 0 else pose[mask, p] @ local
 
 
 def move_end(skeleton, loc, rot, pose, eff: Effector, offset: np.ndarray, mask: np.ndarray, bend_hint=None,

@@ -89,17 +89,38 @@ class TerrainMesh:
         self.xy_min = lo.min(axis=0) - 1e-6
         self.xy_max = hi.max(axis=0) + 1e-6
         if cell_size is None:
-            cell_size = 2.0 * float(np.median(np.max(hi - lo, axis=1)))
+            # about two typical triangles, but no coarser than 1/64 of the mesh (a few huge ground
+            # triangles must not put everything into one bin) and no finer than 5 cm
             extent = float(np.max(self.xy_max - self.xy_min))
-            cell_size = max(cell_size, extent / 512.0, 0.05)
+            cell_size = max(min(2.0 * float(np.median(np.max(hi - lo, axis=1))), extent / 64.0), 0.05)
         self.cell_size = float(cell_size)
         self.shape = np.maximum(np.ceil((self.xy_max - self.xy_min) / self.cell_size).astype(int), 1)
-        tri_ids, cells = self._rect_cells(lo, hi)
+        self._bins = self._make_bins(lo, hi, np.arange(len(self.corners)))
+        # ray casts only need faces with an area seen from above (walls are skipped)
+        v0 = self.corners[:, 1, :2] - self.corners[:, 0, :2]
+        v1 = self.corners[:, 2, :2] - self.corners[:, 0, :2]
+        seen = np.nonzero(np.abs(v0[:, 0] * v1[:, 1] - v1[:, 0] * v0[:, 1]) > 1e-12)[0]
+        self._ray_bins = self._make_bins(lo[seen], hi[seen], seen)
+        # per face seen from above: barycentric (u, w) = B·(x, y, 1) and plane z = P·(x, y, 1)
+        a = self.corners[:, 0]
+        e1 = self.corners[:, 1] - a
+        e2 = self.corners[:, 2] - a
+        den = e1[:, 0] * e2[:, 1] - e2[:, 0] * e1[:, 1]
+        den = np.where(np.abs(den) > 1e-12, den, 1.0)
+        bu = np.stack((e2[:, 1], -e2[:, 0]), axis=1) / den[:, None]  # u = bu·(p − a)
+        bw = np.stack((-e1[:, 1], e1[:, 0]), axis=1) / den[:, None]  # w = bw·(p − a)
+        self._bary = np.stack((np.column_stack((bu, -np.sum(bu * a[:, :2], axis=1))),
+                               np.column_stack((bw, -np.sum(bw * a[:, :2], axis=1)))), axis=1)  # (T, 2, 3)
+        dz = np.stack((e1[:, 2], e2[:, 2]), axis=1)  # z = a_z + u·e1_z + w·e2_z
+        self._plane = np.einsum("tk,tkj->tj", dz, self._bary)
+        self._plane[:, 2] += a[:, 2]
+
+    def _make_bins(self, lo, hi, ids):
+        """CSR lists (start, count, triangle ids) of triangles ``ids`` per bin."""
+        k, cells = self._rect_cells(lo, hi)
         order = np.argsort(cells, kind="stable")
-        self._cell_tris = tri_ids[order]
         counts = np.bincount(cells, minlength=int(self.shape[0] * self.shape[1]))
-        self._cell_count = counts
-        self._cell_start = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        return np.concatenate(([0], np.cumsum(counts)[:-1])), counts, ids[k[order]]
 
     def _rect_cells(self, lo, hi):
         """(query index, cell id) pairs for XY rectangles ``lo..hi`` ``(N, 2)``; rectangles that
@@ -120,13 +141,14 @@ class TerrainMesh:
         cy = np.repeat(i0[:, 1], counts) + k // nxr
         return pair_q, cy * self.shape[0] + cx
 
-    def _candidates(self, lo, hi):
+    def _candidates(self, lo, hi, bins=None):
         """(query index, triangle index) pairs whose bins overlap each XY rectangle (duplicates possible)."""
+        start, count, tris = self._bins if bins is None else bins
         q, cells = self._rect_cells(lo, hi)
-        counts = self._cell_count[cells]
+        counts = count[cells]
         pair_q = np.repeat(q, counts)
         k = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
-        pair_t = self._cell_tris[np.repeat(self._cell_start[cells], counts) + k]
+        pair_t = tris[np.repeat(start[cells], counts) + k]
         return pair_q, pair_t
 
     # ------------------------------------------------------------------ vertical ray cast
@@ -138,17 +160,12 @@ class TerrainMesh:
         """
         p = np.asarray(points, float).reshape(-1, 3)
         n = len(p)
-        q, t = self._candidates(p[:, :2], p[:, :2])
-        a, b, c = self.corners[t, 0], self.corners[t, 1], self.corners[t, 2]
-        v0, v1, v2 = b[:, :2] - a[:, :2], c[:, :2] - a[:, :2], p[q, :2] - a[:, :2]
-        den = v0[:, 0] * v1[:, 1] - v1[:, 0] * v0[:, 1]
-        ok = np.abs(den) > 1e-12  # vertical faces have no area from above
-        den = np.where(ok, den, 1.0)
-        u = (v2[:, 0] * v1[:, 1] - v1[:, 0] * v2[:, 1]) / den
-        w = (v0[:, 0] * v2[:, 1] - v2[:, 0] * v0[:, 1]) / den
+        q, t = self._candidates(p[:, :2], p[:, :2], self._ray_bins)
+        xy1 = np.column_stack((p[:, :2], np.ones(n)))[q]
+        uw = np.einsum("pij,pj->pi", self._bary[t], xy1)
         tol = 1e-9
-        ok &= (u >= -tol) & (w >= -tol) & (u + w <= 1 + tol)
-        z = a[:, 2] + u * (b[:, 2] - a[:, 2]) + w * (c[:, 2] - a[:, 2])
+        ok = (uw[:, 0] >= -tol) & (uw[:, 1] >= -tol) & (uw[:, 0] + uw[:, 1] <= 1 + tol)
+        z = np.einsum("pj,pj->p", self._plane[t], xy1)
         ok &= z <= p[q, 2] + eps
         q, t, z = q[ok], t[ok], z[ok]
         out_z = np.full(n, -np.inf)
@@ -208,6 +225,13 @@ class TerrainMesh:
         n = len(c)
         reach = np.einsum("nij,nj->ni", np.abs(ax), e)  # half size of the box's world AABB
         q, t = self._candidates(c[:, :2] - reach[:, :2], c[:, :2] + reach[:, :2])
+        if len(q) == 0:
+            return np.zeros(n, bool)
+        # quick reject: world bounding boxes that overlap by no more than the tolerance
+        tri_lo = self.corners[t].min(axis=1)
+        tri_hi = self.corners[t].max(axis=1)
+        near = np.all((tri_hi > c[q] - reach[q] + tolerance) & (tri_lo < c[q] + reach[q] - tolerance), axis=1)
+        q, t = q[near], t[near]
         if len(q) == 0:
             return np.zeros(n, bool)
         # triangle corners in each box's frame: v' = Aᵀ (v − c)

@@ -26,9 +26,19 @@ def sole(sk, pose, tails, side):
     return np.stack((tails[:, f], tails[:, t]), axis=1)
 
 
+def heels(sk, pose):
+    """Under each ankle at the rest sole height, carried by the foot bone, (F, 2, 3)."""
+    out = []
+    for side in "LR":
+        i = sk.index(f"foot.{side}")
+        local = np.linalg.inv(sk.matrix_local[i]) @ np.array([*sk.heads[i, :2], SOLE_Z, 1.0])
+        out.append(np.einsum("fij,j->fi", pose[:, i], local)[:, :3])
+    return np.stack(out, axis=1)
+
+
 def body_points(sk, pose, tails):
     idx = [i for i, n in enumerate(sk.names) if n != "root"]
-    return np.concatenate((pose[:, idx][..., :3, 3], tails[:, idx]), axis=1)
+    return np.concatenate((pose[:, idx][..., :3, 3], tails[:, idx], heels(sk, pose)), axis=1)
 
 
 def test_walk_plants_each_foot_flat_and_still_while_it_supports(human):
