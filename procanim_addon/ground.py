@@ -71,7 +71,7 @@ class HeightFieldGround:
         self.origin = np.asarray(self.origin, dtype=float)[:2]
 
     @classmethod
-    def from_function(cls, fn, x_range, y_range, cell: float = 0.02) -> "HeightFieldGround":
+    def from_function(cls, fn, x_range, y_range, cell: float = 0.02) -> HeightFieldGround:
         """Sample ``fn(x, y) -> z`` (vectorised) on a grid covering the ranges (m)."""
         xs = np.arange(x_range[0], x_range[1] + cell * 0.5, cell)
         ys = np.arange(y_range[0], y_range[1] + cell * 0.5, cell)
@@ -152,7 +152,8 @@ class StairsGround:
 
     def treads(self) -> list[tuple[float, float, float]]:
         """``(s_from, s_to, z)`` of every tread and landing (between two risers), m."""
-        return [(float(self.edges[k]), float(self.edges[k + 1]), float(self.levels[k])) for k in range(len(self.edges) - 1)]
+        e, z = self.edges, self.levels
+        return [(float(e[k]), float(e[k + 1]), float(z[k])) for k in range(len(e) - 1)]
 
     def height(self, xy):
         xy = _as_xy(xy)

@@ -30,10 +30,10 @@ def arm_pendulum_constants(l_upper: float, l_fore: float, l_hand: float, elbow: 
     c1, c2, c3 = 0.436 * l_upper * u, e + 0.43 * l_fore * f, e + (l_fore + 0.5 * l_hand) * f
     Ma = m1 + m2 + m3
     g_pt = (m1 * c1 + m2 * c2 + m3 * c3) / Ma
-    I = m1 * (c1 @ c1 + l_upper**2 / 12) + m2 * (c2 @ c2 + l_fore**2 / 12) + m3 * (c3 @ c3 + l_hand**2 / 12)
+    inertia = m1 * (c1 @ c1 + l_upper**2 / 12) + m2 * (c2 @ c2 + l_fore**2 / 12) + m3 * (c3 @ c3 + l_hand**2 / 12)
     R = float(np.linalg.norm(g_pt))
     gamma = float(np.arctan2(g_pt[0], -g_pt[1]))  # G ahead of the upper arm line
-    return Ma * R / I, gamma
+    return Ma * R / inertia, gamma
 
 
 def _simulate(theta0, T, t0_frac, u1, u2, k, xdd, n_sub: int = 64):

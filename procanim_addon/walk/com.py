@@ -136,8 +136,7 @@ def solve_com(timeline, steps, params, y_stand: float, y_targets: np.ndarray, y_
     # ---- vertical: one s_y per footstep
     coeff_y = np.stack([fr.vertical_coeffs(params, steps.mode_v[max(k, 1)]) for k in feet])  # (n, 3)
     shapes_y = np.einsum("njk,jk->nj", sines, coeff_y)
-    nom_y = np.array([fr.nominal_vertical_scale(fr.vertical_coeffs(params, steps.mode_v[max(k, 1)]), params.double_support)
-                      for k in feet])
+    nom_y = np.array([fr.nominal_vertical_scale(c, params.double_support) for c in coeff_y])
     rows_y = [(hs[i], "pos", y_targets[i], 1000.0) for i in range(2, n + 1)]
     ys = solve_axis(t, y_stand, 0.0, G * shapes_y, np.full(N, -G), rows_y, nom_y, 30.0)
     # ---- progression: s_x (shape a_x) and p (first harmonic, RECON) per footstep

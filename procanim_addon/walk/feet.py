@@ -84,7 +84,8 @@ class FootModel:
     """Foot poses of one side over any times, from footsteps, timeline, COM and the foot's rest geometry."""
 
     def __init__(self, char, side: str, steps, timeline, com, params, ground, clearance: dict | None = None):
-        self.char, self.side, self.steps, self.tl, self.com, self.p, self.ground = char, side, steps, timeline, com, params, ground
+        self.char, self.side, self.steps, self.tl = char, side, steps, timeline
+        self.com, self.p, self.ground = com, params, ground
         self.geo = char.feet[side]
         g = self.geo
         self.anchor_rest = np.array([g.ankle[0], g.ankle[1], char.rest_ground_z])
@@ -96,7 +97,8 @@ class FootModel:
         self.th_hs = np.where(steps.on_stairs, 0.0, np.radians(params.heel_strike_deg))
         self.th_ho = np.radians(params.heel_off_deg)
         # on stairs the push-off is shorter (toe off at most 20°) so the toe clears the next riser
-        self.th_to = np.where(steps.on_stairs, min(np.radians(params.toe_off_deg), np.radians(20.0)), np.radians(params.toe_off_deg))
+        toe_off = np.radians(params.toe_off_deg)
+        self.th_to = np.where(steps.on_stairs, min(toe_off, np.radians(20.0)), toe_off)
         self.R_flat = yaw_tilt(steps.heading, char.rest_heading, steps.normal)  # (K, 3, 3)
         self.phase = {k: self._phases(k) for k in self.ks}
         self.apex = {}
@@ -251,7 +253,10 @@ class FootModel:
         else:
             apex = max(z0, z1) + self.p.clearance_m + 0.02
             pts_rest = np.stack([self.geo.heel, self.joint_rest, self.geo.tip])
-            xy_c = np.stack([np.interp(chk, r, xy[:, 0]), np.interp(chk, r, xy[:, 1])], axis=-1) if len(r) > 1 else np.tile(xy[0], (len(chk), 1))
+            if len(r) > 1:
+                xy_c = np.stack([np.interp(chk, r, xy[:, 0]), np.interp(chk, r, xy[:, 1])], axis=-1)
+            else:
+                xy_c = np.tile(xy[0], (len(chk), 1))
             e_c = _smooth(chk)
             hd_c = st.heading[k] + e_c * (st.heading[k2] - st.heading[k])
             n_c = tf.normalize(st.normal[k] * (1 - e_c)[:, None] + st.normal[k2] * e_c[:, None])

@@ -146,7 +146,8 @@ def generate_path_walk(skeleton, rigmap, path_points, ground=None, params: PathW
     com = feet = None
     for _ in range(4):
         com = solve_com(tl, steps, p, y_stand, y_targets - extra, y_final, path.length)
-        feet = {s: FootModel(char, s, steps, tl, com, p, gnd, None if feet is None else feet[s]._clearance) for s in SIDES}
+        cache = {s: None if feet is None else feet[s]._clearance for s in SIDES}
+        feet = {s: FootModel(char, s, steps, tl, com, p, gnd, cache[s]) for s in SIDES}
         # heel-strike targets: both legs reach (leading foot at heel strike, trailing at heel off)
         psi_hs = psi(hs)
         for i in range(2, n + 1):
@@ -265,7 +266,8 @@ def generate_path_walk(skeleton, rigmap, path_points, ground=None, params: PathW
     chest_yaw = Psi + sigma
     for j, b in enumerate(chain):
         f = (j + 1) / m
-        R = _rz(Psi - rh + rot_pr * (1 - f) + sigma * f) @ _raxis(char.left, lean * f) @ _raxis(char.forward, list_pl * (1 - f))
+        R = _rz(Psi - rh + rot_pr * (1 - f) + sigma * f) @ _raxis(char.left, lean * f) \
+            @ _raxis(char.forward, list_pl * (1 - f))
         want[b] = (R @ ml[b][:3, :3], None)
     head_yaw = _gaussian_smooth(Psi[:, None], 0.25 * p.fps)[:, 0]
     for role, share in (("neck", 0.5), ("head", 1.0)):

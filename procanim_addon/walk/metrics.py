@@ -65,10 +65,12 @@ def walk_metrics(skeleton, clip, char, tracks, ground, path, steps, tl, t, s_fra
             if np.count_nonzero(m) > 2:
                 travel.append(np.ptp(hips[m, 2]))
     walking = (t >= hs[2]) & (t <= hs[n - 1])
-    fwd = np.einsum("fij,j->fi", pose[:, char.hips, :3, :3] @ np.linalg.inv(skeleton.matrix_local[char.hips][:3, :3]), char.forward)
+    rest_inv = np.linalg.inv(skeleton.matrix_local[char.hips][:3, :3])
+    fwd = np.einsum("fij,j->fi", pose[:, char.hips, :3, :3] @ rest_inv, char.forward)
     tan = path.tangent_at(s_frames[walking])
     f = fwd[walking]
-    err = np.degrees(np.abs(np.arctan2(np.cross(tan[:, :2], f[:, :2]), np.sum(tan[:, :2] * f[:, :2], axis=-1)))) if len(f) else np.zeros(1)
+    cross = tan[:, 0] * f[:, 1] - tan[:, 1] * f[:, 0]
+    err = np.degrees(np.abs(np.arctan2(cross, np.sum(tan[:, :2] * f[:, :2], axis=-1)))) if len(f) else np.zeros(1)
     return {
         "skate_mean_cm_s": float(np.mean(v) * 100) if v.size else 0.0,
         "skate_p95_cm_s": float(np.percentile(v, 95) * 100) if v.size else 0.0,

@@ -83,7 +83,7 @@ class PathWalkParams:
     pelvis_list_deg: float = 3.0
     knee_reach: float = 0.985
 
-    def validate(self) -> "PathWalkParams":
+    def validate(self) -> PathWalkParams:
         """Raise :class:`InputError` naming the first bad value; return self."""
         def need(ok: bool, msg: str):
             if not ok:
@@ -97,7 +97,8 @@ class PathWalkParams:
              f"Path walk: cadence {self.cadence_spm:g} steps/min is outside 20–240 (normal walking is 100–120).")
         need(self.speed_mps == 0 or 0.05 <= self.speed_mps <= 3.0,
              f"Path walk: speed {self.speed_mps:g} m/s is outside 0.05–3 m/s (a walk, not a run).")
-        need(self.stride_m == 0 or 0.1 <= self.stride_m <= 2.0, f"Path walk: stride {self.stride_m:g} m is outside 0.1–2 m.")
+        need(self.stride_m == 0 or 0.1 <= self.stride_m <= 2.0,
+             f"Path walk: stride {self.stride_m:g} m is outside 0.1–2 m.")
         need(0.05 <= self.double_support <= 0.45,
              f"Path walk: double support {self.double_support:g} of the step must be within 0.05–0.45 (paper: 0.25).")
         need(0.0 <= self.arm_swing_fwd_deg <= 90 and 0.0 <= self.arm_swing_back_deg <= 90,
@@ -108,7 +109,8 @@ class PathWalkParams:
             d = getattr(self, name)
             need(len(d) == 3 and all(math.isfinite(float(v)) and abs(float(v)) <= 1.0 for v in d),
                  f"Path walk: {name} needs three personality offsets within ±1.")
-        need(self.root_motion in ("BONE", "OBJECT"), f"Path walk: root motion must be 'BONE' or 'OBJECT', not {self.root_motion!r}.")
+        need(self.root_motion in ("BONE", "OBJECT"),
+             f"Path walk: root motion must be 'BONE' or 'OBJECT', not {self.root_motion!r}.")
         need(0 <= self.corner_radius_m <= 5, "Path walk: the corner radius must be within 0–5 m.")
         need(0 <= self.stand_s <= 10, "Path walk: standing time must be within 0–10 s.")
         need(0 <= self.heel_strike_deg <= 40 and 0 <= self.heel_off_deg <= self.toe_off_deg <= 80,

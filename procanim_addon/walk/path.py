@@ -143,7 +143,8 @@ class PathHeightGround:
         return out, np.broadcast_to(UP, (n, 3)).copy(), np.ones(n, dtype=bool)
 
 
-def deviation_from_polyline(points_xy: np.ndarray, polyline: np.ndarray, s_hint=None, window: float = 2.0) -> np.ndarray:
+def deviation_from_polyline(points_xy: np.ndarray, polyline: np.ndarray, s_hint=None,
+                            window: float = 2.0) -> np.ndarray:
     """Horizontal distance (m) of each point ``(F, 2+)`` to a polyline ``(M, 2+)`` (its segments).
 
     ``s_hint`` (F,): the points' approximate horizontal arc length along the polyline (m); when

@@ -31,7 +31,8 @@ def test_height_field_misses_outside_its_grid():
 
 
 def test_stairs_go_up_across_a_landing_and_down_again():
-    g = StairsGround(origin=(0, 0), direction=(0, -1), start=1.0, tread=0.3, riser=0.16, steps_up=3, landing=1.0, steps_down=3)
+    g = StairsGround(origin=(0, 0), direction=(0, -1), start=1.0, tread=0.3, riser=0.16, steps_up=3, landing=1.0,
+                     steps_down=3)
     # along −y: flat, 3 risers up (the third tread is the landing), 3 down
     s = np.array([0.5, 1.1, 1.45, 1.7, 2.5, 2.75, 3.05, 3.35, 4.0])
     z, n, _ = g.height(np.stack([np.zeros_like(s), -s], axis=-1))

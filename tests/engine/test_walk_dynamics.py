@@ -150,7 +150,8 @@ def test_arm_pendulum_swings_between_the_boundary_angles_at_rest():
     k, gamma = arm_pendulum_constants(0.3, 0.27, 0.1, np.radians(20))
     assert 0 < gamma < np.radians(20)  # the bent elbow puts G ahead of the upper arm
     back, fwd = -np.radians(9), np.radians(30)
-    th, om, u = solve_swings(np.array([back, fwd]) + gamma, np.array([fwd, back]) + gamma, np.array([0.6, 0.6]), 0.625, k)
+    th, om, u = solve_swings(np.array([back, fwd]) + gamma, np.array([fwd, back]) + gamma, np.array([0.6, 0.6]),
+                             0.625, k)
     assert th[:, -1] - gamma == pytest.approx([fwd, back], abs=1e-4)
     assert np.abs(om[:, [0, -1]]).max() < 1e-3
     # driven by a step at T_0: more forward torque before it on the forward swing (accelerate,

@@ -269,7 +269,8 @@ def test_a_rigify_like_rig_walks_the_s_curve_with_planted_feet():
     hip = pose[:, sk.index("thigh.L"), :3, 3]
     knee = pose[:, sk.index("shin.L"), :3, 3]
     ankle = pose[:, sk.index("foot.L"), :3, 3]
-    fwd = np.einsum("fij,j->fi", pose[:, sk.index("foot.L"), :3, :3] @ sk.matrix_local[sk.index("foot.L")][:3, :3].T, char.forward)
+    foot = sk.index("foot.L")
+    fwd = np.einsum("fij,j->fi", pose[:, foot, :3, :3] @ sk.matrix_local[foot][:3, :3].T, char.forward)
     mid = 0.5 * (hip + ankle)
     bend = np.sum((knee - mid) * fwd, axis=-1)
     assert np.percentile(bend, 5) > -0.005
