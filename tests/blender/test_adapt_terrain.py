@@ -1,0 +1,450 @@
+"""Terrain adaptation in Blender (METHODS.md §M4): the source motions baked, adapted to the paper's
+zigzag terrains, and measured on the EVALUATED pose against the terrain mesh with checks of our
+own — a BVH tree of the mesh, points along every limb — never with the engine's figures.
+
+The zigzag (Jo & Choi's experiment): four 0.8 m cells across the direction of travel starting
+0.3 m ahead of the character, the 1st and 3rd raised to ankle or knee height (measured here on the
+Blender bones), on a ground at z = 0 while the motions are made on the rig's own sole height.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import bpy
+import harness
+import numpy as np
+import pytest
+from mathutils import Vector
+from mathutils.bvhtree import BVHTree
+
+LEG_BONES = [f"{r}.{s}" for s in "LR" for r in ("thigh", "shin", "foot", "toe")]
+ARM_BONES = [f"{r}.{s}" for s in "LR" for r in ("upper_arm", "forearm", "hand")]
+THICK = {"thigh", "shin", "upper_arm", "forearm"}  # limbs checked as 4 cm thick tubes, others on their axis
+TUBE_R = 0.02
+TOLERANCE = 0.002  # a point deeper than 2 mm under the surface is a collision
+
+
+# ----------------------------------------------------------------------------- scene helpers
+
+
+def add_human(name="Human"):
+    assert bpy.ops.procanim.add_human(name=name) == {"FINISHED"}
+    return bpy.data.objects[name]
+
+
+def add_mesh(name, verts, faces):
+    me = bpy.data.meshes.new(name)
+    me.from_pydata([tuple(map(float, v)) for v in verts], [], faces)
+    me.update()
+    obj = bpy.data.objects.new(name, me)
+    bpy.context.collection.objects.link(obj)
+    return obj
+
+
+def add_flat(name, z, size=40.0):
+    h = size / 2
+    return add_mesh(name, [(-h, -h, z), (h, -h, z), (h, h, z), (-h, h, z)], [(0, 1, 2, 3)])
+
+
+def add_zigzag(name, height, ground_z=0.0, y0=-0.3, cell=0.8, width=3.0, margin=10.0):
+    """Ground at ``ground_z`` and blocks of ``height`` on cells 1 and 3 along −Y (the human's forward)."""
+    y_end = y0 - 4 * cell
+    verts = [(-margin, y0 + margin, ground_z), (margin, y0 + margin, ground_z)]
+    verts += [(margin, y_end - margin, ground_z), (-margin, y_end - margin, ground_z)]
+    faces = [(0, 3, 2, 1)]
+    for k in (0, 2):
+        ya, yb = y0 - k * cell, y0 - (k + 1) * cell
+        base = len(verts)
+        for z in (ground_z, ground_z + height):
+            verts += [(-width / 2, ya, z), (-width / 2, yb, z), (width / 2, yb, z), (width / 2, ya, z)]
+        faces.append((base + 4, base + 5, base + 6, base + 7))
+        faces += [(base + a, base + (a + 1) % 4, base + 4 + (a + 1) % 4, base + 4 + a) for a in range(4)]
+    return add_mesh(name, verts, faces)
+
+
+def body_heights(obj):
+    """Rest heights above the soles, from the Blender bones: ankle, knee, waist."""
+    b = obj.data.bones
+    sole = min(min(b[n].head_local.z, b[n].tail_local.z) for n in ("foot.L", "foot.R", "toe.L", "toe.R"))
+    mean = lambda n: 0.5 * (b[f"{n}.L"].head_local.z + b[f"{n}.R"].head_local.z)  # noqa: E731
+    return sole, {"ankle": mean("foot") - sole, "knee": mean("shin") - sole, "waist": b["hips"].tail_local.z - sole}
+
+
+def action_of(obj):
+    return obj.animation_data.action
+
+
+def metrics_of(obj):
+    return json.loads(action_of(obj).procanim.metrics_json)
+
+
+def frames_of(obj):
+    lo, hi = action_of(obj).frame_range
+    return list(range(int(round(lo)), int(round(hi)) + 1))
+
+
+def world_poses(obj, frames):
+    """{frame: {bone: (4, 4) world matrix}} of the evaluated pose."""
+    return {f: harness.evaluated_pose(obj, f, space="WORLD") for f in frames}
+
+
+# ----------------------------------------------------------------------------- independent measures
+
+
+class Surface:
+    """The terrain mesh as a BVH tree (world space): height of the highest surface over a point."""
+
+    def __init__(self, obj):
+        mw = obj.matrix_world
+        verts = [mw @ v.co for v in obj.data.vertices]
+        self.tree = BVHTree.FromPolygons(verts, [tuple(p.vertices) for p in obj.data.polygons])
+
+    def height(self, p) -> float:
+        hit = self.tree.ray_cast(Vector((p[0], p[1], 100.0)), Vector((0.0, 0.0, -1.0)))
+        return hit[0].z if hit[0] is not None else -math.inf
+
+
+def limb_points(m, length, thick):
+    """Points along a posed bone (world matrix ``m``): its axis, and for thick limbs a square tube."""
+    head, x, y, z = m[:3, 3], m[:3, 0], m[:3, 1], m[:3, 2]
+    offsets = [np.zeros(3)]
+    if thick:
+        offsets += [s * TUBE_R * a for a in (x, z) for s in (-1.0, 1.0)]
+    t = np.linspace(0.0, 1.0, 11)[:, None]
+    return np.concatenate([head + o + t * length * y for o in offsets])
+
+
+def penetration(obj, poses, surface, bones):
+    """{frame: deepest point of the limbs under the surface (m, ≤ 0 when clear)}."""
+    lengths = {b.name: b.length for b in obj.data.bones}
+    out = {}
+    for f, pose in poses.items():
+        depth = -math.inf
+        for name in bones:
+            for p in limb_points(pose[name], lengths[name], name.split(".")[0] in THICK):
+                depth = max(depth, surface.height(p) - p[2])
+        out[f] = depth
+    return out
+
+
+def sole_points(pose, side):
+    """Ball (foot tail) and toe tip (toe tail) of one foot, world space."""
+    pts = []
+    for name in (f"foot.{side}", f"toe.{side}"):
+        m = pose[name]
+        pts.append(m[:3, 3] + m[:3, 1] * bpy.data.objects["Human"].data.bones[name].length)
+    return pts
+
+
+def bone_length_error(obj, poses):
+    """Largest relative change (fraction) of head→tail lengths and of head→parent-head distances."""
+    bones = obj.data.bones
+    worst = 0.0
+    for pose in poses.values():
+        for b in bones:
+            m = pose[b.name]
+            worst = max(worst, abs(np.linalg.norm(m[:3, 1]) - 1.0))  # posed length = |Y axis| × rest length
+            if b.parent is not None and b.parent.name != "root" and b.name != "hips":
+                rest = (b.head_local - b.parent.head_local).length
+                if rest > 1e-6:
+                    posed = np.linalg.norm(m[:3, 3] - pose[b.parent.name][:3, 3])
+                    worst = max(worst, abs(posed - rest) / rest)
+    return worst
+
+
+# ----------------------------------------------------------------------------- the paper's experiment
+
+
+TUMBLE_ENGINE = pytest.mark.xfail(
+    reason="engine (procanim_addon/terrain/adapt.py, in progress): the roll's arm/leg boxes still touch the blocks",
+    strict=False,
+)
+
+
+@pytest.mark.parametrize("kind", ["WALK", "JUMP", pytest.param("TUMBLE", marks=TUMBLE_ENGINE)])
+@pytest.mark.parametrize("level", ["ankle", "knee"])
+def test_zigzag_no_collisions_lengths_kept_feet_on_the_terrain(kind, level):
+    human = add_human()
+    assert bpy.ops.procanim.source_motion(armature=human.name, kind=kind) == {"FINISHED"}
+    source_action = action_of(human)
+    frames = frames_of(human)
+    sole_z, heights = body_heights(human)
+    terrain = add_zigzag("Zigzag", heights[level])
+    surface = Surface(terrain)
+    bones = LEG_BONES + ARM_BONES
+    before = world_poses(human, frames)
+    # the check can fail: the motion made on flat ground passes through the blocks
+    assert max(penetration(human, before, surface, bones).values()) > 0.5 * heights[level]
+
+    assert bpy.ops.procanim.adapt_terrain(armature=human.name, terrain=terrain.name) == {"FINISHED"}
+    adapted = action_of(human)
+    assert adapted != source_action and adapted.procanim.generator == "adapt_terrain"
+    assert adapted.procanim.previous_action == source_action.name and source_action.use_fake_user
+    after = world_poses(human, frames)
+
+    deepest = penetration(human, after, surface, bones)
+    colliding = [f for f, d in deepest.items() if d > TOLERANCE]
+    assert not colliding, f"{kind} at {level} height: limbs under the terrain at frames {colliding}"
+    assert bone_length_error(human, after) < 1e-4  # < 0.01 %
+
+    # contact frames of the source (ball or toe tip within 5 mm of its own ground) touch the terrain
+    contacts = 0
+    for f in frames:
+        for side in "LR":
+            gap_src = min(p[2] for p in sole_points(before[f], side)) - sole_z
+            if gap_src > 0.005:
+                continue
+            contacts += 1
+            gap = min(p[2] - surface.height(p) for p in sole_points(after[f], side))
+            assert abs(gap - gap_src) < 0.01, f"{kind} {level}: foot.{side} {gap * 100:.2f} cm off the terrain at {f}"
+    assert contacts > 10
+
+    m = metrics_of(human)
+    assert m["collisions"] == 0 and m["bone_length_error_pct"] < 0.01 and m["contact_error_cm_max"] < 1.0
+    for key in ("collisions_leg_L", "collisions_leg_R", "collisions_arm_L", "collisions_arm_R", "solve_time_s"):
+        assert key in m
+
+
+def test_feet_climb_onto_the_knee_high_blocks():
+    """A walk over knee-high blocks is not just lifted clear: the feet stand on the block tops."""
+    human = add_human()
+    assert bpy.ops.procanim.source_motion(armature=human.name, kind="WALK") == {"FINISHED"}
+    _sole, heights = body_heights(human)
+    terrain = add_zigzag("Zigzag", heights["knee"])
+    assert bpy.ops.procanim.adapt_terrain(armature=human.name, terrain=terrain.name) == {"FINISHED"}
+    top = heights["knee"]
+    on_top = 0
+    for f in frames_of(human):
+        pose = harness.evaluated_pose(human, f, space="WORLD")
+        for side in "LR":
+            if abs(min(p[2] for p in sole_points(pose, side)) - top) < 0.01:
+                on_top += 1
+    assert on_top > 10
+
+
+# ----------------------------------------------------------------------------- identity, re-runs
+
+
+def test_flat_to_flat_is_the_identity_and_a_second_run_adapts_the_original():
+    human = add_human()
+    assert bpy.ops.procanim.source_motion(armature=human.name, kind="WALK", steps=3) == {"FINISHED"}
+    walk = action_of(human)
+    frames = frames_of(human)
+    sole_z, heights = body_heights(human)
+    before = world_poses(human, frames[::3])
+    zigzag = add_zigzag("Zigzag", heights["knee"])
+    flat = add_flat("Flat", sole_z)
+
+    assert bpy.ops.procanim.adapt_terrain(armature=human.name, terrain=zigzag.name) == {"FINISHED"}
+    lifted = world_poses(human, frames[::3])
+    assert max(abs(lifted[f]["hips"][2, 3] - before[f]["hips"][2, 3]) for f in before) > 0.1
+    first = action_of(human)
+    # second run, onto flat ground at the motion's own height: it adapts the walk, not the first result
+    assert bpy.ops.procanim.adapt_terrain(armature=human.name, terrain=flat.name) == {"FINISHED"}
+    assert action_of(human) == first, "a re-run replaces its own bake"
+    assert first.procanim.previous_action == walk.name and walk.use_fake_user
+    assert sum(a.procanim.generator == "adapt_terrain" for a in bpy.data.actions) == 1
+    after = world_poses(human, frames[::3])
+    for f in before:
+        for name in before[f]:
+            np.testing.assert_allclose(after[f][name], before[f][name], atol=1e-4, err_msg=f"{name} at {f}")
+
+
+def test_a_reference_mesh_and_a_frame_range():
+    """The motion made on a ground 0.1 m below its soles, adapted to one 0.1 m above: +0.2 m, and only
+    the frames asked for are keyed."""
+    human = add_human()
+    assert bpy.ops.procanim.source_motion(armature=human.name, kind="JUMP") == {"FINISHED"}
+    sole_z, _h = body_heights(human)
+    frames = list(range(5, 31))
+    before = world_poses(human, frames[::5])
+    low, high = add_flat("Low", sole_z - 0.1), add_flat("High", sole_z + 0.1)
+    result = bpy.ops.procanim.adapt_terrain(
+        armature=human.name, terrain=high.name, reference=low.name, frame_start=5, frame_end=30
+    )
+    assert result == {"FINISHED"}
+    for fc in harness.fcurves_of(action_of(human), human):
+        np.testing.assert_array_equal(harness.keyframes(fc)[:, 0], frames)
+    after = world_poses(human, frames[::5])
+    for f in before:
+        for name in ("hips", "head", "foot.L", "toe.R", "hand.L"):
+            np.testing.assert_allclose(after[f][name][:3, 3], before[f][name][:3, 3] + [0, 0, 0.2], atol=1e-4)
+
+
+# ----------------------------------------------------------------------------- an imported BVH
+
+BVH = """HIERARCHY
+ROOT Hips
+{
+  OFFSET 0.0 0.0 0.0
+  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation
+  JOINT LeftUpLeg
+  {
+    OFFSET 0.1 -0.05 0.0
+    CHANNELS 3 Zrotation Xrotation Yrotation
+    JOINT LeftLeg
+    {
+      OFFSET 0.0 -0.42 0.0
+      CHANNELS 3 Zrotation Xrotation Yrotation
+      JOINT LeftFoot
+      {
+        OFFSET 0.0 -0.42 0.0
+        CHANNELS 3 Zrotation Xrotation Yrotation
+        JOINT LeftToeBase
+        {
+          OFFSET 0.0 -0.06 0.13
+          CHANNELS 3 Zrotation Xrotation Yrotation
+          End Site
+          {
+            OFFSET 0.0 0.0 0.07
+          }
+        }
+      }
+    }
+  }
+  JOINT RightUpLeg
+  {
+    OFFSET -0.1 -0.05 0.0
+    CHANNELS 3 Zrotation Xrotation Yrotation
+    JOINT RightLeg
+    {
+      OFFSET 0.0 -0.42 0.0
+      CHANNELS 3 Zrotation Xrotation Yrotation
+      JOINT RightFoot
+      {
+        OFFSET 0.0 -0.42 0.0
+        CHANNELS 3 Zrotation Xrotation Yrotation
+        JOINT RightToeBase
+        {
+          OFFSET 0.0 -0.06 0.13
+          CHANNELS 3 Zrotation Xrotation Yrotation
+          End Site
+          {
+            OFFSET 0.0 0.0 0.07
+          }
+        }
+      }
+    }
+  }
+  JOINT Spine
+  {
+    OFFSET 0.0 0.12 0.0
+    CHANNELS 3 Zrotation Xrotation Yrotation
+    JOINT Neck
+    {
+      OFFSET 0.0 0.4 0.0
+      CHANNELS 3 Zrotation Xrotation Yrotation
+      JOINT Head
+      {
+        OFFSET 0.0 0.1 0.0
+        CHANNELS 3 Zrotation Xrotation Yrotation
+        End Site
+        {
+          OFFSET 0.0 0.18 0.0
+        }
+      }
+    }
+  }
+}
+MOTION
+Frames: 12
+Frame Time: 0.0416667
+"""
+
+
+def bvh_frames():
+    """Hips drift forward (+Z, BVH's forward) and sway; the knees bend a little and straighten, the
+    feet stay flat (the ankle undoes the knee), so every frame stands on the ground."""
+    lines = []
+    for f in range(12):
+        bend = 10.0 * math.sin(math.pi * f / 11)  # knee bend (deg)
+        drop = 0.42 * (1 - math.cos(math.radians(bend / 2))) * 2  # hip drop for a symmetric bend
+        hips = [0.01 * math.sin(f / 2), 1.0 - drop, 0.01 * f, 0.0, 0.0, 3.0 * math.sin(f / 3)]
+        leg = [0.0, -bend / 2, 0.0, 0.0, bend, 0.0, 0.0, -bend / 2, 0.0, 0.0, 0.0, 0.0]
+        upper = [0.0, 2.0 * math.sin(f / 4), 0.0] * 3
+        lines.append(" ".join(f"{v:.6f}" for v in hips + leg + leg + upper))
+    return "\n".join(lines) + "\n"
+
+
+def test_an_imported_bvh_armature_is_adapted(tmp_path):
+    path = tmp_path / "stand.bvh"
+    path.write_text(BVH + bvh_frames())
+    assert bpy.ops.import_anim.bvh(filepath=str(path), rotate_mode="NATIVE") == {"FINISHED"}
+    arm = next(o for o in bpy.data.objects if o.type == "ARMATURE")
+    assert arm.pose.bones["LeftLeg"].rotation_mode != "QUATERNION"  # Euler channels, as imported
+    assert bpy.ops.procanim.detect_rig(armature=arm.name) == {"FINISHED"}
+    source = action_of(arm)
+    frames = frames_of(arm)
+    before = world_poses(arm, frames)
+    toe_tip = lambda pose, n: pose[n][:3, 3] + pose[n][:3, 1] * arm.data.bones[n].length  # noqa: E731
+    sole_z = min(toe_tip(p, n)[2] for p in before.values() for n in ("LeftToeBase", "RightToeBase"))
+    terrain = add_flat("Raised", sole_z + 0.15)
+    assert bpy.ops.procanim.adapt_terrain(armature=arm.name, terrain=terrain.name) == {"FINISHED"}
+    assert action_of(arm) != source and source.use_fake_user
+    after = world_poses(arm, frames)
+    for f in frames:
+        for name in before[f]:
+            np.testing.assert_allclose(
+                after[f][name][:3, 3], before[f][name][:3, 3] + [0, 0, 0.15], atol=1e-4, err_msg=f"{name} at {f}"
+            )
+        for n in ("LeftToeBase", "RightToeBase"):
+            assert abs(toe_tip(after[f], n)[2] - toe_tip(before[f], n)[2] - 0.15) < 0.01
+
+
+# ----------------------------------------------------------------------------- bad input
+
+
+def _snapshot(obj):
+    ad = obj.animation_data
+    return (ad.action if ad else None, len(bpy.data.actions), len(bpy.data.objects))
+
+
+def test_bad_input_is_cancelled_with_a_message_and_nothing_changes():
+    human = add_human()
+    terrain = add_zigzag("Zigzag", 0.1)
+    with pytest.raises(RuntimeError, match="'Human' has no action to adapt"):
+        bpy.ops.procanim.adapt_terrain(armature=human.name, terrain=terrain.name)
+    assert human.animation_data is None or human.animation_data.action is None
+
+    assert bpy.ops.procanim.source_motion(armature=human.name, kind="WALK", steps=2) == {"FINISHED"}
+    walk = action_of(human)
+    before = _snapshot(human)
+    cases = [
+        (dict(terrain=add_mesh("Dots", [(0, 0, 0), (1, 0, 0), (0, 1, 0)], []).name), "terrain 'Dots' has no faces"),
+        (dict(terrain=terrain.name, reference=terrain.name), "same object 'Zigzag'"),
+        (dict(terrain=terrain.name, reference=add_zigzag("Copy", 0.1).name), "same surface"),
+        (dict(terrain=terrain.name, frame_start=200, frame_end=260), "outside the action"),
+        (dict(terrain=human.name), "'Human' is a armature; the terrain must be a mesh"),
+        (dict(terrain="Nowhere"), "no object named 'Nowhere'"),
+        (dict(terrain=""), "Pick a terrain"),
+    ]
+    for kwargs, message in cases:
+        with pytest.raises(RuntimeError, match=message):
+            bpy.ops.procanim.adapt_terrain(armature=human.name, **kwargs)
+        assert _snapshot(human)[0] == walk and _snapshot(human)[1] == before[1], kwargs
+    assert action_of(human) == walk and not any(a.procanim.generator == "adapt_terrain" for a in bpy.data.actions)
+
+
+def test_a_terrain_the_walk_cannot_climb_is_refused_by_default():
+    human = add_human()
+    assert bpy.ops.procanim.source_motion(armature=human.name, kind="WALK", steps=3) == {"FINISHED"}
+    walk = action_of(human)
+    _sole, heights = body_heights(human)
+    terrain = add_zigzag("Wall", heights["waist"])
+    with pytest.raises(RuntimeError, match="rises .* m .*can step"):
+        bpy.ops.procanim.adapt_terrain(armature=human.name, terrain=terrain.name)
+    assert action_of(human) == walk
+
+
+def test_source_motions_are_baked_on_the_ground():
+    """Walk, jump and tumble start standing on the rig's own soles and touch the ground throughout."""
+    human = add_human()
+    sole_z, _h = body_heights(human)
+    for kind in ("WALK", "JUMP", "TUMBLE"):
+        assert bpy.ops.procanim.source_motion(armature=human.name, kind=kind) == {"FINISHED"}
+        assert action_of(human).procanim.generator == kind.lower()
+        pose = harness.evaluated_pose(human, frames_of(human)[0], space="WORLD")
+        for side in "LR":
+            assert abs(min(p[2] for p in sole_points(pose, side)) - sole_z) < 1e-3
