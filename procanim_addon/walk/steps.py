@@ -66,15 +66,29 @@ class Footsteps:
         return len(self.s) - 2
 
 
-def find_edges(path: WalkPath, riser_min: float = RISER_MIN_M) -> np.ndarray:
-    """Arc lengths (m) of the risers under the path (height jumps between samples)."""
-    dz = np.abs(np.diff(path.points[:, 2]))
+def find_edges(path: WalkPath, riser_min: float = RISER_MIN_M, ground=None) -> np.ndarray:
+    """Arc lengths (m) of the risers under the path (height jumps between samples).
+
+    With a ``ground`` each edge is refined by bisection between its two samples (to 0.1 mm), so
+    a foot's margin to the edge is not eaten by the sampling.
+    """
+    z = path.points[:, 2]
+    dz = np.abs(np.diff(z))
     idx = np.nonzero(dz > riser_min)[0]
     # merge neighbouring samples of one riser
     if idx.size:
         keep = np.concatenate(([True], np.diff(idx) > 1))
         idx = idx[keep]
-    return 0.5 * (path.s[idx] + path.s[idx + 1])
+    lo, hi = path.s[idx].copy(), path.s[idx + 1].copy()
+    if ground is not None and idx.size:
+        z_lo = z[idx]
+        for _ in range(7):
+            mid = 0.5 * (lo + hi)
+            zm, _, _ = ground.height(path.at(mid)[:, :2])
+            before = np.abs(zm - z_lo) < 0.5 * np.abs(z[idx + 1] - z_lo)  # still on the first level
+            lo = np.where(before, mid, lo)
+            hi = np.where(before, hi, mid)
+    return 0.5 * (lo + hi)
 
 
 def _allowed_intervals(path: WalkPath, edges: np.ndarray, heel_back: float, tip_fwd: float, margin: float):
@@ -121,7 +135,7 @@ def divide_path(
                 f"The path is too steep to walk near {path.s[worst]:.2f} m: it climbs {incline:.0f}° "
                 f"(steeper than {max_incline_deg:.0f}°, more like a ladder than stairs or a ramp)."
             )
-    edges = find_edges(path)
+    edges = find_edges(path, ground=ground)
     if edges.size:
         jumps = np.abs(np.interp(edges + 0.02, path.s, z) - np.interp(edges - 0.02, path.s, z))
         if np.any(jumps > max_step_height):
