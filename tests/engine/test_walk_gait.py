@@ -276,3 +276,81 @@ def test_a_rigify_like_rig_walks_the_s_curve_with_planted_feet():
     assert np.percentile(bend, 5) > -0.005
     dev = deviation_from_polyline(pose[:, sk.index("spine"), :3, 3], S_CURVE)
     assert dev.mean() < 0.05
+
+
+def _ramp():
+    from procanim_addon.ground import HeightFieldGround
+
+    def z(x, y):  # flat, 12 % up, a plateau, 12 % down, flat (along −y)
+        return np.clip(0.12 * (-y - 1.0), 0, 0.36) - np.clip(0.12 * (-y - 5.0), 0, 0.36)
+
+    return HeightFieldGround.from_function(z, (-3, 3), (-11, 1), 0.05)
+
+
+def test_on_a_ramp_the_soles_lie_on_the_slope_and_do_not_slide(human):
+    sk, rm = human
+    ramp = _ramp()
+    clip = generate_path_walk(sk, rm, np.array([[0, 0, 0], [0, -9.5, 0.0]]), ramp, PathWalkParams())
+    _, _, soles = _soles(human, clip)
+    flat_frames = 0
+    for pts in soles.values():
+        z, _, _ = ramp.height(pts.reshape(-1, 3)[:, :2])
+        gap = pts[..., 2] - z.reshape(pts.shape[:2])
+        assert gap.min() > -0.005
+        # when heel and toe tip are both down on the slope, the ball is down too: the foot lies on it
+        both = (np.abs(gap[:, 0]) < 0.003) & (np.abs(gap[:, 2]) < 0.003)
+        on_slope = both & (np.abs(pts[:, 0, 2] - pts[:, 2, 2]) > 0.01)
+        flat_frames += int(on_slope.sum())
+        assert np.all(np.abs(gap[on_slope, 1]) < 0.005)
+    assert flat_frames > 20
+    assert clip.metrics["skate_mean_cm_s"] < 1.0
+
+
+@pytest.mark.parametrize("kw", [{"cadence_spm": 60}, {"cadence_spm": 130}, {"speed_mps": 1.4}, {"fps": 30}])
+def test_no_pops_at_other_cadences_and_speeds(human, kw):
+    sk, rm = human
+    clip = generate_path_walk(sk, rm, S_CURVE[:120], FlatGround(), PathWalkParams(**kw))
+    q = clip.rotations
+    d = np.degrees(2 * np.arccos(np.clip(np.abs(np.sum(q[1:] * q[:-1], axis=-1)), 0, 1)))
+    spike = d[1:-1] - np.maximum(d[:-2], d[2:])
+    assert spike.max() < 15.0 and d.max() < 40.0
+    assert clip.metrics["skate_mean_cm_s"] < 1.0 and clip.metrics["penetration_max_cm"] < 0.5
+
+
+def test_arms_swing_opposite_to_the_legs_about_30_forward_and_9_back(walks, human):
+    clip = walks["s_curve"][0]
+    sk, rm = human
+    char = read_character(sk, rm)
+    pose = sk.fk(clip.locations, clip.rotations)
+    hips = sk.index("hips")
+    rot = pose[:, hips, :3, :3] @ sk.matrix_local[hips][:3, :3].T
+    fwd = np.einsum("fij,j->fi", rot, char.forward)  # the body's forward, per frame
+    walking = slice(int(2.0 * clip.fps), int(-2.0 * clip.fps))
+    angle, lead = {}, {}
+    for s in "LR":
+        ua = sk.index(f"upper_arm.{s}")
+        d = sk.tails_of(pose)[:, ua] - pose[:, ua, :3, 3]
+        # upper-arm flexion in the sagittal plane: forward component against the downward one
+        angle[s] = np.degrees(np.arctan2(np.sum(d * fwd, axis=-1), -d[:, 2]))[walking]
+        foot = pose[:, sk.index(f"foot.{s}"), :3, 3] - pose[:, hips, :3, 3]
+        lead[s] = np.sum(foot * fwd, axis=-1)[walking]
+    for s, o in (("L", "R"), ("R", "L")):
+        # the arm is forward when the other side's foot is forward
+        assert np.corrcoef(angle[s], lead[o])[0, 1] > 0.7
+        assert 22 < angle[s].max() < 38
+        assert -14 < angle[s].min() < -4
+
+
+def test_head_stays_steady(walks, human):
+    clip = walks["s_curve"][0]
+    sk, _ = human
+    pose = sk.fk(clip.locations, clip.rotations)
+    h = sk.index("head")
+    up = pose[:, h, :3, :3] @ sk.matrix_local[h][:3, :3].T @ np.array([0.0, 0.0, 1.0])
+    tilt = np.degrees(np.arccos(np.clip(up[:, 2], -1, 1)))
+    assert tilt.max() < 3.0  # no nodding or rolling
+    q = clip.rotations[:, h]
+    # the head turns smoothly with the path (its frame-to-frame rotation stays small)
+    pose_q = np.array([np.degrees(np.arccos(np.clip(np.trace(a.T @ b) * 0.5 - 0.5, -1, 1)))
+                       for a, b in zip(pose[:-1, h, :3, :3], pose[1:, h, :3, :3])])
+    assert pose_q.max() < 3.0 and q.shape[0] == clip.frame_count
