@@ -1,9 +1,37 @@
 """Path walk (METHODS.md §M3, Tsutsuguchi et al. 2000): a humanoid walks a path from ground reaction forces.
 
-Modules, in the order the method uses them: ``path`` (arc length, corners, ground), ``steps``
-(path division), ``timing`` (T, T_ds), ``forces`` (reaction-force model), ``com`` (COM by
-shooting), ``feet`` (stance roll, swing orbit), ``turning`` (Ψ = ψ1 + ψ2), ``arms`` (driven
-pendulum), ``gait`` (assembly into a Clip), ``metrics``.
+Entry point: :func:`generate_path_walk` ``(skeleton, rigmap, path_points (N, 3), ground, params) -> Clip``.
+
+Modules, in the order the method uses them: ``path`` (arc length, corners, dropping onto the
+ground), ``steps`` (path division into footsteps and step objects S_i), ``timing`` (T, T_ds),
+``forces`` (reaction-force model), ``com`` (COM by shooting), ``feet`` (stance roll, swing orbit),
+``turning`` (Ψ = ψ1 + ψ2), ``arms`` (driven pendulum), ``gait`` (assembly into a Clip),
+``metrics`` (quality measured on the clip's FK), ``character`` (what is read from the rig).
+
+Reconstructions and choices (RECON = the paper's equation was lost in transcription; each is a
+parameter of :class:`PathWalkParams` / :class:`ForceCoefficients`):
+
+* RECON F_y = s_y·M·g·Σ a_yk sin kπτ, a_y = (1.3, f_v, 0.4); F_x = s_x·M·g·Σ a_xk sin kπτ with
+  a_x = (0, −0.18, 0); F_z uses the paper's a_z. τ runs over a foot's stance (T + T_ds).
+* Shooting: the scales of all footsteps are solved together (one least squares with a small pull
+  toward nominal scales) so the COM passes every step's boundary position; position and velocity
+  are continuous by construction. The first harmonic of F_x (RECON) is solved per footstep too, so
+  the walker can start, stop and change speed. Lateral targets: the COM on the path at each heel
+  strike; a weight shift before the first step starts the sway.
+* Start/stop (not in the paper): standing P_0, P_1 side by side; the COM settles after the last
+  heel strike on a cubic with continuous position and velocity.
+* RECON turning: I_r·Ψ̈ = r_r·F_r with F_r a step from T_ds to T_0, then an equal opposite step, so
+  Ψ̇ = 0 at each step boundary; the size is closed-form. ψ1 (2/5) twists the stance leg (knee
+  direction), ψ2 (3/5) turns the pelvis.
+* Stance roll per KLAW/M3; heel-off starts when C passes the ankle (paper) but within 20–80 % of
+  single support; on stairs the foot lands flat and pushes off at most 20°.
+* Swing: ankle progress = hip progress + l·sin θ of a free linear pendulum (ω² = 3g/2l, slowed for
+  long swings), end speeds matched to the roll; height on two cubics joined at the apex, raised
+  for clearance (then a local smooth lift over nosings). On stairs the foot lifts, then travels.
+* Legs: two-bone IK (``ik.two_bone``); the pelvis is lowered (smoothly) wherever a weight-bearing
+  leg could not reach, so planted feet never slide; a swinging foot out of reach is drawn in.
+* Arm pendulum: Dempster segment masses; Ẍ of the shoulder is taken as 0 (the shoulder rotation σ
+  is applied kinematically); elbow β = β_c ± 30 % with the swing.
 """
 
 from .gait import generate_path_walk
