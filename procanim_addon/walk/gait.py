@@ -328,7 +328,7 @@ def _arm_swings(char, rigmap, sk, steps, tl, p, t, stride):
     amp[n] = 0.0
     for j in range(2, n):
         amp[j] = min(1.0, (steps.s[j] - steps.s[j - 1]) / stride)
-    fwd, back = np.radians(p.arm_swing_fwd_deg), np.radians(p.arm_swing_back_deg)
+    fwd, back = np.radians(p.arm_swing_fwd_deg) * p.arm_swing, np.radians(p.arm_swing_back_deg) * p.arm_swing
     beta_c = np.radians(p.elbow_deg)
     for s in SIDES:
         names = [rigmap.get(f"{r}.{s}") for r in ("upper_arm", "forearm", "hand")]
@@ -348,7 +348,7 @@ def _arm_swings(char, rigmap, sk, steps, tl, p, t, stride):
         phi_s = (th - gamma).ravel()
         order = np.argsort(ts, kind="stable")
         phi1 = np.interp(t, ts[order], phi_s[order], left=0.0, right=0.0)
-        span = max(fwd + back, 1e-6)
+        span = max(fwd + back, np.radians(5.0))
         beta = beta_c * (1.0 + 0.6 * (phi1 - 0.5 * (fwd - back)) / span)
         out[s] = (ua, fa, phi1, beta)
     return out

@@ -36,6 +36,7 @@ class PathWalkParams:
     stride_m:           step length w (m, heel strike to the other heel strike); 0 = from the leg
                         length (stride_per_leg × hip height)
     double_support:     T_ds / T (paper: 0.25)
+    arm_swing:          scale of the arm swing (0 = arms hang, 1 = the amplitudes below)
     arm_swing_fwd_deg, arm_swing_back_deg: upper-arm swing amplitudes (paper: 30 forward, 9 back)
     armpit_deg:         armpit angle ρ (arm lifted away from the body)
     elbow_deg:          mean elbow bend β_c
@@ -61,6 +62,7 @@ class PathWalkParams:
     stride_m: float = 0.0
     stride_per_leg: float = 0.72
     double_support: float = 0.25
+    arm_swing: float = 1.0
     arm_swing_fwd_deg: float = 30.0
     arm_swing_back_deg: float = 9.0
     armpit_deg: float = 8.0
@@ -103,6 +105,7 @@ class PathWalkParams:
              f"Path walk: double support {self.double_support:g} of the step must be within 0.05–0.45 (paper: 0.25).")
         need(0.0 <= self.arm_swing_fwd_deg <= 90 and 0.0 <= self.arm_swing_back_deg <= 90,
              "Path walk: arm swing angles must be within 0–90 degrees.")
+        need(0.0 <= self.arm_swing <= 2.0, "Path walk: arm swing must be within 0–2 (1 = 30° forward, 9° back).")
         need(-10 <= self.armpit_deg <= 80, "Path walk: the armpit angle must be within −10–80 degrees.")
         need(0 <= self.elbow_deg <= 120, "Path walk: the elbow angle must be within 0–120 degrees.")
         for name in ("delta_x", "delta_y", "delta_z"):
