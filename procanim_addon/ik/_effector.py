@@ -20,3 +20,19 @@ def free_dofs(chain, angles: np.ndarray, gradient: np.ndarray, count: int) -> np
     at_lo = (th <= lo + eps) & (gradient < 0)
     at_hi = (th >= hi - eps) & (gradient > 0)
     return ~(locked | at_lo | at_hi)
+
+
+def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a × b`` for (..., 3) arrays (np.cross is slow on tiny arrays)."""
+    return np.stack((a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
+                     a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
+                     a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]), axis=-1)
+
+
+def turn_point(p: np.ndarray, pivot: np.ndarray, axis: np.ndarray, angle: float) -> np.ndarray:
+    """``p`` turned by ``angle`` (rad) about the unit ``axis`` through ``pivot`` (Rodrigues)."""
+    v = p - pivot
+    c, s = np.cos(angle), np.sin(angle)
+    k = axis
+    kxv = np.array([k[1] * v[2] - k[2] * v[1], k[2] * v[0] - k[0] * v[2], k[0] * v[1] - k[1] * v[0]])
+    return pivot + v * c + kxv * s + k * ((k @ v) * (1.0 - c))

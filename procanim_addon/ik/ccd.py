@@ -4,13 +4,17 @@ From the last joint to the first, each angle about its world axis ``w`` turns by
 between ``u = p − h`` and ``v = t − h`` projected on the plane ⊥ ``w`` (``h`` the joint's head,
 ``p`` the effector, ``t`` the target), clamped into its limits. Sweeps repeat until
 ``|t − p| < tol``.
+
+Going from the tip to the root, and within a joint from its innermost angle out, a turn never
+changes the axes or heads still to be visited (they sit above it), only the effector — so one FK
+per sweep is enough and ``p`` is turned in place.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._effector import effector_of
+from ._effector import cross, effector_of, turn_point
 
 
 def ccd(chain, base, target, angles, count, eff_local, tol=1e-6, max_iter=300):
@@ -33,11 +37,10 @@ def ccd(chain, base, target, angles, count, eff_local, tol=1e-6, max_iter=300):
                 v = v - w * (w @ v)
                 if u @ u < 1e-14 or v @ v < 1e-14:
                     continue
-                ang = np.arctan2(w @ np.cross(u, v), u @ v)
+                ang = np.arctan2(w @ cross(u, v), u @ v)
                 new = min(max(th[j, k] + ang, chain.lower[j, k]), chain.upper[j, k])
                 if new == th[j, k]:
                     continue
+                p = turn_point(p, heads[j], w, new - th[j, k])
                 th[j, k] = new
-                mats, heads, waxes = chain.fk_detail(base, th, count)
-                p = effector_of(mats, eff_local)
     return th, max_iter

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._effector import effector_of
+from ._effector import cross, effector_of, turn_point
 
 INPUT_SETS = ("FarL", "CloseL", "Zero", "CloseR", "FarR")
 OUTPUT_SETS = ("FastR", "SlowR", "Zero", "SlowL", "FastL")
@@ -86,6 +86,18 @@ def angular_speed(error_deg, joint: FuzzyJoint = ARM_JOINT) -> np.ndarray:
     return np.sum(strength * out, axis=-1) / np.where(total > 0, total, 1.0)
 
 
+def angular_speed_scalar(error_deg: float, joint: FuzzyJoint) -> float:
+    """:func:`angular_speed` for one float, in plain Python (the per-tick inner loop)."""
+    z, f = joint.dead_zone_deg, joint.outer_deg
+    a = abs(error_deg)
+    zero = max(0.0, 1.0 - a / z)
+    close = a / z if a <= z else min(1.0, max(0.0, (f - a) / (f - z)))
+    far = min(1.0, max(0.0, (a - z) / (f - z)))
+    # rules: Close → Slow and Far → Fast, toward the other side; Zero → 0
+    magnitude = (close * joint.slow_deg_s + far * joint.fast_deg_s) / (zero + close + far)
+    return -magnitude if error_deg > 0 else magnitude
+
+
 def ticks_per_frame(joints, frame_time: float) -> int:
     """Control ticks per frame so a slow step never exceeds the dead zone (no chatter):
     ``slow · Δt ≤ z`` for every controller."""
@@ -96,28 +108,35 @@ def ticks_per_frame(joints, frame_time: float) -> int:
 def fuzzy_frame(chain, base, target, angles, count, eff_local, joints, frame_time, ticks=None, tol=0.0):
     """Advance the controllers of the first ``count`` joints by one frame (``frame_time`` s).
 
-    Joints are updated tip to root, each from a fresh FK (so they do not all correct the same
-    error at once). Returns ``(angles (n, 3), ticks run)``.
+    Angles are updated one after the other, tip to root, each seeing the error the previous ones
+    left (so they do not all correct the same error at once). Returns ``(angles (n, 3), ticks run)``.
     """
     th = np.array(angles, float)
     ticks = ticks_per_frame(joints[:count], frame_time) if ticks is None else int(ticks)
     dt = frame_time / ticks
     locked = (chain.upper - chain.lower) < 1e-9
     for tick in range(ticks):
+        mats, heads, waxes = chain.fk_detail(base, th, count)
+        p = effector_of(mats, eff_local)
+        if tol > 0 and np.sum((target - p) ** 2) < tol * tol:
+            return th, tick
+        # tip to root, innermost angle first: a turn moves only the effector for the angles still to
+        # come (their axes and heads sit above it), so p is turned in place — one FK per tick
         for j in range(count - 1, -1, -1):
-            mats, heads, waxes = chain.fk_detail(base, th, count)
-            p = effector_of(mats, eff_local)
-            if tol > 0 and np.sum((target - p) ** 2) < tol * tol:
-                return th, tick
-            u = p - heads[j]
-            v = target - heads[j]
-            w = waxes[j]  # (3, 3) the joint's three world axes
-            up = u[None, :] - w * (w @ u)[:, None]
-            vp = v[None, :] - w * (w @ v)[:, None]
-            # α: from the target direction to the effector direction about w (> 0: effector Left)
-            alpha = np.degrees(np.arctan2(np.einsum("ij,ij->i", w, np.cross(vp, up)), np.einsum("ij,ij->i", vp, up)))
-            weak = (np.einsum("ij,ij->i", up, up) < 1e-14) | (np.einsum("ij,ij->i", vp, vp) < 1e-14) | locked[j]
-            alpha = np.where(weak, 0.0, alpha)
-            speed = angular_speed(alpha, joints[j])
-            th[j] = chain.clamp_joint(j, th[j] + np.radians(speed) * dt)
+            for k in (2, 1, 0):
+                if locked[j, k]:
+                    continue
+                w = waxes[j, k]
+                u = p - heads[j]
+                v = target - heads[j]
+                u = u - w * (w @ u)
+                v = v - w * (w @ v)
+                if u @ u < 1e-14 or v @ v < 1e-14:
+                    continue
+                # α: from the target direction to the effector direction about w (> 0: effector Left)
+                alpha = math.degrees(math.atan2(w @ cross(v, u), v @ u))
+                speed = angular_speed_scalar(alpha, joints[j])
+                new = min(max(th[j, k] + math.radians(speed) * dt, chain.lower[j, k]), chain.upper[j, k])
+                p = turn_point(p, heads[j], w, new - th[j, k])
+                th[j, k] = new
     return th, ticks

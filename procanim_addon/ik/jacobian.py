@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._effector import effector_of, free_dofs
+from ._effector import cross, effector_of, free_dofs
 
 
 def _jacobian(chain, base, angles, count, eff_local):
     mats, heads, waxes = chain.fk_detail(base, angles, count)
     p = effector_of(mats, eff_local)
-    cols = np.cross(waxes.reshape(-1, 3), (p - heads)[:, None, :].repeat(3, axis=1).reshape(-1, 3))
+    cols = cross(waxes, (p - heads)[:, None, :]).reshape(-1, 3)
     return p, cols.T  # (3,), (3, 3*count)
 
 
@@ -30,7 +30,8 @@ def _step(chain, angles, delta, count, max_step):
     if big > max_step:
         delta = delta * (max_step / big)
     out = angles.copy()
-    out[:count] = chain.clamp(angles + np.pad(delta.reshape(count, 3), ((0, chain.n - count), (0, 0))))[:count]
+    out[:count] = np.minimum(np.maximum(angles[:count] + delta.reshape(count, 3), chain.lower[:count]),
+                             chain.upper[:count])
     return out
 
 

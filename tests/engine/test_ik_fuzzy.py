@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from procanim_addon.ik.fuzzy import (ARM_JOINT, INPUT_SETS, OUTPUT_SETS, RULES, FuzzyJoint, angular_speed,
-                                     memberships, ticks_per_frame)
+                                     angular_speed_scalar, memberships, ticks_per_frame)
 
 J = FuzzyJoint(dead_zone_deg=1.0, outer_deg=60.0, slow_deg_s=80.0, fast_deg_s=300.0)
 
@@ -58,3 +58,8 @@ def test_invalid_controller_numbers_are_refused():
         FuzzyJoint(dead_zone_deg=70, outer_deg=60).validate()
     with pytest.raises(ValueError):
         FuzzyJoint(slow_deg_s=400, fast_deg_s=300).validate()
+
+
+def test_the_scalar_inner_loop_infers_the_same_speed():
+    for e in np.linspace(-80, 80, 321):
+        assert angular_speed_scalar(float(e), J) == pytest.approx(float(angular_speed(e, J)), abs=1e-9)
