@@ -3,10 +3,13 @@ made on flat ground at the rig's rest sole height and baked onto a humanoid arma
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import bpy
 from bpy.props import EnumProperty, FloatProperty, IntProperty, StringProperty
 
 from ..procanim_addon import motions
+from ..procanim_addon.clip import Clip
 from ..procanim_addon.errors import InputError
 from .base import GeneratorMixin, Job
 from .bridge import read_rigmap, read_skeleton, resolve_armature
@@ -41,20 +44,23 @@ class PROCANIM_OT_source_motion(GeneratorMixin, bpy.types.Operator):
             raise InputError(
                 f"No bone roles could be found on '{obj.name}'; use Detect Roles or assign them in the Character panel."
             )
+        make: Callable[[], Clip]
         if self.kind == "WALK":
-            params = motions.WalkParams(steps=self.steps, fps=self.fps, frame_start=self.frame_start)
-            make = motions.walk
+            walk = motions.WalkParams(steps=self.steps, fps=self.fps, frame_start=self.frame_start)
+            walk.validate()
+            make = lambda: motions.walk(skeleton, rigmap, walk)  # noqa: E731
         elif self.kind == "JUMP":
-            params = motions.JumpParams(fps=self.fps, frame_start=self.frame_start)
-            make = motions.jump
+            jump = motions.JumpParams(fps=self.fps, frame_start=self.frame_start)
+            jump.validate()
+            make = lambda: motions.jump(skeleton, rigmap, jump)  # noqa: E731
         else:
-            params = motions.TumbleParams(fps=self.fps, frame_start=self.frame_start)
-            make = motions.tumble
-        params.validate()
+            tumble = motions.TumbleParams(fps=self.fps, frame_start=self.frame_start)
+            tumble.validate()
+            make = lambda: motions.tumble(skeleton, rigmap, tumble)  # noqa: E731
 
         def compute(progress):
             progress(0.0)
-            clip = make(skeleton, rigmap, params)
+            clip = make()
             progress(1.0)
             return [clip]
 
