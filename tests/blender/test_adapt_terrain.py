@@ -16,7 +16,7 @@ import bpy
 import harness
 import numpy as np
 import pytest
-from mathutils import Vector
+from mathutils import Matrix, Vector
 from mathutils.bvhtree import BVHTree
 
 LEG_BONES = [f"{r}.{s}" for s in "LR" for r in ("thigh", "shin", "foot", "toe")]
@@ -222,6 +222,34 @@ def test_feet_climb_onto_the_knee_high_blocks():
             if abs(min(p[2] for p in sole_points(pose, side)) - top) < 0.01:
                 on_top += 1
     assert on_top > 10
+
+
+def test_moved_armature_and_scaled_terrain_objects_are_read_in_world_space():
+    """The armature stands elsewhere, turned 90°; the terrain object is placed with it and its mesh is
+    half height, scaled ×2 in Z by the object: the walk climbs the knee-high blocks all the same."""
+    human = add_human()
+    human.location = (2.0, 1.0, 0.0)
+    human.rotation_euler = (0.0, 0.0, math.pi / 2)
+    bpy.context.view_layer.update()
+    assert bpy.ops.procanim.source_motion(armature=human.name, kind="WALK", steps=4) == {"FINISHED"}
+    frames = frames_of(human)
+    sole_z, heights = body_heights(human)
+    terrain = add_zigzag("Zigzag", heights["knee"] / 2)
+    terrain.matrix_world = human.matrix_world @ Matrix.Diagonal((1.0, 1.0, 2.0, 1.0))
+    bpy.context.view_layer.update()
+    surface = Surface(terrain)
+    bones = LEG_BONES + ARM_BONES
+    before = world_poses(human, frames)
+    assert max(penetration(human, before, surface, bones).values()) > 0.2
+    assert bpy.ops.procanim.adapt_terrain(armature=human.name, terrain=terrain.name) == {"FINISHED"}
+    after = world_poses(human, frames)
+    assert max(penetration(human, after, surface, bones).values()) < TOLERANCE
+    on_top = sum(
+        abs(min(p[2] for p in sole_points(after[f], side)) - heights["knee"]) < 0.01 for f in frames for side in "LR"
+    )
+    assert on_top > 5
+    # the walk went along world +X (the armature's −Y turned by 90°)
+    assert after[frames[-1]]["hips"][0, 3] - after[frames[0]]["hips"][0, 3] > 1.0
 
 
 # ----------------------------------------------------------------------------- identity, re-runs
