@@ -115,7 +115,7 @@ def _hermite(q0, v0, q1, v1, T, u):
 
 
 def solve_com(timeline, steps, params, y_stand: float, y_targets: np.ndarray, y_final: float,
-              s_final: float, dt: float = 1 / 240) -> ComPath:
+              s_final: float, dt: float = 1 / 120) -> ComPath:
     """Solve progression, height and lateral sway of the COM for the whole walk.
 
     timeline:  :class:`~.timing.Timeline`; steps: :class:`~.steps.Footsteps`

@@ -39,6 +39,7 @@ class FootTrack:
     toe_rot: (F, 3, 3) the same for the toe bone
     contact: (F, 3) bool: heel, ball, tip sole points bearing weight
     planted: (F,) bool: any sole point bearing weight
+    swing_r: (F,) how far the swing has gone (0–1), NaN in stance
     """
 
     ankle: np.ndarray
@@ -46,6 +47,7 @@ class FootTrack:
     toe_rot: np.ndarray
     contact: np.ndarray
     planted: np.ndarray
+    swing_r: np.ndarray | None = None  # (F,) fraction of the swing done, NaN in stance
 
 
 def _envelope(x: np.ndarray, width: int) -> np.ndarray:
@@ -211,25 +213,30 @@ class FootModel:
         w = min(w, 0.7 * np.pi / dur)
         sw = np.sin(w * dur)
         B = (th1 - th0 * np.cos(w * dur)) / sw if abs(sw) > 1e-3 else 0.0
-        if self.steps.on_stairs[k] or self.steps.on_stairs[k2]:
-            # stairs: lift first, travel, then set the foot down (no sweeping across a riser)
-            along = clen * _smooth((r - 0.2) / 0.65)
-        elif clen > 1e-6:
-            # the pendulum's progress, its end slopes corrected (Hermite terms that vanish at both
-            # ends) to the ankle's speed at toe off and at heel strike, so the foot does not jerk
-            rr = np.concatenate([r, [0.0, 1e-3, 1 - 1e-3, 1.0]])
-            th = th0 * np.cos(w * rr * dur) + B * np.sin(w * rr * dur)
-            a_p = np.dot(hip(t0 + rr * dur) - A0[:2], cdir) + l_leg * np.sin(th)
-            d0 = (a_p[-3] - a_p[-4]) / 1e-3
-            d1 = (a_p[-1] - a_p[-2]) / 1e-3
-            m0_h = float(np.dot(v0[:2], cdir)) * dur
-            m1_h = float(np.dot(v1[:2], cdir)) * dur
-            along = a_p[:-4] + (r**3 - 2 * r**2 + r) * (m0_h - d0) + (r**3 - r**2) * (m1_h - d1)
-            along = np.maximum.accumulate(np.clip(along, 0.0, clen))
-        else:
-            along = np.zeros_like(r)
-        # blend onto the chord's lateral line with an ease so the ends stay exact
-        xy = A0[:2] + np.outer(along, cdir) if clen > 1e-6 else np.tile(A0[:2], (len(r), 1))
+        stairs = bool(self.steps.on_stairs[k] or self.steps.on_stairs[k2])
+        m0_h = float(np.dot(v0[:2], cdir)) * dur
+        m1_h = float(np.dot(v1[:2], cdir)) * dur
+
+        def horizontal(rq):
+            """Ankle (x, y) at swing fractions rq, on the chord."""
+            if clen <= 1e-6:
+                return np.tile(A0[:2], (len(rq), 1))
+            if stairs:
+                # stairs: lift first, travel, then set the foot down (no sweeping across a riser)
+                along = clen * _smooth((rq - 0.2) / 0.65)
+            else:
+                # the pendulum's progress, its end slopes corrected (Hermite terms that vanish at
+                # both ends) to the ankle's speed at toe off and at heel strike: no jerk
+                rr = np.concatenate([rq, [0.0, 1e-3, 1 - 1e-3, 1.0]])
+                th = th0 * np.cos(w * rr * dur) + B * np.sin(w * rr * dur)
+                a_p = np.dot(hip(t0 + rr * dur) - A0[:2], cdir) + l_leg * np.sin(th)
+                d0 = (a_p[-3] - a_p[-4]) / 1e-3
+                d1 = (a_p[-1] - a_p[-2]) / 1e-3
+                along = a_p[:-4] + (rq**3 - 2 * rq**2 + rq) * (m0_h - d0) + (rq**3 - rq**2) * (m1_h - d1)
+                along = np.maximum.accumulate(np.clip(along, 0.0, clen))
+            return A0[:2] + np.outer(along, cdir)
+
+        xy = horizontal(r)
         # pitch/heading/toe eased between the end states
         st = self.steps
         e = _smooth(r)
@@ -253,10 +260,7 @@ class FootModel:
         else:
             apex = max(z0, z1) + self.p.clearance_m + 0.02
             pts_rest = np.stack([self.geo.heel, self.joint_rest, self.geo.tip])
-            if len(r) > 1:
-                xy_c = np.stack([np.interp(chk, r, xy[:, 0]), np.interp(chk, r, xy[:, 1])], axis=-1)
-            else:
-                xy_c = np.tile(xy[0], (len(chk), 1))
+            xy_c = horizontal(chk)
             e_c = _smooth(chk)
             hd_c = st.heading[k] + e_c * (st.heading[k2] - st.heading[k])
             n_c = tf.normalize(st.normal[k] * (1 - e_c)[:, None] + st.normal[k2] * e_c[:, None])
@@ -332,6 +336,7 @@ class FootModel:
         rot = np.tile(np.eye(3), (N, 1, 1))
         toe = rot.copy()
         contact = np.zeros((N, 3), dtype=bool)
+        swing_r = np.full(N, np.nan)
         tl = self.tl
         for idx, k in enumerate(self.ks):
             land, lift = tl.land[k], tl.lift[k]
@@ -343,4 +348,5 @@ class FootModel:
                 m = (t >= lift) & (t < tl.land[k2])
                 if np.any(m):
                     ankle[m], rot[m], toe[m] = self.swing(k, t[m])
-        return FootTrack(ankle, rot, toe, contact, contact.any(axis=1))
+                    swing_r[m] = (t[m] - lift) / (tl.land[k2] - lift)
+        return FootTrack(ankle, rot, toe, contact, contact.any(axis=1), swing_r)

@@ -77,6 +77,14 @@ class _PelvisHeight:
         return lim
 
 
+def _bears_on_reach(track) -> np.ndarray:
+    """Frames where the pelvis must let this leg reach its ankle: while the foot bears weight and
+    early in its swing (it is still close to the ground it pushed off)."""
+    r = track.swing_r
+    early = np.zeros_like(track.planted) if r is None else np.nan_to_num(r, nan=1.0) < 0.3
+    return track.planted | early
+
+
 def _soft_reach(hip, ankle, reach: float, knee: float = 0.04):
     """Ankle targets pulled toward the hip so their distance saturates smoothly at ``reach`` (m):
     unchanged below ``reach − knee``, then d' = d₀ + knee·tanh((d − d₀)/knee)."""
@@ -143,6 +151,8 @@ def generate_path_walk(skeleton, rigmap, path_points, ground=None, params: PathW
     for i in range(2, n + 1):
         y_targets[i] = 0.5 * (steps.pos[i - 1, 2] + steps.pos[i, 2]) + 0.94 * stand_h
     extra = np.zeros(n + 1)
+    n_frames = int(np.floor(tl.t_end * p.fps + 1e-9)) + 1
+    t = np.arange(n_frames) / p.fps  # clip times (s); the reach check runs on them too
     com = feet = None
     for _ in range(4):
         com = solve_com(tl, steps, p, y_stand, y_targets - extra, y_final, path.length)
@@ -161,14 +171,12 @@ def generate_path_walk(skeleton, rigmap, path_points, ground=None, params: PathW
             rot = _rz(psi_hs[i:i + 1] - rh)
             y_targets[i] = pelvis_lim.limit(xy, rot, ank, msk)[0] - 0.004
         # mid-stance: lower a step's boundaries where the dynamics lift the pelvis out of reach
-        tt = np.arange(hs[1], hs[n], 1.0 / 120.0)
+        tt = np.arange(hs[1], hs[n], 1.0 / max(60.0, p.fps))
         s_c, y_c, z_c = com.at(tt)
         xy = (path.at(s_c) + path.left_at(s_c) * z_c[:, None])[:, :2]
-        ank, msk = {}, {}
-        for s in SIDES:
-            feet[s].path = path
-            tr = feet[s].track(tt, path)
-            ank[s], msk[s] = tr.ankle, tr.planted
+        check = {s: feet[s].track(tt, path) for s in SIDES}
+        ank = {s: check[s].ankle for s in SIDES}
+        msk = {s: _bears_on_reach(check[s]) for s in SIDES}
         lim = pelvis_lim.limit(xy, _rz(psi(tt) - rh), ank, msk)
         over = y_c - lim
         worst = 0.0
@@ -183,8 +191,6 @@ def generate_path_walk(skeleton, rigmap, path_points, ground=None, params: PathW
         if worst < 0.002:
             break
     # ---- frames
-    n_frames = int(np.floor(tl.t_end * p.fps + 1e-9)) + 1
-    t = np.arange(n_frames) / p.fps
     frames = p.frame_start + np.arange(n_frames, dtype=float)
     s_c, y_c, z_c = com.at(t)
     centre = path.at(s_c)
@@ -206,7 +212,7 @@ def generate_path_walk(skeleton, rigmap, path_points, ground=None, params: PathW
     R_pelvis = _rz(Psi - rh + rot_pr) @ _raxis(char.forward, list_pl)
     tracks = {s: feet[s].track(t, path) for s in SIDES}
     ank = {s: tracks[s].ankle for s in SIDES}
-    planted = {s: tracks[s].planted for s in SIDES}
+    planted = {s: _bears_on_reach(tracks[s]) for s in SIDES}
     lim = pelvis_lim.limit(pelvis[:, :2], R_pelvis, ank, planted)
     drop = _envelope(pelvis[:, 2] - lim, max(int(round(0.08 * p.fps)), 1))
     pelvis[:, 2] -= drop
