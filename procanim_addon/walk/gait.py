@@ -121,6 +121,11 @@ def generate_path_walk(skeleton, rigmap, path_points, ground=None, params: PathW
     char = read_character(skeleton, rigmap)
     L = char.leg_length
     stride = p.stride_m if p.stride_m > 0 else p.stride_per_leg * L
+    if stride > 1.05 * L:
+        raise InputError(
+            f"A stride of {stride:.2f} m is too long for this character (hip height {L:.2f} m): "
+            f"walking steps reach at most about {1.05 * L:.2f} m."
+        )
     max_h = p.max_step_height_m if p.max_step_height_m > 0 else 0.26 * L
     path = build_path(path_points, ground, p.corner_radius_m)
     gnd = ground if ground is not None else PathHeightGround(path)

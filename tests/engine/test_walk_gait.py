@@ -204,6 +204,8 @@ def test_bad_input_is_refused_with_a_message(human):
     with pytest.raises(InputError, match="leaves the ground"):
         from procanim_addon.ground import HeightFieldGround
         generate_path_walk(sk, rm, STRAIGHT, HeightFieldGround((-1, -2), 0.5, np.zeros((5, 5))), PathWalkParams())
+    with pytest.raises(InputError, match="too long for this character"):
+        generate_path_walk(sk, rm, STRAIGHT, None, PathWalkParams(stride_m=1.5))
     legless = RigMap({k: v for k, v in rm.roles.items() if not k.startswith("shin")})
     with pytest.raises(MissingRoles, match="shin"):
         generate_path_walk(sk, legless, STRAIGHT, None, PathWalkParams())
