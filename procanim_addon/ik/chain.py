@@ -130,6 +130,11 @@ class Chain:
         per_axis = _rodrigues_pre(self._skew[:count], self._outer[:count], a)  # (..., count, 3, 3, 3)
         return per_axis[..., 0, :, :] @ per_axis[..., 1, :, :] @ per_axis[..., 2, :, :]
 
+    def joint_matrix(self, j: int, angles3) -> np.ndarray:
+        """``R_j`` (3×3) of joint ``j`` for its three angles."""
+        r = _rodrigues_pre(self._skew[j], self._outer[j], np.asarray(angles3, float))
+        return r[0] @ r[1] @ r[2]
+
     def quaternions(self, angles: np.ndarray) -> np.ndarray:
         """Pose-bone rotation quaternions ``(..., n, 4)`` (w, x, y, z) for ``angles (..., n, 3)``."""
         return tf.mat3_to_quat(self.local_matrices(angles))

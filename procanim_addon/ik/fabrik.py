@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import transforms as tf
-from ._effector import effector_of
+from ._effector import cross, effector_of
 
 
 def _positions(chain, base, th, count, eff_local):
@@ -29,16 +29,16 @@ def _to_angles(chain, base, th, pts, count, eff_local):
     parent = np.asarray(base, float)
     for j in range(count):
         pre = parent @ chain.rest_rel[j]
-        rot = chain.local_matrices(th, j + 1)[j]
+        rot = chain.joint_matrix(j, th[j])
         world = pre[:3, :3] @ rot
         off = eff_local if j == count - 1 else chain.head_offset(j)
         cur = world @ off
         want = pts[j + 1] - pre[:3, 3]
         if np.linalg.norm(want) > 1e-12 and np.linalg.norm(cur) > 1e-12:
-            q = tf.quat_to_mat3(tf.rotation_between(cur, want))
+            q = _turn_between(cur, want)
             new_local = pre[:3, :3].T @ q @ world
             th[j] = chain.clamp_joint(j, chain.angles_of(j, new_local))
-            rot = chain.local_matrices(th, j + 1)[j]
+            rot = chain.joint_matrix(j, th[j])
         parent = pre.copy()
         parent[:3, :3] = pre[:3, :3] @ rot
     return th
@@ -51,7 +51,7 @@ def _feasible_direction(chain, pre, j, th_j, want, off):
     if np.linalg.norm(want) < 1e-12:
         return None
     want_local = pre.T @ want
-    q = tf.quat_to_mat3(tf.rotation_between(cur_local, want_local))
+    q = _turn_between(cur_local, want_local)
     ang = chain.clamp_joint(j, chain.angles_of(j, q))
     r = _joint_rotation(chain, j, ang)
     d = pre @ (r @ off)
@@ -59,9 +59,19 @@ def _feasible_direction(chain, pre, j, th_j, want, off):
 
 
 def _joint_rotation(chain, j, ang):
-    full = np.zeros((j + 1, 3))
-    full[j] = ang
-    return chain.local_matrices(full, j + 1)[j]
+    return chain.joint_matrix(j, ang)
+
+
+def _turn_between(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Shortest-arc rotation matrix taking direction ``a`` onto ``b``."""
+    a = a / np.linalg.norm(a)
+    b = b / np.linalg.norm(b)
+    v = cross(a, b)
+    c = float(a @ b)
+    if c < -1.0 + 1e-9:
+        return tf.quat_to_mat3(tf.rotation_between(a, b))
+    k = np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
+    return np.eye(3) + k + k @ k / (1.0 + c)
 
 
 def fabrik(chain, base, target, angles, count, eff_local, tol=1e-6, max_iter=300):
