@@ -104,6 +104,37 @@ def _allowed_intervals(path: WalkPath, edges: np.ndarray, heel_back: float, tip_
     return out
 
 
+def _foot_fits(path: WalkPath, ground, edges: np.ndarray, lateral: float, heel_back: float, tip_fwd: float,
+               margin: float, zone: float = 1.5) -> np.ndarray:
+    """(N,) bool per path sample: a foot standing there (``lateral`` m to the path's left, along
+    the tangent) has no riser under its sole or within ``margin`` of it. Only samples within
+    ``zone`` m of a riser under the path are probed (the ground is flat or smooth elsewhere)."""
+    ok = np.ones(len(path.s), dtype=bool)
+    if not edges.size:
+        return ok
+    near = np.min(np.abs(path.s[:, None] - edges[None, :]), axis=1) < zone
+    idx = np.nonzero(near)[0]
+    along = np.arange(-heel_back - margin, tip_fwd + margin + 1e-9, 0.008)
+    across = np.array([-0.035, 0.0, 0.035])
+    t = path.tangent[idx, :2]
+    lft = np.stack([-t[:, 1], t[:, 0]], axis=-1)
+    pts = (path.points[idx, None, None, :2] + lft[:, None, None, :] * (lateral + across)[None, :, None, None]
+           + t[:, None, None, :] * along[None, None, :, None])
+    gz, _, hit = ground.height(pts.reshape(-1, 2))
+    gz = np.asarray(gz).reshape(pts.shape[:3])
+    hit = np.asarray(hit).reshape(pts.shape[:3])
+    jump = np.max(np.abs(np.diff(gz, axis=2)), axis=(1, 2))
+    ok[idx] = (jump < RISER_MIN_M) & hit.all(axis=(1, 2))
+    return ok
+
+
+def _runs(s: np.ndarray, ok: np.ndarray) -> list[tuple[float, float]]:
+    """Intervals [s_from, s_to] where ``ok`` holds, from samples."""
+    d = np.diff(np.concatenate(([0], ok.astype(int), [0])))
+    starts, ends = np.nonzero(d == 1)[0], np.nonzero(d == -1)[0] - 1
+    return [(float(s[a]), float(s[b])) for a, b in zip(starts, ends)]
+
+
 def divide_path(
     path: WalkPath,
     stride: float,
@@ -144,9 +175,6 @@ def divide_path(
                 f"A step of {jumps[k] * 100:.0f} cm at {edges[k]:.2f} m along the path is higher than this character "
                 f"can climb in one step ({max_step_height * 100:.0f} cm)."
             )
-    allowed = _allowed_intervals(path, edges, heel_back, tip_fwd, tread_margin)
-    if not allowed or allowed[0][0] > 1e-9 or allowed[-1][1] < L - 1e-9:
-        raise InputError("The walking path starts or ends on the edge of a step: start and end it on flat ground.")
     bounds = np.concatenate(([0.0], edges, [L]))
     for k in range(len(bounds) - 1):
         if 0 < k < len(bounds) - 2 and bounds[k + 1] - bounds[k] < heel_back + tip_fwd + 2 * tread_margin:
@@ -154,46 +182,64 @@ def divide_path(
                 f"A tread at {bounds[k]:.2f} m along the path is {100 * (bounds[k + 1] - bounds[k]):.0f} cm deep, "
                 f"shorter than the character's foot ({100 * (heel_back + tip_fwd):.0f} cm) plus margins."
             )
+    # where each foot (left +1, right −1) may stand: whole sole on one flat run
+    if ground is None:
+        both = _allowed_intervals(path, edges, heel_back, tip_fwd, tread_margin)
+        allowed = {1: both, -1: both}
+    else:
+        allowed = {sd: _runs(path.s, _foot_fits(path, ground, edges, sd * 0.5 * hip_width, heel_back, tip_fwd,
+                                                 tread_margin))
+                   for sd in (1, -1)}
+    for sd in (1, -1):
+        runs = allowed[sd]
+        if not runs or runs[0][0] > 1e-9 or runs[-1][1] < L - 1e-9:
+            raise InputError("The walking path starts or ends on the edge of a step: start and end it on flat ground.")
 
     def z_at(s):
         return float(np.interp(s, path.s, z))
 
+    def side_of(k):
+        return first_side * (1 if k % 2 == 0 else -1)
+
     w_max = 1.25 * stride
+    w_min = 0.1 * stride
     seq = [0.0]
-    cur, j = 0.0, 0
+    cur = 0.0
     guard = 0
     while cur < L - 1e-6:
         guard += 1
         if guard > 100000:
             raise InputError("The path could not be divided into steps.")
-        lo, hi = allowed[j]
-        nxt = allowed[j + 1] if j + 1 < len(allowed) else None
-        room = hi - cur
-        jump_ok = (
-            nxt is not None
-            and nxt[0] <= cur + w_max
-            and abs(z_at(min(nxt[1], cur + stride)) - z_at(cur)) <= max_step_height + 1e-6
-        )
-        if room > 1e-6 and not (jump_ok and room < 0.5 * stride):
-            n = max(int(np.ceil(room / stride - 1e-9)), 1)
-            cur = cur + room / n
-            seq.append(cur)
-            continue
+        runs = allowed[side_of(len(seq) + 1)]  # seq holds P_1 …; the next footstep is P_{len(seq)+1}
+        here = next((r for r in runs if r[0] - 1e-9 <= cur <= r[1] + 1e-9), None)
+        later = [r for r in runs if r[0] > cur + 1e-9]
+        nxt = later[0] if later else None
+        if here is not None:
+            room = here[1] - cur
+            jump_ok = (
+                nxt is not None
+                and nxt[0] <= cur + w_max
+                and abs(z_at(min(nxt[1], cur + stride)) - z_at(cur)) <= max_step_height + 1e-6
+            )
+            if room > w_min and not (jump_ok and room < 0.5 * stride):
+                n = max(int(np.ceil(room / stride - 1e-9)), 1)
+                cur = cur + room / n
+                seq.append(cur)
+                continue
         # jump to the farthest later run reachable within a stride (and the height limit)
         best = None
-        for jj in range(j + 1, len(allowed)):
-            a, b = allowed[jj]
+        for a, b in later:
             if a > cur + w_max:
                 break
             cand = min(b, max(a, cur + stride))
-            if jj + 1 < len(allowed) and b - a < 0.5 * stride:
+            if b < L - 1e-9 and b - a < 0.5 * stride:
                 # a stair tread: stand in its middle when that is within reach (room at both edges)
-                cand = min(0.5 * (a + b), cur + w_max)
+                cand = max(a, min(0.5 * (a + b), cur + w_max))
             if abs(z_at(cand) - z_at(cur)) <= max_step_height + 1e-6:
-                best = (jj, cand)
+                best = cand
         if best is None:
             raise InputError(f"No place for the next foot within a stride after {cur:.2f} m along the path.")
-        j, cur = best
+        cur = best
         seq.append(cur)
     seq[-1] = L
     s_mid = np.asarray(seq)

@@ -107,3 +107,21 @@ def test_tread_shorter_than_the_foot_is_refused():
     narrow = StairsGround(start=1.0, tread=0.15, riser=0.12, steps_up=4, landing=2.0, steps_down=0)
     with pytest.raises(InputError, match="shorter than the character's foot"):
         divide([[0, 0, 0], [0, -4, 0]], narrow)
+
+
+@pytest.mark.parametrize("angle_deg", [20.0, 35.0])
+def test_stairs_crossed_at_an_angle_every_sole_lies_on_one_tread(angle_deg):
+    a = np.radians(angle_deg)
+    stairs = StairsGround(direction=(np.sin(a), -np.cos(a)), start=1.5, tread=0.30, riser=0.16, steps_up=4,
+                          landing=1.2, steps_down=4)
+    path, st = divide([[0, 0, 0], [0, -6.5, 0]], stairs)
+    assert st.on_stairs.any()
+    for k in range(len(st)):
+        # the sole of foot k: heel to toe tip along its heading, a few cm to either side
+        fwd = np.array([np.cos(st.heading[k]), np.sin(st.heading[k])])
+        lat = np.array([-fwd[1], fwd[0]])
+        pts = np.array([st.pos[k, :2] + fwd * u + lat * v
+                        for u in np.linspace(-HEEL, TIP, 25) for v in (-0.035, 0.0, 0.035)])
+        z, _, _ = stairs.height(pts)
+        assert np.ptp(z) < 1e-9, f"footstep {k} straddles a riser"
+        assert z[0] == pytest.approx(st.pos[k, 2])
