@@ -3,8 +3,9 @@
     python bench/terrain_engine.py            # the table (and a robustness sweep over zigzag offsets)
     python bench/terrain_engine.py --quick    # the table only
 
-For each motion and height: collisions (frames where a limb's box intersects the terrain: legs,
-and arms, which the paper counts for tumbling), bone-length error (max %), contact error (feet
+For each motion and height: "src", the collisions of the source motion with its own flat ground
+(a roll presses its back, arms and legs on the floor), then the adapted motion's collisions (frames
+where a limb's box intersects the terrain: legs, and arms, which the paper counts for tumbling), bone-length error (max %), contact error (feet
 and hands that touched the reference, cm), and solve speed (frames per second of the whole
 adaptation). "refused" says what the engine answers by default when the terrain exceeds what the
 motion can step (AdaptParams.refuse_infeasible); the figures on that row are from adapting anyway.
@@ -57,7 +58,7 @@ def main() -> int:
     heights = body_heights(sk, rm)
     clips = {"walk": motions.walk(sk, rm), "jump": motions.jump(sk, rm), "tumble": motions.tumble(sk, rm)}
     print("ProcAnim human 1.75 m; zigzag heights (m): " + ", ".join(f"{k} {v:.2f}" for k, v in heights.items()))
-    head = (f"{'motion':7s} {'height':6s} {'frames':>6s} {'coll':>5s} {'legs':>5s} {'arms':>5s} "
+    head = (f"{'motion':7s} {'height':6s} {'frames':>6s} {'src':>4s} {'coll':>5s} {'legs':>5s} {'arms':>5s} "
             f"{'len err %':>10s} {'contact cm':>10s} {'fps':>6s} {'paper coll/err%':>16s}  refused by default")
     print(head)
     print("-" * len(head))
@@ -65,7 +66,8 @@ def main() -> int:
         for level in reversed(LEVELS):
             m, fps, refused = run(sk, rm, clip, heights[level], 0.3)
             pc, pe = PAPER[(name, level)]
-            print(f"{name:7s} {level:6s} {clip.frame_count:6d} {m['collisions']:5d} {m['collisions_legs']:5d} "
+            print(f"{name:7s} {level:6s} {clip.frame_count:6d} {m['source_collisions']:4d} {m['collisions']:5d} "
+                  f"{m['collisions_legs']:5d} "
                   f"{m['collisions_arms']:5d} {m['bone_length_error_pct']:10.2e} {m['contact_error_cm_max']:10.2f} "
                   f"{fps:6.0f} {pc:>9d} / {pe:.1f}  {refused or '-'}")
     if args.quick:

@@ -245,6 +245,10 @@ def adapt_to_terrain(skeleton, rigmap, source: Clip, reference: TerrainMesh | No
 
     # ---- metrics
     metrics = collision_metrics(lb, hits)
+    # the same measure for the source on its own reference: what the motion already does (a roll
+    # pressing its arms on the floor) is not the adaptation's doing
+    src_hits = colliding(skeleton, lb, pose_src, reference, p.collision_tolerance_m)
+    metrics.update({"source_" + k: v for k, v in collision_metrics(lb, src_hits).items()})
     metrics["bone_length_error_pct"] = bone_length_error_pct(skeleton, pose, loc)
     metrics["joint_length_error_pct"] = joint_length_error
     errs = []

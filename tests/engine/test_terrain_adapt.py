@@ -111,3 +111,42 @@ def test_bad_parameters_are_refused(human, walk):
     sk, rm = human
     with pytest.raises(InputError, match="at least 10 descriptor"):
         adapt_to_terrain(sk, rm, walk, None, TerrainMesh.flat(0.1), AdaptParams(descriptors_per_joint=6))
+
+
+@pytest.fixture(scope="module")
+def jump(human):
+    return motions.jump(*human)
+
+
+@pytest.mark.parametrize("level", ["ankle", "knee"])
+def test_jump_onto_zigzag_lands_on_the_blocks_without_collisions(human, jump, level):
+    sk, rm = human
+    terrain = course(sk, rm, level)
+    out = adapt_to_terrain(sk, rm, jump, None, terrain)
+    assert out.metrics["source_collisions"] == 0  # the jump itself is clean on flat ground
+    assert out.metrics["collisions"] == 0
+    assert out.metrics["contact_error_cm_max"] < 1.0
+    assert out.metrics["bone_length_error_pct"] < 0.01
+    # the jump lands 0.7 leg lengths ahead, on the first (raised) cell: the feet end on its top
+    pose = sk.fk(out.locations, out.rotations)
+    toe_tip = sk.tails_of(pose)[-1, sk.index("toe.L")]
+    assert -1.1 < toe_tip[1] < -0.3
+    assert toe_tip[2] == pytest.approx(SOLE_Z + body_heights(sk, rm)[level], abs=0.01)
+
+
+def test_jump_onto_waist_high_blocks_is_refused(human, jump):
+    sk, rm = human
+    with pytest.raises(InputError, match="can step"):
+        adapt_to_terrain(sk, rm, jump, None, course(sk, rm, "waist"))
+
+
+def test_tumble_over_ankle_zigzag_collides_no_more_than_on_flat_ground(human):
+    sk, rm = human
+    roll = motions.tumble(sk, rm)
+    out = adapt_to_terrain(sk, rm, roll, None, course(sk, rm, "ankle"))
+    m = out.metrics
+    # the roll presses legs and arms on the floor even on flat ground (its own baseline)
+    assert m["collisions_legs"] <= m["source_collisions_legs"]
+    assert m["collisions_arms"] <= m["source_collisions_arms"]
+    assert m["contact_error_cm_max"] < 1.0  # feet and hands that touched the floor touch the blocks
+    assert m["bone_length_error_pct"] < 0.01
