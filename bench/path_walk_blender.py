@@ -1,0 +1,324 @@
+"""Path walk in Blender, end to end, against what a user would otherwise do — one command, one run:
+
+    <venv-bpy-5.0.1>/bin/python bench/path_walk_blender.py [--frames 1000]
+
+ProcAnim's human walks a long S-curve (sized to give about ``--frames`` frames at 96 steps/min,
+24 fps) three ways, and every result is measured the same way, on the evaluated pose (frame_set):
+
+1. **ProcAnim** — ``bpy.ops.procanim.path_walk`` (read the scene, generate, bake with foreach_set).
+   Also the engine alone (``generate_path_walk``), as frames generated per second.
+2. **Follow Path + cycle, baked** — the usual manual set-up: an in-place walk cycle (two steps cut
+   from ProcAnim's own straight walk, root motion removed, Cycles modifiers) on an armature that a
+   Follow Path constraint carries along the same curve at the cycle's speed (offset factor keyed
+   0 → 1), then Bake Action (``bpy.ops.nla.bake``, visual keying, constraints cleared).
+3. **IK feet, baked** — the same in-place cycle and Follow Path, plus IK constraints on the shins
+   aiming at the feet's world positions of the ProcAnim walk (targets keyed on every frame, as a
+   user would key foot controls) and baked the same way: the IK set-up's bake cost.
+
+Columns: wall time of the bake step (the user's click), frames per second of it, foot skate of
+contact points (mean / p95, cm/s), deepest penetration (cm), pelvis distance to the curve (mean, cm).
+Contact: a sole point (under the ankle, the ball, the toe tip; at the rest sole height) within
+3 mm of the floor on two consecutive frames.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import json
+import tempfile
+import time
+from pathlib import Path
+
+import bpy
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+FPS = 24
+CADENCE = 96.0  # 2 steps = 30 frames at 24 fps: the in-place cycle loops on whole frames
+CONTACT_M = 0.003
+
+
+def install() -> str:
+    spec = importlib.util.spec_from_file_location("procanim_build", ROOT / "tools" / "build.py")
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    work = Path(tempfile.mkdtemp(prefix="procanim-bench-"))
+    zip_path = build.build(out_dir=work / "dist", scripts_dir=Path(bpy.utils.system_resource("SCRIPTS")))
+    repo = bpy.context.preferences.extensions.repos.new(
+        name="bench", module="procanim_bench", custom_directory=str(work / "repo")
+    )
+    bpy.ops.extensions.package_install_files(filepath=str(zip_path), repo=repo.module, enable_on_install=True)
+    return "bl_ext.procanim_bench.procanim"
+
+
+# ----------------------------------------------------------------------------- scene
+
+
+def s_curve(length: float, amp: float = 1.5, wavelength: float = 10.0, n_per_m: int = 20) -> np.ndarray:
+    n = int(length * n_per_m) + 1
+    y = np.linspace(0.0, -length, n)
+    return np.stack([amp * np.sin(2 * np.pi * (-y) / wavelength), y, np.zeros(n)], -1)
+
+
+def add_curve(name: str, points: np.ndarray):
+    cu = bpy.data.curves.new(name, "CURVE")
+    cu.dimensions = "3D"
+    sp = cu.splines.new("POLY")
+    sp.points.add(len(points) - 1)
+    for p, co in zip(sp.points, points):
+        p.co = (*co, 1.0)
+    ob = bpy.data.objects.new(name, cu)
+    bpy.context.collection.objects.link(ob)
+    return ob
+
+
+def add_human(name: str):
+    assert bpy.ops.procanim.add_human(name=name) == {"FINISHED"}
+    obj = bpy.data.objects[name]
+    for child in obj.children:  # the body mesh only slows frame_set down; it is not measured
+        bpy.data.objects.remove(child)
+    return obj
+
+
+def select_only(obj) -> None:
+    for o in bpy.context.view_layer.objects:
+        o.select_set(False)
+    obj.select_set(True)
+    bpy.context.view_layer.objects.active = obj
+
+
+# ----------------------------------------------------------------------------- measure
+
+
+def measure(obj, frames, curve_pts) -> dict:
+    """Skate, penetration and pelvis deviation on the evaluated pose (world space), over ``frames``."""
+    bones = obj.data.bones
+    rest = {b.name: np.array(b.matrix_local) for b in bones}
+    sole_z = 0.0  # ProcAnim's human stands on z = 0 (its body mesh's soles)
+    carried = []
+    for s in "LR":
+        ankle, ball = rest[f"foot.{s}"][:3, 3], rest[f"toe.{s}"][:3, 3]
+        tip = np.array(bones[f"toe.{s}"].tail_local)
+        for bone, p in ((f"foot.{s}", ankle), (f"toe.{s}", ball), (f"toe.{s}", tip)):
+            carried.append((bone, np.linalg.inv(rest[bone]) @ np.array([p[0], p[1], sole_z, 1.0])))
+    pts = np.empty((len(frames), len(carried), 3))
+    hips = np.empty((len(frames), 3))
+    scene = bpy.context.scene
+    for i, f in enumerate(frames):
+        scene.frame_set(int(f))
+        mw = np.array(obj.matrix_world)
+        for j, (bone, local) in enumerate(carried):
+            pts[i, j] = (mw @ np.array(obj.pose.bones[bone].matrix) @ local)[:3]
+        hips[i] = (mw @ np.array(obj.pose.bones["hips"].matrix))[:3, 3]
+    on = pts[..., 2] < CONTACT_M
+    both = on[1:] & on[:-1]
+    v = np.linalg.norm(np.diff(pts[..., :2], axis=0), axis=-1)[both] * FPS * 100
+    a, b = curve_pts[:-1, :2], curve_pts[1:, :2]
+    ab = b - a
+    dev = []
+    for h in hips[:, :2]:
+        t = np.clip(np.einsum("ki,ki->k", h - a, ab) / np.einsum("ki,ki->k", ab, ab), 0, 1)
+        dev.append(np.min(np.linalg.norm(h - (a + t[:, None] * ab), axis=-1)))
+    return {
+        "skate_mean": float(v.mean()) if v.size else float("nan"),
+        "skate_p95": float(np.percentile(v, 95)) if v.size else float("nan"),
+        "contact_samples": int(v.size),
+        "penetration": float(max(0.0, -pts[..., 2].min()) * 100),
+        "deviation": float(np.mean(dev) * 100),
+    }
+
+
+# ----------------------------------------------------------------------------- the user's way
+
+
+def in_place_cycle(walker, period: int, target, name: str = "Cycle"):
+    """Two steps of ``walker``'s baked straight walk as a looping in-place action (root drift
+    removed), made the active action of ``target``."""
+    src = walker.animation_data.action
+    compat = importlib.import_module(MODULE + ".operators.compat")
+    curves = compat.action_fcurves(src, walker)
+    lo, hi = src.frame_range
+    a = int(round((lo + hi) / 2))
+    frames = np.arange(a, a + period + 1)
+    cycle = bpy.data.actions.new(name)
+    fcurves, _groups = compat.assign_action(target, cycle)
+    for fc in curves:
+        if not fc.data_path.startswith("pose.bones"):
+            continue
+        values = np.array([fc.evaluate(float(f)) for f in frames])
+        if fc.data_path == 'pose.bones["root"].location':  # in place: the root stays home
+            values -= values[0] + (values[-1] - values[0]) * np.linspace(0.0, 1.0, len(values))
+        new = fcurves.new(fc.data_path, index=fc.array_index)
+        new.keyframe_points.add(len(frames))
+        co = np.empty(2 * len(frames), dtype=np.float32)
+        co[0::2] = np.arange(len(frames)) + 1
+        co[1::2] = values
+        new.keyframe_points.foreach_set("co", co)
+        new.modifiers.new("CYCLES")
+        new.update()
+    return cycle
+
+
+def follow_path_rig(name, walker, period, curve, length_m, speed_mps):
+    obj = add_human(name)
+    in_place_cycle(walker, period, obj, name=f"{name}.cycle")
+    compat = importlib.import_module(MODULE + ".operators.compat")
+    con = obj.constraints.new("FOLLOW_PATH")
+    con.target = curve
+    con.use_curve_follow = True
+    con.use_fixed_location = True
+    con.forward_axis = "TRACK_NEGATIVE_Y"  # the human faces −Y
+    con.up_axis = "UP_Z"
+    curve.data.use_path = True  # (re)setting it makes the depsgraph build the path the constraint reads
+    stand = 0.4 * FPS  # ProcAnim's default standing time before the first step
+    walk_frames = length_m / speed_mps * FPS
+    con.offset_factor = 0.0
+    con.keyframe_insert("offset_factor", frame=1 + stand)
+    con.offset_factor = 1.0
+    con.keyframe_insert("offset_factor", frame=1 + stand + walk_frames)
+    for fc in compat.action_fcurves(obj.animation_data.action, obj):
+        if fc.data_path.startswith("constraints"):
+            for kp in fc.keyframe_points:
+                kp.interpolation = "LINEAR"
+    obj["walk_frames"] = (1 + stand, 1 + stand + walk_frames)
+    return obj
+
+
+def add_ik_feet(obj, walker, frames):
+    """IK on the shins toward empties keyed on every frame at ``walker``'s (evaluated) ankles."""
+    scene = bpy.context.scene
+    empties = {}
+    for s in "LR":
+        e = bpy.data.objects.new(f"ik_target.{s}", None)
+        bpy.context.collection.objects.link(e)
+        empties[s] = e
+    for f in frames:  # what keying foot controls amounts to: one target position per frame
+        scene.frame_set(int(f))
+        mw = np.array(walker.matrix_world)
+        for s in "LR":
+            e = empties[s]
+            e.location = (mw @ np.array(walker.pose.bones[f"foot.{s}"].matrix))[:3, 3]
+            e.keyframe_insert("location", frame=int(f))
+    for s in "LR":
+        ik = obj.pose.bones[f"shin.{s}"].constraints.new("IK")
+        ik.target = empties[s]
+        ik.chain_count = 2
+        obj.pose.bones[f"foot.{s}"].constraints.new("COPY_ROTATION").target = walker
+        obj.pose.bones[f"foot.{s}"].constraints[-1].subtarget = f"foot.{s}"
+    return empties
+
+
+def nla_bake(obj, n_frames) -> float:
+    select_only(obj)
+    t0 = time.perf_counter()
+    bpy.ops.nla.bake(
+        frame_start=1,
+        frame_end=n_frames,
+        only_selected=False,
+        visual_keying=True,
+        clear_constraints=True,
+        use_current_action=False,
+        bake_types={"POSE", "OBJECT"},
+    )
+    return time.perf_counter() - t0
+
+
+# ----------------------------------------------------------------------------- main
+
+MODULE = ""
+
+
+def main(argv=None) -> int:
+    global MODULE
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--frames", type=int, default=1000, help="about how many frames the walk should last")
+    ap.add_argument("--json", type=Path, help="also write the figures to this JSON file")
+    args = ap.parse_args(argv)
+    bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
+    MODULE = install()
+    walk = importlib.import_module(MODULE + ".procanim_addon.walk")
+    bridge = importlib.import_module(MODULE + ".operators.bridge")
+    scene = bpy.context.scene
+    scene.render.fps = FPS
+
+    # size the S-curve for about --frames frames: one short probe walk gives the speed
+    probe = add_human("Probe")
+    sk, rm = bridge.read_skeleton(probe), bridge.read_rigmap(probe)
+    params = walk.PathWalkParams(cadence_spm=CADENCE, fps=FPS)
+    clip = walk.generate_path_walk(sk, rm, s_curve(10.0), None, params)
+    stand = 2 * params.stand_s * FPS
+    length = 10.0 * (args.frames - stand) / (clip.frame_count - stand)
+    bpy.data.objects.remove(probe)
+    pts = s_curve(length)
+    curve = add_curve("S", pts)
+
+    # 1. ProcAnim
+    human = add_human("ProcAnim")
+    sk, rm = bridge.read_skeleton(human), bridge.read_rigmap(human)
+    points = bridge.read_curve_polyline(curve, human, bpy.context.evaluated_depsgraph_get())
+    t0 = time.perf_counter()
+    clip = walk.generate_path_walk(sk, rm, points, None, params)
+    t_engine = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    assert bpy.ops.procanim.path_walk(armature=human.name, path=curve.name, cadence=CADENCE) == {"FINISHED"}
+    t_op = time.perf_counter() - t0
+    metrics = json.loads(human.animation_data.action.procanim.metrics_json)
+    n = int(metrics["frame_end"] - metrics["frame_start"] + 1)
+    frames = np.arange(1, n + 1)
+    rows = {}
+
+    # 2. the user's way: straight ProcAnim walk → in-place cycle → Follow Path → Bake Action
+    line = add_curve("Line", np.array([[3.0, 0.0, 0.0], [3.0, -12.0, 0.0]]))
+    straight = add_human("Straight")
+    straight.location.x = 3.0
+    assert bpy.ops.procanim.path_walk(armature=straight.name, path=line.name, cadence=CADENCE) == {"FINISHED"}
+    period = int(round(2 * 60.0 / CADENCE * FPS))
+    step_len = json.loads(straight.animation_data.action.procanim.metrics_json)
+    speed = 12.0 / ((step_len["frame_end"] - step_len["frame_start"] + 1 - stand) / FPS)
+    length_m = float(np.sum(np.linalg.norm(np.diff(pts, axis=0), axis=1)))
+    fp = follow_path_rig("FollowPath", straight, period, curve, length_m, speed)
+    t_fp = nla_bake(fp, n)
+    # every method is measured over the frames where the Follow Path rig travels (not the standing ends)
+    lo, hi = fp["walk_frames"]
+    window = np.arange(int(np.ceil(lo)), int(np.floor(hi)) + 1)
+    rows["ProcAnim path_walk (operator)"] = (t_op, measure(human, window, pts))
+    rows["Follow Path + cycle, nla.bake"] = (t_fp, measure(fp, window, pts))
+
+    # 3. the same with IK feet keyed to the ProcAnim footsteps, baked
+    ik = follow_path_rig("IKFeet", straight, period, curve, length_m, speed)
+    add_ik_feet(ik, human, frames)
+    t_ik = nla_bake(ik, n)
+    rows["Follow Path + IK feet, nla.bake"] = (t_ik, measure(ik, window, pts))
+
+    print(
+        f"Blender {bpy.app.version_string}; ProcAnim human along a {length_m:.1f} m S-curve, "
+        f"{CADENCE:g} steps/min, {FPS} fps, {n} frames"
+    )
+    print(
+        f"engine alone: generate_path_walk {t_engine:.2f} s = {n / t_engine:.0f} frames/s "
+        f"(operator's own generate_ms: {metrics['generate_ms'] / 1000:.2f} s)"
+    )
+    head = f"{'method':34s} {'bake s':>7s} {'fr/s':>6s} {'skate':>7s} {'p95':>7s} {'pen cm':>7s} {'dev cm':>7s}"
+    print(head)
+    print("-" * len(head))
+    out = {"frames": n, "length_m": length_m, "engine_s": t_engine, "rows": {}}
+    for name, (t, m) in rows.items():
+        print(
+            f"{name:34s} {t:7.2f} {n / t:6.0f} {m['skate_mean']:7.2f} {m['skate_p95']:7.2f} "
+            f"{m['penetration']:7.2f} {m['deviation']:7.2f}"
+        )
+        out["rows"][name] = {"seconds": t, **m}
+    print(
+        f"(measured on frames {window[0]}–{window[-1]}, while the Follow Path rig travels; skate: cm/s of sole "
+        "points in contact; bake s: the operator end to end for ProcAnim, bpy.ops.nla.bake alone for the others "
+        "— their set-up is not timed)"
+    )
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
