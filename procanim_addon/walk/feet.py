@@ -78,8 +78,13 @@ def yaw_tilt(heading: np.ndarray, rest_heading: float, normal: np.ndarray) -> np
 
 
 def pitch_rot(left_axis: np.ndarray, pitch: np.ndarray) -> np.ndarray:
+    """(…, 3, 3) rotations by ``pitch`` (rad) about one fixed unit axis (Rodrigues' formula)."""
     pitch = np.asarray(pitch, float)
-    return tf.quat_to_mat3(tf.quat_from_axis_angle(np.broadcast_to(left_axis, pitch.shape + (3,)), pitch))
+    a = np.asarray(left_axis, float)
+    a = a / np.linalg.norm(a)
+    K = np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
+    s, c = np.sin(pitch)[..., None, None], np.cos(pitch)[..., None, None]
+    return np.eye(3) + s * K + (1.0 - c) * (K @ K)
 
 
 class FootModel:

@@ -190,9 +190,10 @@ def generate_path_walk(skeleton, rigmap, path_points, ground=None, params: PathW
             if np.any(m):
                 e = float(np.max(over[m]))
                 worst = max(worst, e)
-                if e > 0:
-                    extra[i] = max(extra[i], extra[i] + 0.5 * e) if i >= 2 else extra[i]
-                    extra[i + 1] += 0.5 * e
+                if e > 0:  # lower both boundaries of the step (not the standing start)
+                    if i >= 2:
+                        extra[i] += 0.75 * e
+                    extra[i + 1] += 0.75 * e
         if worst < 0.002:
             break
     # ---- frames
