@@ -41,10 +41,10 @@ def build(scene):
         assert result == {"FINISHED"}, f"{name}: {result}"
         figures[name] = bpy.data.objects[name].animation_data.action.procanim.metrics_json
     scene.frame_start, scene.frame_end = 1, 80
-    bpy.ops.object.empty_add(location=(0.0, -1.5, 0.5))
+    bpy.ops.object.empty_add(location=(0.0, -1.6, 0.3))
     aim = bpy.context.object
     aim.name = f"{scene.name}.camera_target"
-    bpy.ops.object.camera_add(location=(4.6, 0.2, 1.9))
+    bpy.ops.object.camera_add(location=(4.5, 2.0, 3.0))
     cam = bpy.context.object
     cam.constraints.new("TRACK_TO").target = aim
     cam.data.lens = 26
