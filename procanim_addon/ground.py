@@ -78,6 +78,15 @@ class HeightFieldGround:
         gx, gy = np.meshgrid(xs, ys)
         return cls((xs[0], ys[0]), cell, fn(gx, gy))
 
+    def mesh(self):
+        """The grid as a mesh: ``(vertices (ny·nx, 3), quads)`` (for scenes and Blender tests)."""
+        ny, nx = self.heights.shape
+        gx, gy = np.meshgrid(np.arange(nx) * self.cell + self.origin[0], np.arange(ny) * self.cell + self.origin[1])
+        verts = np.stack([gx.ravel(), gy.ravel(), self.heights.ravel()], axis=-1)
+        quads = [(j * nx + i, j * nx + i + 1, (j + 1) * nx + i + 1, (j + 1) * nx + i)
+                 for j in range(ny - 1) for i in range(nx - 1)]
+        return verts, quads
+
     def height(self, xy):
         xy = _as_xy(xy)
         ny, nx = self.heights.shape
@@ -159,6 +168,34 @@ class StairsGround:
         xy = _as_xy(xy)
         n = len(xy)
         return self.profile(self.distance(xy)), np.broadcast_to(UP, (n, 3)).copy(), np.ones(n, dtype=bool)
+
+    def mesh(self, width: float = 2.0, before: float | None = None, after: float = 2.0):
+        """A mesh of the staircase for scenes (demo, Blender tests): ``(vertices (V, 3), quads)``.
+
+        Treads are horizontal quads ``width`` m wide centred on the line through ``origin``,
+        risers vertical quads; the floor reaches ``before`` m before the first riser (default: back
+        to the origin) and ``after`` m past the last one.
+        """
+        d = self.direction
+        side = np.array([-d[1], d[0]])
+        first = 0.0 if before is None else self.start - before
+        bounds = np.concatenate(([min(first, self.start)], self.edges, [self.edges[-1] + after]))
+        levels = np.concatenate(([self.base_z], self.levels))
+        verts, quads = [], []
+
+        def v(s_along, lat, z):
+            xy = self.origin + d * s_along + side * lat
+            verts.append((float(xy[0]), float(xy[1]), float(z)))
+            return len(verts) - 1
+
+        h = 0.5 * width
+        for k in range(len(levels)):
+            a, b, z = bounds[k], bounds[k + 1], levels[k]
+            quads.append((v(a, -h, z), v(b, -h, z), v(b, h, z), v(a, h, z)))
+            if k + 1 < len(levels):
+                z2 = levels[k + 1]
+                quads.append((v(b, -h, z), v(b, -h, z2), v(b, h, z2), v(b, h, z)))
+        return np.asarray(verts), quads
 
 
 def ground_points(ground: Ground, xy: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -53,3 +53,37 @@ def test_stairs_follow_their_direction(direction):
     d = np.asarray(direction, float) / np.linalg.norm(direction)
     z, _, _ = g.height(np.array([d * 0.1, d * 0.3, -d * 0.1]))
     assert np.allclose(z, [0.1, 0.2, 0.0])
+
+
+def _mesh_height(verts, quads, xy):
+    """Highest quad top under each xy (quads here are axis-aligned-ish: test by barycentric split)."""
+    out = np.full(len(xy), -np.inf)
+    for q in quads:
+        for tri in ((q[0], q[1], q[2]), (q[0], q[2], q[3])):
+            a, b, c = verts[list(tri)]
+            m = np.array([[b[0] - a[0], c[0] - a[0]], [b[1] - a[1], c[1] - a[1]]])
+            if abs(np.linalg.det(m)) < 1e-12:
+                continue  # a vertical riser: a downward ray never hits it
+            uv = np.linalg.solve(m, (xy - a[:2]).T).T
+            inside = (uv >= -1e-9).all(axis=1) & (uv.sum(axis=1) <= 1 + 1e-9)
+            z = a[2] + uv[:, 0] * (b[2] - a[2]) + uv[:, 1] * (c[2] - a[2])
+            out = np.where(inside, np.maximum(out, z), out)
+    return out
+
+
+def test_stairs_mesh_has_the_heights_of_the_analytic_stairs():
+    g = StairsGround(direction=(0.6, -0.8), start=1.0, tread=0.3, riser=0.15, steps_up=3, landing=0.8, steps_down=2)
+    verts, quads = g.mesh(width=1.0)
+    s = np.linspace(0.05, g.edges[-1] + 1.5, 60)
+    xy = g.origin + np.outer(s, g.direction)
+    z_mesh = _mesh_height(verts, quads, xy)
+    z, _, _ = g.height(xy)
+    away_from_edges = np.min(np.abs(s[:, None] - g.edges[None, :]), axis=1) > 1e-3
+    assert np.allclose(z_mesh[away_from_edges], z[away_from_edges])
+
+
+def test_height_field_mesh_matches_the_field():
+    g = HeightFieldGround.from_function(lambda x, y: 0.1 * x + 0.05 * y, (0, 2), (0, 1), cell=0.25)
+    verts, quads = g.mesh()
+    xy = np.array([[0.3, 0.4], [1.7, 0.9], [1.0, 0.1]])
+    assert np.allclose(_mesh_height(verts, quads, xy), g.height(xy)[0])
