@@ -57,9 +57,9 @@ class HandshakeParams:
     dummy_frames: int = 14
     response_frames: int = 8
     approach_frames: int = 20
-    shake_frames: int = 20
+    shake_frames: int = 24
     secondary_shakes: int = 1
-    secondary_frames: int = 12
+    secondary_frames: int = 14
     secondary_decay: float = 0.5
     retreat_frames: int = 20
     hold_frames: int = 6
