@@ -16,9 +16,17 @@ from ..procanim_addon.terrain.adapt import AdaptParams, adapt_to_terrain
 from ..procanim_addon.terrain.mesh import TerrainMesh
 from .base import GeneratorMixin, Job
 from .bridge import read_action_clip, read_mesh_triangles, read_rigmap, read_skeleton, resolve_armature, resolve_object
-from .compat import assign_action
+from .compat import action_fcurves, assign_action
 
 GENERATOR = "adapt_terrain"
+_OBJECT_CHANNELS = {
+    "location",
+    "rotation_euler",
+    "rotation_quaternion",
+    "rotation_axis_angle",
+    "scale",
+    "delta_location",
+}
 _P = AdaptParams()
 
 
@@ -119,6 +127,12 @@ class PROCANIM_OT_adapt_terrain(GeneratorMixin, bpy.types.Operator):
                 "Pick the changed terrain, or leave the reference empty (flat ground)."
             )
         action = source_action(obj)
+        moving = sorted({fc.data_path for fc in action_fcurves(action) if fc.data_path in _OBJECT_CHANNELS})
+        if moving:
+            raise InputError(
+                f"The action '{action.name}' animates the object '{obj.name}' itself ({', '.join(moving)}); "
+                "terrain adaptation works on bone motion: move the root motion onto the root or hips bone."
+            )
         skeleton = read_skeleton(obj)
         bad = skeleton.unsupported_bones()
         if bad:

@@ -455,6 +455,21 @@ def test_bad_input_is_cancelled_with_a_message_and_nothing_changes():
     assert action_of(human) == walk and not any(a.procanim.generator == "adapt_terrain" for a in bpy.data.actions)
 
 
+def test_an_action_that_moves_the_armature_object_is_refused():
+    human = add_human()
+    assert bpy.ops.procanim.source_motion(armature=human.name, kind="WALK", steps=2) == {"FINISHED"}
+    walk = action_of(human)
+    human.location = (0.0, 0.0, 0.0)
+    human.keyframe_insert("location", frame=1)  # a test may key by hand; the add-on never does
+    human.location = (0.0, -1.0, 0.0)
+    human.keyframe_insert("location", frame=20)
+    n_actions = len(bpy.data.actions)
+    terrain = add_zigzag("Zigzag", 0.1)
+    with pytest.raises(RuntimeError, match=r"animates the object 'Human' itself \(location\)"):
+        bpy.ops.procanim.adapt_terrain(armature=human.name, terrain=terrain.name)
+    assert action_of(human) == walk and len(bpy.data.actions) == n_actions
+
+
 def test_a_terrain_the_walk_cannot_climb_is_refused_by_default():
     human = add_human()
     assert bpy.ops.procanim.source_motion(armature=human.name, kind="WALK", steps=3) == {"FINISHED"}
