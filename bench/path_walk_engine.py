@@ -1,6 +1,6 @@
 """Path walk engine bench: frames generated per second for a 1,000-frame walk, and a metrics table.
 
-    <venv>/bin/python bench/path_walk_engine.py            (no Blender needed)
+    <venv>/bin/python bench/path_walk_engine.py [--plots out/]      (no Blender needed)
 
 Walks ProcAnim's human (1.75 m) at 100 steps/min, 24 fps, along:
 
@@ -74,8 +74,7 @@ def main() -> int:
     cases = {
         "long S-curve": (s_curve(length=44.0, amp=2.0, waves=3.0, n=2000), FlatGround()),
         "S-curve": (s_curve(), FlatGround()),
-        "stairs": (np.array([[0, 0, 0], [0, -7.0, 0]]),
-                   StairsGround(start=1.5, tread=0.30, riser=0.16, steps_up=5, landing=1.0, steps_down=5)),
+        "stairs": (np.array([[0, 0, 0], [0, -7.0, 0]]), cases_stairs()),
         "ramp": (np.array([[0, 0, 0], [0, -9.5, 0]]), ramp),
         "corner": (np.array([[0, 0, 0], [0, -3.0, 0], [3.0, -3.0, 0]]), FlatGround()),
     }
@@ -106,7 +105,73 @@ def main() -> int:
     ours = clips["S-curve"].metrics
     print(f"  skate mean {mean:.2f} cm/s, p95 {p95:.2f} cm/s   vs path walk {ours['skate_mean_cm_s']:.2f} / "
           f"{ours['skate_p95_cm_s']:.2f} cm/s")
+    if "--plots" in sys.argv:
+        out = Path(sys.argv[sys.argv.index("--plots") + 1])
+        plots(out, sk, rm, clips)
+        print(f"plots written to {out}/path_walk_*.png")
     return 0
+
+
+def plots(out_dir: Path, sk, rm, clips: dict) -> None:
+    """PNG figures: the vertical reaction force over a step for plane / up / down (f_v), the COM
+    over a walk, and stick-figure contact sheets (side view) of the S-curve and the stairs."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from procanim_addon.walk import forces as fr
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    p = PathWalkParams()
+    tau = np.linspace(0, 1, 400)
+    fig, ax = plt.subplots(1, 2, figsize=(11, 3.6))
+    for mode, colour in (("plane", "k"), ("up", "tab:blue"), ("down", "tab:red")):
+        f = fr.harmonics(tau, fr.vertical_coeffs(p, mode))
+        ax[0].plot(tau, f, colour, label=f"{mode} (f_v = {p.forces.f_v[mode]:g})")
+    ax[0].set(xlabel="τ (heel strike → toe off)", ylabel="F_y / body weight (s_y = 1)",
+              title="Vertical reaction force of one foot (M3)")
+    ax[0].legend(fontsize=8)
+    ax[0].grid(alpha=0.3)
+    clip = clips["S-curve"]
+    pose = sk.fk(clip.locations, clip.rotations)
+    t = (clip.frames - clip.frames[0]) / clip.fps
+    ax[1].plot(t, pose[:, sk.index("hips"), 2, 3] * 100, "k", label="pelvis height (cm)")
+    for side, colour in (("L", "tab:blue"), ("R", "tab:red")):
+        ax[1].plot(t, pose[:, sk.index(f"foot.{side}"), 2, 3] * 100 + 60, colour, lw=0.8, label=f"ankle {side} + 60 cm")
+    ax[1].set(xlabel="time (s)", title="S-curve walk: pelvis and ankles")
+    ax[1].legend(fontsize=8)
+    ax[1].grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(out_dir / "path_walk_forces.png", dpi=110)
+    plt.close(fig)
+    for name in ("S-curve", "stairs"):
+        clip = clips[name]
+        pose = sk.fk(clip.locations, clip.rotations)
+        heads, tails = pose[..., :3, 3], sk.tails_of(pose)
+        frames = np.linspace(0, clip.frame_count - 1, 16).astype(int)
+        fig, axes = plt.subplots(2, 8, figsize=(16, 5.2))
+        for ax1, f in zip(axes.ravel(), frames):
+            c = heads[f, sk.index("hips")]
+            for b in range(len(sk)):
+                colour = "tab:blue" if sk.names[b].endswith(".L") else "tab:red" if sk.names[b].endswith(".R") else "k"
+                ys = [heads[f, b, 1] - c[1], tails[f, b, 1] - c[1]]
+                ax1.plot(ys, [heads[f, b, 2], tails[f, b, 2]], colour, lw=1.5)
+            ax1.set(xlim=(-1.0, 1.0), ylim=(min(0.0, c[2] - 1.0), c[2] + 1.0), aspect="equal", xticks=[], yticks=[])
+            ax1.set_title(f"frame {int(clip.frames[f])}", fontsize=8)
+            if name == "stairs":
+                s = np.linspace(c[1] - 1.0, c[1] + 1.0, 400)
+                ax1.plot(s - c[1], cases_stairs().profile(-s), "0.5", lw=1)
+            else:
+                ax1.axhline(0.0, color="0.5", lw=1)
+        fig.suptitle(f"Path walk, {name} — side view (−y to the left), left limbs blue")
+        fig.tight_layout()
+        fig.savefig(out_dir / f"path_walk_{name.lower().replace('-', '_')}_sheet.png", dpi=90)
+        plt.close(fig)
+
+
+def cases_stairs() -> StairsGround:
+    return StairsGround(start=1.5, tread=0.30, riser=0.16, steps_up=5, landing=1.0, steps_down=5)
 
 
 def s_curve_length() -> float:
