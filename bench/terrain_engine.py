@@ -3,15 +3,15 @@
     python bench/terrain_engine.py            # the table (and a robustness sweep over zigzag offsets)
     python bench/terrain_engine.py --quick    # the table only
 
-For each motion and height: "src", the collisions of the source motion with its own flat ground
-(a roll presses its back, arms and legs on the floor), then the adapted motion's collisions (frames
-where a limb's box intersects the terrain: legs, and arms, which the paper counts for tumbling), bone-length error (max %), contact error (feet
-and hands that touched the reference, cm), and solve speed (frames per second of the whole
-adaptation). "refused" says what the engine answers by default when the terrain exceeds what the
-motion can step (AdaptParams.refuse_infeasible); the figures on that row are from adapting anyway.
-The zigzag is four 0.8 m cells across the direction of travel, 1st and 3rd raised, starting 0.3 m
-ahead of the character. The sweep moves the zigzag's start to other offsets, because where a
-footprint lands relative to an edge decides how hard a step is.
+For each motion and height: "src", the collisions of the source motion with its own flat ground (a
+roll presses its back, arms and legs on the floor), then the adapted motion's collisions (frames
+where a limb's box intersects the terrain: legs, and arms, which the paper counts for tumbling),
+bone-length error (max %), contact error (feet and hands that touched the reference, cm), and solve
+speed (frames per second of the whole adaptation). "refused" says what the engine answers by default
+when the terrain exceeds what the motion can step (AdaptParams.refuse_infeasible); the figures on
+that row are from adapting anyway. The zigzag is four 0.8 m cells across the direction of travel,
+1st and 3rd raised, starting 0.3 m ahead of the character. The sweep moves the zigzag's start to
+other offsets, because where a footprint lands relative to an edge decides how hard a step is.
 """
 
 from __future__ import annotations

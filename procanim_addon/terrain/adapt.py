@@ -29,7 +29,7 @@ from ..clip import Clip
 from ..errors import InputError
 from ..frames import character_frame
 from . import descriptors as rd
-from .collisions import collision_metrics, colliding, limb_boxes
+from .collisions import colliding, collision_metrics, limb_boxes
 from .contact import UP, effectors, footing_shift, gaps, intervals, move_end, ramp_envelope, set_world
 from .joints import channels_from_positions, joint_set
 from .mesh import TerrainMesh
@@ -130,8 +130,9 @@ def adapt_to_terrain(skeleton, rigmap, source: Clip, reference: TerrainMesh | No
     """The source clip re-fitted from ``reference`` to ``terrain`` (see the module docstring).
 
     ``reference`` None is a flat ground at the motion's own ground height: the lowest foot point
-    over the clip (its 5th percentile over frames). Raises :class:`InputError` for a reference equal to the terrain, a motion that
-    leaves the terrain, or (with ``refuse_infeasible``) a terrain the motion cannot climb.
+    over the clip (its 5th percentile over frames). Raises :class:`InputError` for a reference equal
+    to the terrain, a motion that leaves the terrain, or (with ``refuse_infeasible``) a terrain the
+    motion cannot climb.
     """
     p = params or AdaptParams()
     p.validate()

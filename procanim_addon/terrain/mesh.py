@@ -57,7 +57,7 @@ class TerrainMesh:
 
     # ------------------------------------------------------------------ constructors
     @classmethod
-    def from_boxes(cls, ground_z: float, ground_min, ground_max, boxes, name: str = "terrain") -> "TerrainMesh":
+    def from_boxes(cls, ground_z: float, ground_min, ground_max, boxes, name: str = "terrain") -> TerrainMesh:
         """A flat ground rectangle ``ground_min..ground_max`` (XY, m) at ``ground_z`` with raised
         blocks standing on it. Each block is ``(quad, top_z)``: ``quad`` its four XY corners in
         counter-clockwise order seen from above, ``top_z`` its top (m); it gets a top face and four
@@ -77,7 +77,7 @@ class TerrainMesh:
         return cls(np.array(verts), np.array(tris), name=name)
 
     @classmethod
-    def flat(cls, z: float = 0.0, center=(0.0, 0.0), size: float = 40.0, name: str = "flat") -> "TerrainMesh":
+    def flat(cls, z: float = 0.0, center=(0.0, 0.0), size: float = 40.0, name: str = "flat") -> TerrainMesh:
         """A square flat ground of side ``size`` (m) at height ``z`` (m)."""
         c = np.asarray(center, float)
         return cls.from_boxes(z, c - size / 2, c + size / 2, [], name=name)

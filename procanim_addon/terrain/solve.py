@@ -38,8 +38,9 @@ def damped_solve(source: np.ndarray, target: np.ndarray, restore, damping: float
     p_cur = np.array(source, dtype=float)
     p_prev = p_cur.copy()
     k = k0
-    it = 0
-    for it in range(1, max_iterations + 1):
+    iterations = 0
+    while iterations < max_iterations:
+        iterations += 1
         update = damping * (p_cur - p_prev) + 0.5 * (target - p_cur) / k  # Eq. 3
         p_prev = p_cur
         p_cur = restore(p_cur + update)  # Eq. 4
@@ -47,7 +48,7 @@ def damped_solve(source: np.ndarray, target: np.ndarray, restore, damping: float
         if np.max(np.abs(p_cur - p_prev)) < tolerance_m:
             break
     if stats is not None:
-        stats.iterations = max(stats.iterations, it)
+        stats.iterations = max(stats.iterations, iterations)
     return p_cur
 
 
