@@ -44,6 +44,7 @@ CONFIGS = [
 DISTANCE_M = 0.9
 GRIP_FRACTION, HALF_PALM = 0.5, 0.15  # docs/handshake.md: grip point on the hand bone
 CONTACT_DROP, SHAKE_RATIO, DECAY = 0.6, 0.35, 0.5  # M2 model (defaults of HandshakeParams)
+SHAKE = dict(shake_frames=24, secondary_shakes=1, secondary_frames=14)  # passed explicitly: the path is rebuilt
 
 
 def install():
@@ -113,8 +114,12 @@ def measure(a, b, m):
     up = np.array([0.0, 0.0, 1.0])
     s_hat = up - line * (up @ line)
     s_vec = SHAKE_RATIO * np.linalg.norm(e_b - e_a) * s_hat / np.linalg.norm(s_hat)
+    n1, n2 = SHAKE["shake_frames"], SHAKE["secondary_frames"]
     o = np.concatenate(
-        [0.5 * np.sin(2 * np.pi * np.arange(1, 21) / 20), 0.25 * np.sin(2 * np.pi * np.arange(1, 13) / 12)]
+        [
+            0.5 * np.sin(2 * np.pi * np.arange(1, n1 + 1) / n1),
+            0.5 * DECAY * np.sin(2 * np.pi * np.arange(1, n2 + 1) / n2),
+        ]
     )
     target = c + o[: len(shake), None] * s_vec
     ga, gb = grip[a.name][shake, :3], grip[b.name][shake, :3]
@@ -191,7 +196,7 @@ def main(argv=None) -> int:
             continue
         a, b = scene()
         t0 = time.perf_counter()
-        bpy.ops.procanim.handshake(initiator="Ann", partner="Bob", solver_initiator=s1, solver_partner=s2)
+        bpy.ops.procanim.handshake(initiator="Ann", partner="Bob", solver_initiator=s1, solver_partner=s2, **SHAKE)
         bake_s = time.perf_counter() - t0
         m = json.loads(a.animation_data.action.procanim.metrics_json)
         meas = measure(a, b, m)

@@ -30,6 +30,11 @@ FUZZY_TOL_CM = 0.5  # acceptance: fuzzy controllers
 CONTACT_DROP = 0.6  # documented: C sits 0.6 forearm lengths below the mean rest elbow height
 DECAY = 0.5  # documented: the secondary shake has half the primary's amplitude
 
+# Explicit timings (the accuracy tests rebuild the shake path from them): one primary and one
+# secondary shake.
+SHAKE = dict(shake_frames=24, secondary_shakes=1, secondary_frames=14)
+N_SHAKE = SHAKE["shake_frames"] + SHAKE["secondary_frames"]
+
 # Shorter timings for tests that do not measure accuracy (fewer frames to solve).
 QUICK = dict(
     neutral_frames=4,
@@ -115,14 +120,18 @@ def at_rest(obj, frame, tol=1e-4):
 # ------------------------------------------------------------------------------------------ meet
 
 
-@pytest.mark.parametrize("solvers", [("DLS", "DLS"), ("JACOBIAN_TRANSPOSE", "FUZZY")], ids=["dls", "jt+fuzzy"])
+@pytest.mark.parametrize(
+    "solvers",
+    [("DLS", "DLS"), ("JACOBIAN_TRANSPOSE", "CCD"), ("FUZZY", "FUZZY")],
+    ids=["dls", "jt+ccd", "fuzzy"],
+)
 def test_hands_meet_in_the_shake_phase_on_the_evaluated_pose(solvers):
     a, b = facing_pair()
-    m, frames = shake(a, b, solver_initiator=solvers[0], solver_partner=solvers[1])
+    m, frames = shake(a, b, solver_initiator=solvers[0], solver_partner=solvers[1], **SHAKE)
     assert m["sequence_initiator"] == "NDASRN" and m["sequence_partner"] == "NASRN"
     s_frames = phase_frames(m, frames, "initiator", "S")
     np.testing.assert_array_equal(s_frames, phase_frames(m, frames, "partner", "S"))  # synchronised A → S
-    assert len(s_frames) == 20 + 12  # default primary + one secondary shake
+    assert len(s_frames) == N_SHAKE
     ga, gb = grips(a, s_frames), grips(b, s_frames)
     gap_cm = 100 * np.linalg.norm(ga - gb, axis=1)
     tol = {"FUZZY": FUZZY_TOL_CM}.get(solvers[1], IK_TOL_CM)
@@ -142,8 +151,12 @@ def test_hands_meet_in_the_shake_phase_on_the_evaluated_pose(solvers):
     up = np.array([0.0, 0.0, 1.0])
     s_hat = (up - line * (up @ line)) / np.linalg.norm(up - line * (up @ line))
     s_vec = 0.35 * np.linalg.norm(e_b - e_a) * s_hat
+    n1, n2 = SHAKE["shake_frames"], SHAKE["secondary_frames"]
     o = np.concatenate(
-        [0.5 * np.sin(2 * np.pi * np.arange(1, 21) / 20), 0.5 * DECAY * np.sin(2 * np.pi * np.arange(1, 13) / 12)]
+        [
+            0.5 * np.sin(2 * np.pi * np.arange(1, n1 + 1) / n1),
+            0.5 * DECAY * np.sin(2 * np.pi * np.arange(1, n2 + 1) / n2),
+        ]
     )
     target = c + o[:, None] * s_vec
     for name, g, solver in (("initiator", ga, solvers[0]), ("partner", gb, solvers[1])):
@@ -152,8 +165,9 @@ def test_hands_meet_in_the_shake_phase_on_the_evaluated_pose(solvers):
         assert err_cm.mean() <= tol, f"{name} grip to target {err_cm.mean():.4f} cm mean (max {err_cm.max():.4f})"
     # the shake really moves: the grips' vertical travel is |ŝ|·(vertical part of ŝ)
     mid = 0.5 * (ga + gb)
-    span = np.ptp(mid[:20, 2])
-    assert span == pytest.approx(np.linalg.norm(s_vec) * s_hat[2], rel=0.02)
+    span = np.ptp(mid[: SHAKE["shake_frames"], 2])
+    lagging = "FUZZY" in solvers  # a fuzzy controller lags the target: a little less travel
+    assert span == pytest.approx(np.linalg.norm(s_vec) * s_hat[2], rel=0.1 if lagging else 0.02)
     assert np.abs((mid - mid[0]) @ line).max() < 0.05 * span  # along the shake vector, not the elbow line
     # the error report is on both actions and agrees with what we measured
     for obj in (a, b):
@@ -203,15 +217,14 @@ def test_refusal_the_initiator_retreats_and_the_partner_never_moves():
 
 def test_characters_of_scale_one_and_0_8_still_shake():
     a, b = facing_pair(distance=0.85, scale_b=0.8)
-    m, frames = shake(a, b, **QUICK)
+    m, frames = shake(a, b, **SHAKE)
     s_frames = phase_frames(m, frames, "initiator", "S")
-    assert len(s_frames) == QUICK["shake_frames"]
+    assert len(s_frames) == N_SHAKE
     gap_cm = 100 * np.linalg.norm(grips(a, s_frames) - grips(b, s_frames), axis=1)
     assert gap_cm.mean() <= IK_TOL_CM, f"{gap_cm.mean():.4f} cm"
     # the smaller one's hand is really smaller: its grip offset is 0.8 of the other's in the world
-    assert np.linalg.norm(b.matrix_world.to_3x3() @ grip_local(b)) == pytest.approx(
-        0.8 * np.linalg.norm(grip_local(a)), rel=1e-6
-    )
+    offset_b = np.array(b.matrix_world.to_3x3()) @ grip_local(b)
+    assert np.linalg.norm(offset_b) == pytest.approx(0.8 * np.linalg.norm(grip_local(a)), rel=1e-6)
 
 
 @pytest.mark.parametrize(
