@@ -102,6 +102,12 @@ class PROCANIM_PT_terrain(ProcAnimPanel, bpy.types.Panel):
             if action.procanim.generator == GENERATOR and action.procanim.previous_action:
                 src = bpy.data.actions.get(action.procanim.previous_action) or action
             layout.label(text=f"Adapts: {src.name}", icon="ACTION")
+        row = layout.row(align=True)
+        row.label(text="Add zigzag:")
+        for level, label in (("ANKLE", "Ankle"), ("KNEE", "Knee"), ("WAIST", "Waist")):
+            op = row.operator("procanim.add_zigzag", text=label)
+            op.armature = obj.name if obj else ""
+            op.level = level
         layout.prop(st, "terrain")
         layout.prop(st, "reference")
         layout.prop(st, "use_action_range")

@@ -516,3 +516,28 @@ def test_sidebar_terrain_panel_and_settings():
     terrain = add_zigzag("Zigzag", 0.1)
     st.terrain = terrain
     assert st.terrain == terrain and st.reference is None and st.use_action_range
+
+
+@pytest.mark.parametrize("turned", [False, True])
+def test_add_zigzag_builds_the_papers_terrain_in_front_of_the_character(turned):
+    human = add_human()
+    if turned:
+        human.rotation_euler = (0.0, 0.0, math.pi / 2)  # faces world +X instead of −Y
+        bpy.context.view_layer.update()
+    sole_z, heights = body_heights(human)
+    assert bpy.ops.procanim.add_zigzag(armature=human.name, level="KNEE", name="ZZ") == {"FINISHED"}
+    terrain = bpy.data.objects["ZZ"]
+    assert bpy.context.scene.procanim.terrain.terrain == terrain
+    mw = terrain.matrix_world
+    verts = np.array([tuple(mw @ v.co) for v in terrain.data.vertices])
+    assert verts[:, 2].max() == pytest.approx(sole_z + heights["knee"], abs=1e-5)
+    assert verts[:, 2].min() == pytest.approx(sole_z, abs=1e-5)
+    top = verts[np.abs(verts[:, 2] - verts[:, 2].max()) < 1e-6]
+    along = top[:, 0] if turned else -top[:, 1]  # distance ahead of the character
+    # two raised cells of 0.8 m: 0.3–1.1 m and 1.9–2.7 m ahead
+    assert sorted({round(float(a), 4) for a in along}) == pytest.approx([0.3, 1.1, 1.9, 2.7], abs=1e-4)
+    surface = Surface(terrain)
+    ahead = (lambda d: (d, 0.0)) if turned else (lambda d: (0.0, -d))  # noqa: E731
+    assert surface.height((*ahead(0.7), 0.0)) == pytest.approx(sole_z + heights["knee"], abs=1e-5)
+    assert surface.height((*ahead(1.5), 0.0)) == pytest.approx(sole_z, abs=1e-5)
+    assert surface.height((*ahead(0.1), 0.0)) == pytest.approx(sole_z, abs=1e-5)
