@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import transforms as tf
 from ..errors import InputError
 from ..frames import CharacterFrame, character_frame
 from ..ik.chain import Chain
@@ -35,6 +36,7 @@ class Character:
     forearm: int
     upper_arm: int
     body_root: int  # bone moved for a step (root, else hips)
+    spine: list  # bones that share a forward lean (spine … chest), may be empty
     hand_axes: HandFrame
     settings: IKSettings
     solver: str
@@ -59,13 +61,27 @@ class Character:
         r = self.skeleton.matrix_local[self.body_root][:3, :3]
         return r.T @ np.asarray(displacement_arm, float)
 
-    def body_pose(self, displacement_arm) -> np.ndarray:
-        """Rest pose ``(B, 4, 4)`` with the body moved by ``displacement_arm`` (armature space)."""
-        if not np.any(displacement_arm):
+    def lean_rotations(self, lean_rad: float) -> np.ndarray:
+        """Pose-bone quaternions ``(len(spine), 4)`` that bend the spine forward by ``lean_rad`` in all.
+
+        Each spine bone turns by an equal share about the character's left axis (in its own rest
+        frame); a turn about that axis keeps it, so the shares add up along the chain.
+        """
+        n = max(len(self.spine), 1)
+        axes = np.array([self.skeleton.matrix_local[b][:3, :3].T @ self.frame.left for b in self.spine])
+        return tf.quat_from_axis_angle(axes, np.full(len(self.spine), lean_rad / n))
+
+    def body_pose(self, displacement_arm, lean_rad: float = 0.0) -> np.ndarray:
+        """Rest pose ``(B, 4, 4)`` with the body moved by ``displacement_arm`` (armature space) and
+        the spine leaning forward by ``lean_rad``."""
+        if not np.any(displacement_arm) and lean_rad == 0.0:
             return self.rest_pose
         loc = np.zeros((1, len(self.skeleton), 3))
         loc[0, self.body_root] = self.root_location(displacement_arm)
-        return self.skeleton.fk(locations=loc)[0]
+        rot = tf.quat_identity((1, len(self.skeleton)))
+        if lean_rad and self.spine:
+            rot[0, self.spine] = self.lean_rotations(lean_rad)
+        return self.skeleton.fk(locations=loc, rotations=rot)[0]
 
     def grip_world(self, pose) -> np.ndarray:
         """World position of the grip point on the hand from a full pose ``(..., B, 4, 4)``."""
@@ -90,16 +106,16 @@ class Character:
     def forearm_length(self) -> float:
         return self.scale * float(self.skeleton.lengths[self.forearm])
 
-    def pose_with(self, angles, displacement_arm) -> np.ndarray:
-        """Full pose ``(B, 4, 4)`` with the chain at ``angles`` and the body moved."""
-        body = self.body_pose(displacement_arm)
+    def pose_with(self, angles, displacement_arm, lean_rad: float = 0.0) -> np.ndarray:
+        """Full pose ``(B, 4, 4)`` with the chain at ``angles`` and the body moved and leaning."""
+        body = self.body_pose(displacement_arm, lean_rad)
         mats = self.chain.fk(self.chain.base_from_pose(body), angles)
         pose = body.copy()
         pose[self.chain.bones] = mats
-        # bones below the hand (fingers) follow it
+        # bones below the chain (fingers) follow it
         for i in range(len(self.skeleton)):
             p = int(self.skeleton.parents[i])
-            if p >= 0 and i not in self.chain.bones and _below(self.skeleton, i, self.hand):
+            if p >= 0 and i not in self.chain.bones and _below(self.skeleton, i, self.chain.bones[0]):
                 pose[i] = pose[p] @ self.skeleton.rest_rel[i]
         return pose
 
@@ -160,5 +176,9 @@ def prepare_character(name, skeleton, rigmap, world, solver, params) -> Characte
         fuzzy=fuzzy_joints_for(chain, clavicle_first=len(bones) >= 4),
     )
     body_root = rigmap.index(skeleton, "root") if rigmap.get("root") else rigmap.index(skeleton, "hips")
-    return Character(name, skeleton, rigmap, world, scale, rot, frame, chain, hand, forearm, upper, body_root, axes,
-                     settings, solver, rest_pose)
+    spine = [skeleton.index(b) for b in rigmap.spine if skeleton.has(b)]
+    if rigmap.get("chest") and skeleton.has(rigmap.bone("chest")) and skeleton.index(rigmap.bone("chest")) not in spine:
+        spine.append(skeleton.index(rigmap.bone("chest")))
+    spine = [b for b in spine if b not in bones and _below(skeleton, bones[0], b)]  # only bones that carry the arm
+    return Character(name, skeleton, rigmap, world, scale, rot, frame, chain, hand, forearm, upper, body_root, spine,
+                     axes, settings, solver, rest_pose)

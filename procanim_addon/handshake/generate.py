@@ -8,7 +8,8 @@ rotations; each character converts them into its own armature space.
 
 * N: rest pose.  D (initiator): hand a short way toward the point of contact (the invitation).
 * A: grip point on a straight path (smoothstep timing) from where it is to C, hand rotation slerped
-  to the grip rotation, the body stepping forward if C is beyond a comfortable reach.
+  to the grip rotation; if C is beyond a comfortable reach the body leans forward (spine, for a
+  much smaller partner) and/or steps toward it (root) — beyond the paper's clavicle-to-hand model.
 * S (synchronised start): both grip points on one shared path ``C + o(t) ŝ``.
 * R: back to the rest grip point and rotation; over the second half the joints ease into the rest
   pose, so N starts exactly at rest.
@@ -42,6 +43,7 @@ class Meeting:
     grip_rot: dict  # name -> (3, 3) hand rotation in the grip
     step_arm: dict  # name -> (3,) body displacement (armature space, m)
     step_m: dict  # name -> step length (world m)
+    lean: dict  # name -> forward spine lean (rad)
 
 
 @dataclass
@@ -57,6 +59,8 @@ class Plan:
     q1: np.ndarray
     d0: np.ndarray
     d1: np.ndarray
+    lean0: float = 0.0
+    lean1: float = 0.0
     shake: np.ndarray | None = None  # (frames,) multiples of ŝ
     shake_vec: np.ndarray | None = None
     ease_to_rest: bool = False
@@ -71,11 +75,11 @@ class Plan:
         u = self.progress(f)
         if self.shake is not None:
             i = min(max(f - self.start, 0), len(self.shake) - 1)
-            return self.p0 + self.shake[i] * self.shake_vec, self.q1, self.d1, 0.0
+            return self.p0 + self.shake[i] * self.shake_vec, self.q1, self.d1, self.lean1, 0.0
         s = float(smoothstep(u))
         rest_weight = float(smoothstep((u - 0.5) / 0.5)) if self.ease_to_rest else 0.0
         return (self.p0 + s * (self.p1 - self.p0), tf.quat_slerp(self.q0, self.q1, s),
-                self.d0 + s * (self.d1 - self.d0), rest_weight)
+                self.d0 + s * (self.d1 - self.d0), self.lean0 + s * (self.lean1 - self.lean0), rest_weight)
 
 
 class _Actor:
@@ -86,9 +90,11 @@ class _Actor:
         self.fsm = fsm
         self.angles = ch.chain.zero_angles()
         self.disp = np.zeros(3)
+        self.lean = 0.0
         self.plan: Plan | None = None
         self.pose = ch.rest_pose
         self.rec_angles, self.rec_disp, self.rec_phase, self.rec_target, self.rec_time = [], [], [], [], []
+        self.rec_lean = []
 
     def grip(self):
         return self.ch.grip_world(self.pose)
@@ -100,9 +106,9 @@ class _Actor:
         rest = self.ch.rest_pose
         return self.ch.grip_world(rest), tf.mat3_to_quat(self.ch.hand_rot_world(rest))
 
-    def begin(self, phase, f, frames, p1, q1, d1, ease=False):
+    def begin(self, phase, f, frames, p1, q1, d1, lean1=0.0, ease=False):
         self.plan = Plan(phase, f, frames, self.grip(), np.asarray(p1, float), self.hand_q(), np.asarray(q1, float),
-                         self.disp.copy(), np.asarray(d1, float), ease_to_rest=ease)
+                         self.disp.copy(), np.asarray(d1, float), self.lean, float(lean1), ease_to_rest=ease)
 
     def arrived(self, f: int, contact, p: HandshakeParams) -> bool:
         """The approach path is done and the grip point is on C (a lagging controller is waited for,
@@ -118,12 +124,13 @@ class _Actor:
         if self.fsm.phase is Phase.NEUTRAL or self.plan is None:
             self.angles = ch.chain.zero_angles()
             self.disp = np.zeros(3)
+            self.lean = 0.0
             elapsed = 0.0
         else:
-            p, q, d, rest_w = self.plan.at(f)
+            p, q, d, lean, rest_w = self.plan.at(f)
             target = p
-            self.disp = d
-            body = ch.body_pose(d)
+            self.disp, self.lean = d, lean
+            body = ch.body_pose(d, lean)
             base = ch.chain.base_from_pose(body)
             t0 = time.perf_counter()
             sol = solve_frame(ch.solver, ch.chain, base, ch.to_armature(p), ch.rot_to_armature(tf.quat_to_mat3(q)),
@@ -133,7 +140,8 @@ class _Actor:
             if rest_w > 0:
                 angles = (1.0 - rest_w) * angles + rest_w * ch.chain.zero_angles()
             self.angles = angles
-        self.pose = ch.pose_with(self.angles, self.disp)
+        self.pose = ch.pose_with(self.angles, self.disp, self.lean)
+        self.rec_lean.append(self.lean)
         self.rec_angles.append(self.angles.copy())
         self.rec_disp.append(self.disp.copy())
         self.rec_phase.append(self.fsm.phase.value)
@@ -151,8 +159,12 @@ class _Actor:
         stepped = bool(np.any(np.abs(disp) > 1e-9))
         if stepped:
             clip.locations[:, ch.body_root] = np.einsum("ij,fj->fi", sk.matrix_local[ch.body_root][:3, :3].T, disp)
+        lean = np.array(self.rec_lean)
         key_rot = np.zeros(len(sk), bool)
         key_rot[ch.chain.bones] = True
+        if np.any(np.abs(lean) > 1e-9) and ch.spine:
+            clip.rotations[:, ch.spine] = np.stack([ch.lean_rotations(a) for a in lean])
+            key_rot[ch.spine] = True
         key_loc = np.zeros(len(sk), bool)
         key_loc[ch.body_root] = stepped
         clip.key_rotation, clip.key_location = key_rot, key_loc
@@ -171,20 +183,31 @@ def _meeting(ai: _Actor, ap: _Actor, p: HandshakeParams) -> Meeting:
     toward = horizontal(e_p - e_i)
     if not np.any(toward):
         raise InputError("The two characters stand on the same spot; place them apart, facing each other.")
-    grip_rot, step_arm, step_m = {}, {}, {}
+    grip_rot, step_arm, step_m, leans = {}, {}, {}, {}
     for a, fingers in ((ai, toward), (ap, -toward)):
         ch = a.ch
         r = grip_rotation(ch.hand_axes, fingers)
         grip_rot[ch.name] = r
         wrist = c - ch.scale * (r @ ch.hand_axes.grip_local)  # hand head when the grip point is on C
-        shoulder = ch.shoulder_world(ch.rest_pose)
         reach = p.reach_comfort * ch.arm_reach()
-        direction = horizontal(wrist - shoulder)
-        s = step_toward(shoulder, wrist, reach, direction)
         max_step = p.max_step_legs * ch.frame.leg_length * ch.scale
-        if s is None:
-            raise InputError(f"The {ch.name} cannot reach the point of contact at {height:.2f} m: the characters' "
-                             "sizes differ too much for a handshake.")
+        # the smallest forward lean (then step) that brings the shoulder within reach of the wrist
+        # target: beyond the paper's clavicle-to-hand model, a tall character bends toward a small one
+        found = None
+        lean_steps = np.radians(np.arange(0.0, p.max_lean_deg + 1e-9, 2.5)) if ch.spine else np.zeros(1)
+        for lean in lean_steps:
+            shoulder = ch.shoulder_world(ch.body_pose(np.zeros(3), float(lean)))
+            direction = horizontal(wrist - shoulder)
+            s = step_toward(shoulder, wrist, reach, direction)
+            if s is not None and (found is None or s < found[1]):
+                found = (float(lean), s, direction)
+            if s is not None and s <= max_step and wrist[2] <= shoulder[2]:
+                found = (float(lean), s, direction)
+                break
+        if found is None:
+            raise InputError(f"The {ch.name} cannot reach the point of contact at {height:.2f} m even bending "
+                             f"{p.max_lean_deg:.0f}°: the characters' sizes differ too much for a handshake.")
+        lean, s, direction = found
         if s > max_step:
             gap = float(np.linalg.norm((e_p - e_i)[:2]))
             raise InputError(f"The characters are too far apart to shake hands: the {ch.name} would need a "
@@ -192,7 +215,8 @@ def _meeting(ai: _Actor, ap: _Actor, p: HandshakeParams) -> Meeting:
                              "move them closer.")
         step_m[ch.name] = float(s)
         step_arm[ch.name] = ch.world_rot.T @ (s * direction) / ch.scale
-    return Meeting(c, w, grip_rot, step_arm, step_m)
+        leans[ch.name] = lean
+    return Meeting(c, w, grip_rot, step_arm, step_m, leans)
 
 
 def generate_handshake(initiator, partner, params: HandshakeParams | None = None):
@@ -230,16 +254,17 @@ def generate_handshake(initiator, partner, params: HandshakeParams | None = None
         if answer and fp.phase is Phase.NEUTRAL and fi.phase in (Phase.DUMMY, Phase.APPROACH):
             fp.go(Phase.APPROACH, f)
             ap.begin(Phase.APPROACH, f, p.approach_frames, meeting.contact,
-                     tf.mat3_to_quat(meeting.grip_rot["partner"]), meeting.step_arm["partner"])
+                     tf.mat3_to_quat(meeting.grip_rot["partner"]), meeting.step_arm["partner"], meeting.lean["partner"])
         if fi.phase is Phase.DUMMY and ai.plan.done(f - 1):
             if answer:
                 fi.go(Phase.APPROACH, f)
                 ai.begin(Phase.APPROACH, f, p.approach_frames, meeting.contact,
-                         tf.mat3_to_quat(meeting.grip_rot["initiator"]), meeting.step_arm["initiator"])
+                         tf.mat3_to_quat(meeting.grip_rot["initiator"]), meeting.step_arm["initiator"],
+                         meeting.lean["initiator"])
             elif answer is False:
                 fi.go(Phase.RETREAT, f)
                 p_rest, q_rest = ai.neutral()
-                ai.begin(Phase.RETREAT, f, p.retreat_frames, p_rest, q_rest, np.zeros(3), ease=True)
+                ai.begin(Phase.RETREAT, f, p.retreat_frames, p_rest, q_rest, np.zeros(3), 0.0, ease=True)
         if (fi.phase is Phase.APPROACH and fp.phase is Phase.APPROACH
                 and arbiter.try_shake(f, ai.arrived(f, meeting.contact, p), ap.arrived(f, meeting.contact, p))):
             # built now, from the current elbows: ŝ ⊥ elbow line, 35 % of the elbow distance
@@ -248,12 +273,12 @@ def generate_handshake(initiator, partner, params: HandshakeParams | None = None
             for a in (ai, ap):
                 q = tf.mat3_to_quat(meeting.grip_rot[a.ch.name])
                 a.plan = Plan(Phase.SHAKE, f, shake_frames, meeting.contact.copy(), meeting.contact.copy(), q, q,
-                              a.disp.copy(), a.disp.copy(), shake=offsets, shake_vec=s_vec)
+                              a.disp.copy(), a.disp.copy(), a.lean, a.lean, shake=offsets, shake_vec=s_vec)
         for a in (ai, ap):
             if a.fsm.phase is Phase.SHAKE and a.plan.done(f - 1):
                 a.fsm.go(Phase.RETREAT, f)
                 p_rest, q_rest = a.neutral()
-                a.begin(Phase.RETREAT, f, p.retreat_frames, p_rest, q_rest, np.zeros(3), ease=True)
+                a.begin(Phase.RETREAT, f, p.retreat_frames, p_rest, q_rest, np.zeros(3), 0.0, ease=True)
         for a in (ai, ap):
             if a.fsm.phase is Phase.RETREAT and a.plan.done(f - 1):
                 a.fsm.go(Phase.NEUTRAL, f)
@@ -281,6 +306,8 @@ def generate_handshake(initiator, partner, params: HandshakeParams | None = None
         "contact_weight": None if meeting is None else meeting.weight,
         "step_initiator_m": 0.0 if meeting is None else meeting.step_m["initiator"],
         "step_partner_m": 0.0 if meeting is None else meeting.step_m["partner"],
+        "lean_initiator_deg": 0.0 if meeting is None else float(np.degrees(meeting.lean["initiator"])),
+        "lean_partner_deg": 0.0 if meeting is None else float(np.degrees(meeting.lean["partner"])),
         "accepted": bool(arbiter.answer),
         "phase_initiator": "".join(ai.rec_phase), "phase_partner": "".join(ap.rec_phase),
     })

@@ -50,6 +50,7 @@ class IKSettings:
     fuzzy:           one :class:`FuzzyJoint` per chain bone (None: M2's arm numbers for all)
     fuzzy_ticks:     control ticks per frame (None: enough that slow·Δt ≤ dead zone)
     twist_to_parent: hand twist goes to the forearm's twist axis first
+    orientation_rounds: re-solves when a wrist limit keeps the last bone from its orientation goal
     """
 
     tolerance_m: float = 1e-6
@@ -62,6 +63,7 @@ class IKSettings:
     fuzzy: list | None = None
     fuzzy_ticks: int | None = None
     twist_to_parent: bool = True
+    orientation_rounds: int = 6
 
 
 @dataclass
@@ -162,6 +164,17 @@ def solve_frame(method, chain, base, position, orientation=None, angles=None, se
             iters += more
     if orientation is not None:
         th = orient_last(chain, base, th, orientation, s.twist_to_parent)
+        # a wrist limit may have clamped the hand's rotation: then the effector misses. Re-aim the
+        # arm at the wrist position the hand needs *as it is turned* (position first, orientation as
+        # close as the limits allow), a few rounds (not for FUZZY, which acts once per frame)
+        for _ in range(s.orientation_rounds if method != "FUZZY" and chain.n > 1 else 0):
+            mats = chain.fk(base, th)
+            if np.sum((chain.effector(mats) - position) ** 2) < s.tolerance_m ** 2:
+                break
+            target = position - mats[-1, :3, :3] @ chain.effector_local
+            th, more = _position(method, chain, base, target, th, count, eff_local, s, frame_time)
+            iters += more
+            th = orient_last(chain, base, th, orientation, s.twist_to_parent)
     eff = chain.effector(chain.fk(base, th))
     return FrameSolution(th, eff, int(iters))
 

@@ -174,3 +174,21 @@ def test_missing_arm_roles_name_the_role():
     roles.pop("forearm.R")
     with pytest.raises(InputError, match="forearm.R"):
         generate_handshake((a[0], RigMap(roles), a[2]), b)
+
+
+def test_a_much_smaller_partner_makes_the_tall_one_bend_forward_and_both_still_meet():
+    a, b = two_humans(0.9, partner_height=1.3)
+    ci, cp, rep = generate_handshake(a, b, HandshakeParams(solver_initiator="JACOBIAN_TRANSPOSE",
+                                                           solver_partner="DLS", **QUICK))
+    assert rep["lean_initiator_deg"] > 5 and rep["lean_partner_deg"] == 0.0
+    spine = a[1].bone("spine")
+    assert spine in ci.keyed_bones() and spine not in cp.keyed_bones()
+    assert rep["both_mean_cm"] < 0.05
+    i = a[0].index(spine)
+    assert np.any(np.abs(ci.rotations[:, i, 0]) < 0.999) and np.allclose(ci.rotations[-1, i], [1, 0, 0, 0])
+
+
+def test_a_child_is_too_small_to_reach_and_the_message_says_so():
+    a, b = two_humans(0.9, partner_height=0.9)
+    with pytest.raises(InputError, match="sizes differ too much"):
+        generate_handshake(a, b, HandshakeParams(**QUICK))
