@@ -1,7 +1,9 @@
 """Quality figures of a path walk, measured by FK of the finished clip (not of the plan).
 
 Sole points (heel, ball, toe tip) are carried by the posed foot and toe bones; a point counts as
-in contact on the frames the gait planned it to bear weight. Reported (plain floats):
+in contact on the frames it lies within ``CONTACT_TOL_M`` of the ground — judged from the pose
+alone, not from the gait's plan, so the same measure applies to a pose evaluated in Blender
+(:func:`contact_quality`). Reported (plain floats):
 
     skate_mean_cm_s, skate_p95_cm_s   horizontal speed of contact points (cm/s)
     penetration_max_cm                deepest sole point below the ground (cm)
@@ -34,6 +36,43 @@ def sole_points(skeleton, pose, char, side):
     return np.stack([heel, ball, tip], axis=1)
 
 
+CONTACT_TOL_M = 0.003
+
+
+def contact_quality(skeleton, rigmap, pose: np.ndarray, ground, fps: float, tol: float = CONTACT_TOL_M,
+                    char=None) -> dict:
+    """Skate and penetration of the soles of any posed walk, from armature-space pose matrices
+    ``(F, B, 4, 4)`` (the engine's FK or Blender's evaluated ``pose_bone.matrix``).
+
+    Returns skate_mean_cm_s, skate_p95_cm_s, skate_frac_fast (> 0.5 m/s), contact_steps,
+    penetration_max_cm / _mean_cm / _frac_1cm.
+    """
+    if char is None:
+        from .character import read_character
+
+        char = read_character(skeleton, rigmap)
+    speeds, depths = [], []
+    for side in ("L", "R"):
+        pts = sole_points(skeleton, pose, char, side)  # (F, 3, 3)
+        gz, _, hit = ground.height(pts.reshape(-1, 3)[:, :2])
+        gz = np.where(hit, gz, -np.inf).reshape(pts.shape[:2])
+        gap = pts[..., 2] - gz
+        on = np.abs(gap) < tol
+        both = on[1:] & on[:-1]
+        v = np.linalg.norm(np.diff(pts[..., :2], axis=0), axis=-1) * fps
+        speeds.append(v[both])
+        depths.append(np.where(np.isfinite(gap), -gap, 0.0).ravel())
+    v = np.concatenate(speeds)
+    out = {
+        "skate_mean_cm_s": float(np.mean(v) * 100) if v.size else 0.0,
+        "skate_p95_cm_s": float(np.percentile(v, 95) * 100) if v.size else 0.0,
+        "skate_frac_fast": float(np.mean(v > 0.5)) if v.size else 0.0,
+        "contact_steps": int(v.size),
+    }
+    out.update(common.penetration(np.concatenate(depths)))
+    return out
+
+
 def walk_metrics(skeleton, clip, char, tracks, ground, path, steps, tl, t, s_frames, object_delta=None) -> dict:
     """The figures above; ``s_frames`` (F,) is the COM's progression along the path per frame (m),
     used to look up the nearby part of the path."""
@@ -41,19 +80,7 @@ def walk_metrics(skeleton, clip, char, tracks, ground, path, steps, tl, t, s_fra
     if object_delta is not None:
         pose = object_delta[:, None] @ pose
     fps = clip.fps
-    speeds, depths = [], []
-    for side in ("L", "R"):
-        pts = sole_points(skeleton, pose, char, side)
-        contact = tracks[side].contact
-        for j in range(3):
-            c = contact[:, j]
-            both = c[1:] & c[:-1]
-            v = np.linalg.norm(np.diff(pts[:, j, :2], axis=0), axis=-1) * fps
-            speeds.append(v[both])
-        gz, _, hit = ground.height(pts.reshape(-1, 3)[:, :2])
-        depths.append(np.where(hit, gz - pts.reshape(-1, 3)[:, 2], 0.0))
-    v = np.concatenate(speeds)
-    pen = common.penetration(np.concatenate(depths))
+    quality = contact_quality(skeleton, None, pose, ground, fps, char=char)
     hips = pose[:, char.hips, :3, 3]
     dev = deviation_from_polyline(hips, path.raw, s_frames)
     n = len(steps) - 1
@@ -72,10 +99,10 @@ def walk_metrics(skeleton, clip, char, tracks, ground, path, steps, tl, t, s_fra
     cross = tan[:, 0] * f[:, 1] - tan[:, 1] * f[:, 0]
     err = np.degrees(np.abs(np.arctan2(cross, np.sum(tan[:, :2] * f[:, :2], axis=-1)))) if len(f) else np.zeros(1)
     return {
-        "skate_mean_cm_s": float(np.mean(v) * 100) if v.size else 0.0,
-        "skate_p95_cm_s": float(np.percentile(v, 95) * 100) if v.size else 0.0,
-        "skate_frac_fast": float(np.mean(v > 0.5)) if v.size else 0.0,
-        "penetration_max_cm": pen["penetration_max_cm"],
+        "skate_mean_cm_s": quality["skate_mean_cm_s"],
+        "skate_p95_cm_s": quality["skate_p95_cm_s"],
+        "skate_frac_fast": quality["skate_frac_fast"],
+        "penetration_max_cm": quality["penetration_max_cm"],
         "pelvis_deviation_mean_cm": float(np.mean(dev) * 100),
         "pelvis_deviation_max_cm": float(np.max(dev) * 100),
         "com_vertical_travel_cm": float(np.mean(travel) * 100) if travel else float("nan"),

@@ -356,3 +356,22 @@ def test_head_stays_steady(walks, human):
     pose_q = np.array([np.degrees(np.arccos(np.clip(np.trace(a.T @ b) * 0.5 - 0.5, -1, 1)))
                        for a, b in zip(pose[:-1, h, :3, :3], pose[1:, h, :3, :3])])
     assert pose_q.max() < 3.0 and q.shape[0] == clip.frame_count
+
+
+def test_contact_quality_sees_a_sliding_or_sunken_walk(walks, human):
+    """The measure the clip reports, applied to the pose alone: a pose dragged sideways at 0.3 m/s
+    skates at about 30 cm/s; one sunk by 2 cm penetrates by 2 cm."""
+    from procanim_addon.walk.metrics import contact_quality
+
+    sk, rm = human
+    clip, ground, _ = walks["s_curve"]
+    pose = sk.fk(clip.locations, clip.rotations)
+    ok = contact_quality(sk, rm, pose, ground, clip.fps)
+    assert ok["skate_mean_cm_s"] < 1.0 and ok["penetration_max_cm"] < 0.5
+    dragged = pose.copy()
+    dragged[:, :, 0, 3] += 0.3 * np.arange(len(pose))[:, None] / clip.fps
+    bad = contact_quality(sk, rm, dragged, ground, clip.fps)
+    assert bad["skate_mean_cm_s"] == pytest.approx(30.0, rel=0.05)
+    sunk = pose.copy()
+    sunk[:, :, 2, 3] -= 0.02
+    assert contact_quality(sk, rm, sunk, ground, clip.fps)["penetration_max_cm"] == pytest.approx(2.0, abs=0.3)
