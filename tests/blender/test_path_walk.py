@@ -367,6 +367,19 @@ def test_works_on_rigify_human_metarig():
     assert np.linalg.norm(walk.hips[-1, :2] - pts[-1, :2]) < 0.05
 
 
+def test_a_bevelled_curve_is_walked_along_its_centre_line_and_left_as_it_was():
+    human = add_human()
+    pts = s_curve_points(length=5.0, amp=0.6, n=101)
+    curve = add_curve("Tube", pts, kind="BEZIER")
+    curve.data.bevel_depth, curve.data.extrude = 0.05, 0.02
+    assert bpy.ops.procanim.path_walk(armature=human.name, path="Tube") == {"FINISHED"}
+    assert curve.data.bevel_depth == pytest.approx(0.05) and curve.data.extrude == pytest.approx(0.02)
+    walk = Walk(human)
+    dev = distance_to_polyline(walk.hips[:, :2], pts[:, :2])
+    assert dev.mean() < 0.05, f"mean pelvis deviation {dev.mean() * 100:.1f} cm"
+    assert np.linalg.norm(walk.hips[-1, :2] - pts[-1, :2]) < 0.05
+
+
 def test_object_root_motion_moves_the_object_along_the_path():
     human = add_human()
     human.location = (0.5, 0.0, 0.0)
