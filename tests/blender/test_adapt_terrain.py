@@ -313,6 +313,38 @@ def test_a_reference_mesh_and_a_frame_range():
             np.testing.assert_allclose(after[f][name][:3, 3], before[f][name][:3, 3] + [0, 0, 0.2], atol=1e-4)
 
 
+def test_a_hand_keyed_action_with_euler_bones_is_lifted_onto_a_raised_floor():
+    """Keys set by hand on a few bones (Euler and quaternion), the rest unkeyed: on a floor 0.12 m higher
+    every bone is 0.12 m higher and turned exactly as before."""
+    human = add_human()
+    pb = human.pose.bones
+    pb["upper_arm.L"].rotation_mode = "XYZ"
+    pb["spine"].rotation_mode = "ZXY"
+    for frame, wave, sway in ((1, 0.0, 0.0), (8, 1.0, 0.03), (16, 0.2, -0.03), (24, 0.0, 0.0)):
+        pb["upper_arm.L"].rotation_euler = (wave, 0.0, 0.4 * wave)
+        pb["upper_arm.L"].keyframe_insert("rotation_euler", frame=frame)
+        pb["spine"].rotation_euler = (0.0, 0.0, 0.3 * wave)
+        pb["spine"].keyframe_insert("rotation_euler", frame=frame)
+        pb["hips"].location = (sway, 0.0, 0.0)
+        pb["hips"].keyframe_insert("location", frame=frame)
+        pb["head"].rotation_quaternion = (math.cos(0.2 * wave), 0.0, 0.0, math.sin(0.2 * wave))
+        pb["head"].keyframe_insert("rotation_quaternion", frame=frame)
+    keyed = action_of(human)
+    frames = list(range(1, 25))
+    sole_z, _h = body_heights(human)
+    before = world_poses(human, frames)
+    terrain = add_flat("Raised", sole_z + 0.12)
+    assert bpy.ops.procanim.adapt_terrain(armature=human.name, terrain=terrain.name) == {"FINISHED"}
+    assert action_of(human) != keyed and keyed.use_fake_user
+    after = world_poses(human, frames)
+    for f in frames:
+        for name in before[f]:
+            if name == "root":  # the static control under the hips stays where it is
+                continue
+            np.testing.assert_allclose(after[f][name][:3, 3], before[f][name][:3, 3] + [0, 0, 0.12], atol=1e-4)
+            np.testing.assert_allclose(after[f][name][:3, :3], before[f][name][:3, :3], atol=1e-4)
+
+
 # ----------------------------------------------------------------------------- an imported BVH
 
 BVH = """HIERARCHY
