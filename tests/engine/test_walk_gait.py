@@ -375,3 +375,20 @@ def test_contact_quality_sees_a_sliding_or_sunken_walk(walks, human):
     sunk = pose.copy()
     sunk[:, :, 2, 3] -= 0.02
     assert contact_quality(sk, rm, sunk, ground, clip.fps)["penetration_max_cm"] == pytest.approx(2.0, abs=0.3)
+
+
+def test_a_rig_facing_another_way_walks_the_same_path(human, walks):
+    """Forward comes from the rest pose (feet → toes): a rig built facing +X walks the S-curve
+    exactly as well, heading along the path."""
+    sk, rm = human
+    turn = np.eye(4)
+    turn[:3, :3] = tf.quat_to_mat3(tf.quat_from_axis_angle(np.array([0, 0, 1.0]), np.radians(90)))
+    bones = [{"name": n, "parent": sk.names[p] if p >= 0 else None, "matrix_local": turn @ sk.matrix_local[i],
+              "length": sk.lengths[i]} for i, (n, p) in enumerate(zip(sk.names, sk.parents))]
+    sk2 = Skeleton.from_bones(bones)
+    clip = generate_path_walk(sk2, rm, S_CURVE, FlatGround(), PathWalkParams())
+    ref = walks["s_curve"][0].metrics
+    m = clip.metrics
+    assert m["skate_mean_cm_s"] < 1.0 and m["penetration_max_cm"] < 0.5
+    assert m["heading_error_mean_deg"] == pytest.approx(ref["heading_error_mean_deg"], abs=0.5)
+    assert m["pelvis_deviation_mean_cm"] == pytest.approx(ref["pelvis_deviation_mean_cm"], abs=0.3)
