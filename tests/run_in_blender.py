@@ -22,7 +22,7 @@ def _pytest_args():
     """(pytest arguments, test paths): arguments after ``--`` are passed to pytest as they are;
     the default test directories are added when none of them names an existing path."""
     argv = sys.argv
-    extra = argv[argv.index("--") + 1:] if "--" in argv else []
+    extra = argv[argv.index("--") + 1 :] if "--" in argv else []
     while extra and extra[0] == "--":
         extra = extra[1:]
     targets = [a for a in extra if os.path.exists(os.path.join(REPO, a.split("::")[0]))]
@@ -36,8 +36,7 @@ def main():
     import bpy
 
     print(
-        "run_in_blender: Blender %s, Python %s, %s"
-        % (bpy.app.version_string, sys.version.split()[0], sys.executable),
+        "run_in_blender: Blender %s, Python %s, %s" % (bpy.app.version_string, sys.version.split()[0], sys.executable),
         flush=True,
     )
     try:
@@ -52,11 +51,14 @@ def main():
     if zip_path and not os.path.isfile(zip_path):
         print("run_in_blender: PROCANIM_ZIP=%s does not exist" % zip_path, flush=True)
         return 4
-    print("run_in_blender: extension zip %s" % (zip_path or "(built by the harness with this Blender's builder)"),
-          flush=True)
+    print(
+        "run_in_blender: extension zip %s" % (zip_path or "(built by the harness with this Blender's builder)"),
+        flush=True,
+    )
     # bpy is importable here: a Blender test that cannot import it must error, not vanish.
     os.environ.setdefault("PROCANIM_REQUIRE_BPY", "1")
 
+    sys.dont_write_bytecode = True  # no cpython-313 __pycache__ in the shared source tree
     os.chdir(REPO)
     if REPO not in sys.path:  # as `python -m pytest` from the repository root
         sys.path.insert(0, REPO)

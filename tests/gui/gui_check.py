@@ -37,8 +37,15 @@ SHOT = os.environ.get("PROCANIM_GUI_SHOT", "/tmp/procanim-gui/sidebar.png")
 DISPLAY = os.environ.get("DISPLAY", ":99")
 BAKE_TIMEOUT = float(os.environ.get("PROCANIM_GUI_BAKE_TIMEOUT", "180"))
 
-R = {"ok": False, "errors": [], "steps": [], "panels": {}, "draw_errors": [],
-     "categories_seen": [], "blender": bpy.app.version_string}
+R = {
+    "ok": False,
+    "errors": [],
+    "steps": [],
+    "panels": {},
+    "draw_errors": [],
+    "categories_seen": [],
+    "blender": bpy.app.version_string,
+}
 DRAWS = {}  # panel idname -> number of draw() calls
 
 
@@ -53,8 +60,15 @@ def fail(msg):
 
 
 # The named checks; gui_report.py counts them (a check never reached counts as failed).
-CHECKS = ("panels_registered", "tab_shown", "panels_drew_before_generate", "generate_baked",
-          "panels_drew_after_generate", "no_draw_exceptions", "screenshot")
+CHECKS = (
+    "panels_registered",
+    "tab_shown",
+    "panels_drew_before_generate",
+    "generate_baked",
+    "panels_drew_after_generate",
+    "no_draw_exceptions",
+    "screenshot",
+)
 R["checks"] = {}
 
 
@@ -92,8 +106,12 @@ def procanim_panels():
             if getattr(cur, "bl_category", "") == CATEGORY and not getattr(cur, "bl_parent_id", ""):
                 break
             cur = by_id.get(getattr(cur, "bl_parent_id", ""))
-        if cur is not None and getattr(cur, "bl_category", "") == CATEGORY \
-                and getattr(c, "bl_space_type", "") == "VIEW_3D" and getattr(c, "bl_region_type", "") == "UI":
+        if (
+            cur is not None
+            and getattr(cur, "bl_category", "") == CATEGORY
+            and getattr(c, "bl_space_type", "") == "VIEW_3D"
+            and getattr(c, "bl_region_type", "") == "UI"
+        ):
             mine[_idname(c)] = c
     return mine
 
@@ -228,19 +246,26 @@ def scenario():
     step("window %dx%d, 3D view %dx%d at %d,%d" % (win.width, win.height, area.width, area.height, area.x, area.y))
 
     panels = procanim_panels()
-    R["panels"] = {pid: {"label": getattr(c, "bl_label", ""), "parent": getattr(c, "bl_parent_id", "")}
-                   for pid, c in panels.items()}
-    step("ProcAnim panels registered: %s" % ", ".join(
-        "%s (%s)" % (pid, getattr(c, "bl_label", "")) for pid, c in sorted(panels.items())))
+    R["panels"] = {
+        pid: {"label": getattr(c, "bl_label", ""), "parent": getattr(c, "bl_parent_id", "")}
+        for pid, c in panels.items()
+    }
+    step(
+        "ProcAnim panels registered: %s"
+        % ", ".join("%s (%s)" % (pid, getattr(c, "bl_label", "")) for pid, c in sorted(panels.items()))
+    )
     if not panels:
-        check("panels_registered", False, "no registered panel with bl_category %r in the 3D view sidebar"
-              % CATEGORY)
+        check("panels_registered", False, "no registered panel with bl_category %r in the 3D view sidebar" % CATEGORY)
         return
     labels = {getattr(c, "bl_label", "") for c in panels.values()}
     missing_labels = [label for label in REQUIRED_LABELS if label not in labels]
-    check("panels_registered", not missing_labels,
-          "panels %s; missing %s" % (sorted(labels), missing_labels) if missing_labels
-          else "%d panels: %s" % (len(panels), ", ".join(sorted(labels))))
+    check(
+        "panels_registered",
+        not missing_labels,
+        "panels %s; missing %s" % (sorted(labels), missing_labels)
+        if missing_labels
+        else "%d panels: %s" % (len(panels), ", ".join(sorted(labels))),
+    )
     opened = open_closed_panels(panels)
     if opened:
         step("opened DEFAULT_CLOSED panels so their draw() runs: %s" % ", ".join(opened))
@@ -260,8 +285,9 @@ def scenario():
         space.region_3d.view_perspective = "CAMERA"
         step("viewport looks through the scene camera %s" % scene.camera.name)
     else:
-        with bpy.context.temp_override(window=win, area=area,
-                                       region=[r for r in area.regions if r.type == "WINDOW"][0]):
+        with bpy.context.temp_override(
+            window=win, area=area, region=[r for r in area.regions if r.type == "WINDOW"][0]
+        ):
             try:
                 bpy.ops.view3d.view_selected()
             except Exception as exc:
@@ -286,7 +312,8 @@ def scenario():
         if ui.active_panel_category == CATEGORY:
             break
         if attempt:
-            step("pass %d over the tab strip changed nothing; pointer at %s; again" % (attempt, xdo("getmouselocation")))
+            where = xdo("getmouselocation")
+            step("pass %d over the tab strip changed nothing; pointer at %s; again" % (attempt, where))
             if os.environ.get("PROCANIM_GUI_DEBUG"):
                 screenshot(os.path.join(os.path.dirname(SHOT), "debug-pass-%d.png" % attempt))
             yield 1.0
@@ -306,8 +333,11 @@ def scenario():
                 R["categories_seen"].append(ui.active_panel_category)
                 step("clicked %d,%d: tab %r" % (sx, sy, ui.active_panel_category))
     step("tabs seen: %s" % R["categories_seen"])
-    if not check("tab_shown", ui.active_panel_category == CATEGORY,
-                 "%d clicks on the sidebar's tab strip; tabs seen: %s" % (R["tab_clicks"], R["categories_seen"])):
+    if not check(
+        "tab_shown",
+        ui.active_panel_category == CATEGORY,
+        "%d clicks on the sidebar's tab strip; tabs seen: %s" % (R["tab_clicks"], R["categories_seen"]),
+    ):
         return
     step("ProcAnim tab is active")
     # park the pointer over the viewport so no tooltip covers the sidebar
@@ -336,9 +366,11 @@ def scenario():
                 R["panels"][pid]["draws_%s" % when] = DRAWS.get(key, 0)
         step("%s: draw() calls %s" % (when, {k: v for k, v in sorted(DRAWS.items())}))
         drawn = sorted(k[:-5] for k, v in DRAWS.items() if v and k.endswith(".draw"))
-        check("panels_drew_" + when, not missing and drawn,
-              "poll() passes but draw() never ran: %s" % missing if missing
-              else "draw() ran for %s" % ", ".join(drawn))
+        check(
+            "panels_drew_" + when,
+            not missing and drawn,
+            "poll() passes but draw() never ran: %s" % missing if missing else "draw() ran for %s" % ", ".join(drawn),
+        )
 
     check_drawn("before_generate")
 
@@ -354,7 +386,8 @@ def scenario():
     while True:
         fcs = fcurves_of(action_of(duck), duck)
         modal_done = "RUNNING_MODAL" not in ret or (
-            len(wm.operators) and wm.operators[-1].bl_idname == "PROCANIM_OT_duck_walk")
+            len(wm.operators) and wm.operators[-1].bl_idname == "PROCANIM_OT_duck_walk"
+        )
         if (fcs and modal_done) or time.time() - t0 > BAKE_TIMEOUT:
             break
         if not fcs and "RUNNING_MODAL" not in ret and time.time() - t0 > 2.0:
@@ -363,11 +396,17 @@ def scenario():
     action = action_of(duck)
     fcs = fcurves_of(action, duck)
     keys = sum(len(fc.keyframe_points) for fc in fcs)
-    step("after Generate: action %r, %d F-curves, %d keyframes (%.1f s)"
-         % (action.name if action else None, len(fcs), keys, time.time() - t0))
-    check("generate_baked", fcs and keys > 0,
-          "%s: action %r, %d F-curves, %d keyframes" % (duck.name, action.name if action else None, len(fcs), keys)
-          if fcs and keys else "Generate did not bake: %s has no action with keyed F-curves" % duck.name)
+    step(
+        "after Generate: action %r, %d F-curves, %d keyframes (%.1f s)"
+        % (action.name if action else None, len(fcs), keys, time.time() - t0)
+    )
+    check(
+        "generate_baked",
+        fcs and keys > 0,
+        "%s: action %r, %d F-curves, %d keyframes" % (duck.name, action.name if action else None, len(fcs), keys)
+        if fcs and keys
+        else "Generate did not bake: %s has no action with keyed F-curves" % duck.name,
+    )
     R["bake"] = {"action": action.name if action else None, "fcurves": len(fcs), "keyframes": keys}
 
     # -- show a pose mid-cycle, redraw, check the panels again, take the picture
@@ -380,9 +419,13 @@ def scenario():
         a.tag_redraw()
     yield 2.0
     check_drawn("after_generate")
-    check("no_draw_exceptions", not R["draw_errors"],
-          "%d draw()/draw_header() exception(s)" % len(R["draw_errors"]) if R["draw_errors"]
-          else "no draw()/draw_header() raised")
+    check(
+        "no_draw_exceptions",
+        not R["draw_errors"],
+        "%d draw()/draw_header() exception(s)" % len(R["draw_errors"])
+        if R["draw_errors"]
+        else "no draw()/draw_header() raised",
+    )
     screenshot(SHOT)
     check("screenshot", os.path.getsize(SHOT) > 10000, "%s, %d bytes" % (SHOT, os.path.getsize(SHOT)))
 
@@ -391,8 +434,7 @@ _gen = scenario()
 
 
 def finish():
-    R["ok"] = not R["errors"] and not R["draw_errors"] and all(
-        R["checks"].get(name, {}).get("ok") for name in CHECKS)
+    R["ok"] = not R["errors"] and not R["draw_errors"] and all(R["checks"].get(name, {}).get("ok") for name in CHECKS)
     R["expected_checks"] = list(CHECKS)
     R["draws"] = DRAWS
     os.makedirs(os.path.dirname(RESULT), exist_ok=True)

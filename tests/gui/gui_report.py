@@ -44,8 +44,10 @@ def main(result_path, log_path, seconds, status):
     passed = sum(ok for _, ok, _ in checks)
     failed = len(checks) - passed
     summary = "%d passed" % passed + (", %d failed" % failed if failed else "")
-    print("==================== %s in %.1fs (GUI checks, Blender %s window) ===================="
-          % (summary, seconds, r.get("blender", "?")))
+    print(
+        "==================== %s in %.1fs (GUI checks, Blender %s window) ===================="
+        % (summary, seconds, r.get("blender", "?"))
+    )
     return 0 if failed == 0 else 1
 
 

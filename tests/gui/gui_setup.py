@@ -22,8 +22,9 @@ import traceback
 import bpy
 
 REPO_MODULE = "procanim_gui"
-DUCK_DEMO = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                         "tools", "demos", "duck.py")
+DUCK_DEMO = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "tools", "demos", "duck.py"
+)
 
 
 def blend_version(path):
@@ -42,7 +43,7 @@ def blend_version(path):
             v = int(head[9:12])
         else:  # 4.5+/5.0 header: BLENDER17-01v0500
             i = head.index(b"v", 7)
-            v = int(head[i + 1:i + 5])
+            v = int(head[i + 1 : i + 5])
     except ValueError:
         return None
     return v // 100, v % 100
@@ -55,9 +56,7 @@ def install(zip_path):
     repo = prefs.extensions.repos.new(
         name="ProcAnim GUI check", module=REPO_MODULE, custom_directory=directory, source="USER"
     )
-    result = bpy.ops.extensions.package_install_files(
-        filepath=zip_path, repo=repo.module, enable_on_install=True
-    )
+    result = bpy.ops.extensions.package_install_files(filepath=zip_path, repo=repo.module, enable_on_install=True)
     addon = "bl_ext.%s.procanim" % repo.module
     print("gui_setup: install %s -> %s, enabled: %s" % (zip_path, result, addon in prefs.addons), flush=True)
     if addon not in prefs.addons:
@@ -69,8 +68,11 @@ def make_scene(scene_out, demo):
     if demo and os.path.isfile(demo):
         v = blend_version(demo)
         if v is not None and v > tuple(bpy.app.version[:2]):
-            print("gui_setup: %s was saved by Blender %d.%d, newer than this %s: not used"
-                  % (demo, v[0], v[1], bpy.app.version_string), flush=True)
+            print(
+                "gui_setup: %s was saved by Blender %d.%d, newer than this %s: not used"
+                % (demo, v[0], v[1], bpy.app.version_string),
+                flush=True,
+            )
         else:
             try:
                 bpy.ops.wm.open_mainfile(filepath=demo, load_ui=True)
@@ -113,7 +115,7 @@ def make_scene(scene_out, demo):
 
 
 def main():
-    argv = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
+    argv = sys.argv[sys.argv.index("--") + 1 :] if "--" in sys.argv else []
     if len(argv) < 2:
         print(__doc__)
         return 2
