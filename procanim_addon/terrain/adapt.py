@@ -30,7 +30,7 @@ from ..errors import InputError
 from ..frames import character_frame
 from . import descriptors as rd
 from .collisions import colliding, collision_metrics, limb_boxes
-from .contact import UP, effectors, footing_shift, gaps, intervals, move_end, ramp_envelope, set_world
+from .contact import UP, effectors, footing_shifts, gaps, intervals, move_end, ramp_envelope, set_world
 from .joints import channels_from_positions, joint_set
 from .mesh import TerrainMesh
 from .solve import SolveStats, damped_solve, multires_solve
@@ -199,50 +199,22 @@ def adapt_to_terrain(skeleton, rigmap, source: Clip, reference: TerrainMesh | No
     joint_length_error = js.length_error(p_new)
     loc, rot, pose = channels_from_positions(skeleton, js, loc_src, rot_src, p_new)
 
-    # ---- final fix: hips within reach, contacts on the terrain, limbs clear of blocks
-    ramp = int(round(p.smoothing_s * source.fps))
-    for e in effs:  # planted ends: source orientation, one level footprint each
-        _plant(skeleton, loc, rot, pose, pose_src, e, contact[e.name], reference, terrain, ramp,
-               cf.forward if e.is_leg else -cf.forward, source.fps)
-    _lower_hips_for_reach(skeleton, js.hips, loc, rot, pose, pose_src, legs, src_gap, contact, terrain, ramp)
+    # ---- final fix: hips within reach, contacts on the terrain, limbs clear of blocks. A footprint
+    # that straddles a step can leave it backward or toward its hip; both are tried when it matters
+    # and the result with fewer collisions (then the smaller contact error) is kept.
     lb = limb_boxes(skeleton, rigmap, p.box_radius_ratio)
-    box_src = lb.sample_points(skeleton, pose_src)  # (F, M, P, 3)
-    box_gap_src = _point_gaps(box_src, reference, below=True)
-    for e in effs:
-        _place_effector(skeleton, loc, rot, pose, e, src_gap[e.name], contact[e.name], terrain,
-                        lb, box_gap_src, p, ramp, cf.forward if e.is_leg else -cf.forward)
-    hits = colliding(skeleton, lb, pose, terrain, p.collision_tolerance_m)
-    leg_box = np.isin(lb.bones, [b for e in legs for b in _limb_bones(skeleton, e)])
-    if np.any(hits[:, leg_box]):
-        raise_by = _hips_raise_to_clear(skeleton, js.hips, loc, rot, pose, legs, src_gap, contact, terrain, lb,
-                                        leg_box, hits, p, cf.forward)
-        raise_by = np.minimum(ramp_envelope(raise_by, ramp), _hips_headroom(skeleton, pose, legs, contact))
-        if np.any(raise_by > 0):
-            m = pose[:, js.hips].copy()
-            m[:, :3, 3] += raise_by[:, None] * UP
-            set_world(skeleton, loc, rot, pose, js.hips, m, raise_by > 0, with_location=True)
-            for e in effs:
-                _place_effector(skeleton, loc, rot, pose, e, src_gap[e.name], contact[e.name], terrain,
-                                lb, box_gap_src, p, ramp, cf.forward if e.is_leg else -cf.forward)
-        hits = colliding(skeleton, lb, pose, terrain, p.collision_tolerance_m)
-    for _ in range(3):  # a swivel fading in around one frame can touch its neighbours: re-check
-        if not np.any(hits[:, leg_box]):
+    box_gap_src = _point_gaps(lb.sample_points(skeleton, pose_src), reference, below=True)  # (F, M, P)
+    fix = _FinalFix(skeleton, js, pose_src, effs, legs, src_gap, contact, reference, terrain, lb, box_gap_src, p, cf,
+                    int(round(p.smoothing_s * source.fps)), source.fps)
+    best = None
+    for policy in ("back", "near_hip"):
+        trial = fix.run(loc.copy(), rot.copy(), pose.copy(), policy)
+        if best is None or trial.score < best.score:
+            best = trial
+        if not trial.nudged or trial.score[0] == 0:
             break
-        _swivel_to_clear(skeleton, loc, rot, pose, legs, lb, hits, terrain, p, cf, ramp)
-        hits = colliding(skeleton, lb, pose, terrain, p.collision_tolerance_m)
-    for _ in range(4):  # lift what the sampled clearance missed, 1 cm at a time
-        extra = False
-        for e in effs:
-            mine = np.isin(lb.bones, _limb_bones(skeleton, e))
-            bad = np.any(hits[:, mine], axis=1) & ~contact[e.name]
-            if np.any(bad):
-                extra = True
-                lift = ramp_envelope(bad * 0.01, ramp)
-                move_end(skeleton, loc, rot, pose, e, lift, (lift > 0) & ~contact[e.name],
-                         cf.forward if e.is_leg else -cf.forward)
-        if not extra:
-            break
-        hits = colliding(skeleton, lb, pose, terrain, p.collision_tolerance_m)
+    loc, rot, pose, hits = best.loc, best.rot, best.pose, best.hits
+    metrics_policy = best.policy
 
     # ---- metrics
     metrics = collision_metrics(lb, hits)
@@ -269,6 +241,7 @@ def adapt_to_terrain(skeleton, rigmap, source: Clip, reference: TerrainMesh | No
     metrics["refine_levels"] = stats.levels
     metrics["descriptors_per_joint"] = p.descriptors_per_joint
     metrics["joints"] = js.count
+    metrics["footing_policy"] = metrics_policy
     metrics["solve_time_s"] = time.perf_counter() - t_start
     metrics["fps_solve"] = n_frames / max(metrics["solve_time_s"], 1e-9)
 
@@ -281,6 +254,88 @@ def adapt_to_terrain(skeleton, rigmap, source: Clip, reference: TerrainMesh | No
                 object_rotations=source.object_rotations, generator=(source.generator or "action") + "+terrain",
                 metrics=metrics)
     return clip.with_continuity()
+
+
+@dataclass
+class _Trial:
+    loc: np.ndarray
+    rot: np.ndarray
+    pose: np.ndarray
+    hits: np.ndarray
+    score: tuple
+    nudged: bool
+    policy: str
+
+
+@dataclass
+class _FinalFix:
+    """Step 5 of the module docstring, run on copies of the channels so that alternatives can be
+    compared. ``src_gap``/``contact``: per effector name, (F,); ``box_gap_src``: (F, M, P) m."""
+
+    skeleton: object
+    js: object
+    pose_src: np.ndarray
+    effs: list
+    legs: list
+    src_gap: dict
+    contact: dict
+    reference: TerrainMesh
+    terrain: TerrainMesh
+    lb: object
+    box_gap_src: np.ndarray
+    p: AdaptParams
+    cf: object
+    ramp: int
+    fps: float
+
+    def run(self, loc, rot, pose, policy: str) -> _Trial:
+        skeleton, js, pose_src, effs, legs = self.skeleton, self.js, self.pose_src, self.effs, self.legs
+        src_gap, contact, reference, terrain = self.src_gap, self.contact, self.reference, self.terrain
+        lb, box_gap_src, p, cf, ramp, fps = self.lb, self.box_gap_src, self.p, self.cf, self.ramp, self.fps
+        nudged = False
+        for e in effs:  # planted ends: source orientation, one level footprint each
+            nudged |= _plant(skeleton, loc, rot, pose, pose_src, e, contact[e.name], reference, terrain, ramp,
+                             cf.forward if e.is_leg else -cf.forward, fps, policy)
+        _lower_hips_for_reach(skeleton, js.hips, loc, rot, pose, pose_src, legs, src_gap, contact, terrain, ramp)
+        for e in effs:
+            _place_effector(skeleton, loc, rot, pose, e, src_gap[e.name], contact[e.name], terrain,
+                            lb, box_gap_src, p, ramp, cf.forward if e.is_leg else -cf.forward)
+        hits = colliding(skeleton, lb, pose, terrain, p.collision_tolerance_m)
+        leg_box = np.isin(lb.bones, [b for e in legs for b in _limb_bones(skeleton, e)])
+        if np.any(hits[:, leg_box]):
+            raise_by = _hips_raise_to_clear(skeleton, js.hips, loc, rot, pose, legs, src_gap, contact, terrain, lb,
+                                            leg_box, hits, p, cf.forward)
+            raise_by = np.minimum(ramp_envelope(raise_by, ramp), _hips_headroom(skeleton, pose, legs, contact))
+            if np.any(raise_by > 0):
+                m = pose[:, js.hips].copy()
+                m[:, :3, 3] += raise_by[:, None] * UP
+                set_world(skeleton, loc, rot, pose, js.hips, m, raise_by > 0, with_location=True)
+                for e in effs:
+                    _place_effector(skeleton, loc, rot, pose, e, src_gap[e.name], contact[e.name], terrain,
+                                    lb, box_gap_src, p, ramp, cf.forward if e.is_leg else -cf.forward)
+            hits = colliding(skeleton, lb, pose, terrain, p.collision_tolerance_m)
+        for _ in range(3):  # a swivel fading in around one frame can touch its neighbours: re-check
+            if not np.any(hits[:, leg_box]):
+                break
+            _swivel_to_clear(skeleton, loc, rot, pose, legs, lb, hits, terrain, p, cf, ramp)
+            hits = colliding(skeleton, lb, pose, terrain, p.collision_tolerance_m)
+        for _ in range(4):  # lift what the sampled clearance missed, 1 cm at a time
+            extra = False
+            for e in effs:
+                mine = np.isin(lb.bones, _limb_bones(skeleton, e))
+                bad = np.any(hits[:, mine], axis=1) & ~contact[e.name]
+                if np.any(bad):
+                    extra = True
+                    lift = ramp_envelope(bad * 0.01, ramp)
+                    move_end(skeleton, loc, rot, pose, e, lift, (lift > 0) & ~contact[e.name],
+                             cf.forward if e.is_leg else -cf.forward)
+            if not extra:
+                break
+            hits = colliding(skeleton, lb, pose, terrain, p.collision_tolerance_m)
+        errs = [np.abs(gaps(e.points(skeleton, pose), terrain)[0] - src_gap[e.name])[contact[e.name]] for e in effs]
+        err = max((float(x.max()) for x in errs if x.size), default=0.0)
+        score = (int(np.any(hits, axis=1).sum()), round(err, 3))
+        return _Trial(loc, rot, pose, hits, score, nudged, policy)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -374,11 +429,13 @@ def _lower_hips_for_reach(skeleton, hips, loc, rot, pose, pose_src, legs, src_ga
         set_world(skeleton, loc, rot, pose, hips, m, drop > 1e-9, with_location=True)
 
 
-def _plant(skeleton, loc, rot, pose, pose_src, e, contact, reference, terrain, ramp, direction, fps) -> None:
+def _plant(skeleton, loc, rot, pose, pose_src, e, contact, reference, terrain, ramp, direction, fps,
+           policy: str = "back") -> bool:
     """Contact frames: the end bone (and toe) take the source's orientation, turned as the ground
-    normal turns from reference to terrain; then the footprint is made level (:func:`_nudge_footing`)."""
+    normal turns from reference to terrain; then the footprint is made level (:func:`_nudge_footing`).
+    True when a footprint was moved."""
     if not np.any(contact):
-        return
+        return False
     xy = pose[:, e.end, :2, 3]
     _, n_ref, _ = reference.height(xy)
     _, n_ter, _ = terrain.height(xy)
@@ -389,7 +446,8 @@ def _plant(skeleton, loc, rot, pose, pose_src, e, contact, reference, terrain, r
         m = pose[:, bone].copy()
         m[:, :3, :3] = tilt @ pose_src[:, bone, :3, :3]
         set_world(skeleton, loc, rot, pose, bone, m, contact)
-    _nudge_footing(skeleton, loc, rot, pose, pose_src, e, contact, reference, terrain, ramp, direction, fps)
+    return _nudge_footing(skeleton, loc, rot, pose, pose_src, e, contact, reference, terrain, ramp, direction, fps,
+                          policy)
 
 
 def _place_effector(skeleton, loc, rot, pose, e, gap_src, contact, terrain, lb, box_gap_src, p, ramp, hint,
@@ -415,10 +473,12 @@ def _place_effector(skeleton, loc, rot, pose, e, gap_src, contact, terrain, lb, 
         move_end(skeleton, loc, rot, pose, e, lift, lift > 1e-9, hint)
 
 
-def _nudge_footing(skeleton, loc, rot, pose, pose_src, e, contact, reference, terrain, ramp, direction, fps) -> None:
+def _nudge_footing(skeleton, loc, rot, pose, pose_src, e, contact, reference, terrain, ramp, direction, fps,
+                   policy: str = "back") -> bool:
     """Each planted interval of an end keeps one footprint; one that would straddle a step of the
     terrain (uneven under the foot where the reference was even) slides along ``direction`` to the
-    nearest place where it stands on one level. The slide fades in and out over ``ramp`` frames."""
+    nearest place, back or forward, where it stands on one level — of the two, the one that keeps
+    the foot nearer under its hip (legs reach). The slide fades in and out over ``ramp`` frames."""
     n = pose.shape[0]
     pts = e.points(skeleton, pose)
     src = e.points(skeleton, pose_src)
@@ -432,19 +492,28 @@ def _nudge_footing(skeleton, loc, rot, pose, pose_src, e, contact, reference, te
     for a, b in intervals(contact):
         still = np.arange(a, b)[speed[a:b] < 0.25]  # judge the footprint where the end is planted
         sel = still if still.size else np.arange(a, b)
-        s = footing_shift(pts[sel], ref_spread[sel], terrain, direction)
-        if s == 0.0:
+        back, fwd = footing_shifts(pts[sel], ref_spread[sel], terrain, direction)
+        options = [x for x in (back, fwd) if x is not None]
+        if not options or 0.0 in options:
             continue
+        if policy == "back":  # stay on the side the foot comes from
+            s = options[0]
+        else:  # "near_hip": of the two ways off the step, the one that keeps the foot nearer its hip
+            hip = pose_src[sel, e.upper, :2, 3]
+            ankle = pose_src[sel, e.end, :2, 3]
+            d2 = np.asarray(direction, float)[:2]
+            s = min(options, key=lambda x: float(np.max(np.linalg.norm(ankle + x * d2 - hip, axis=-1))))
         ind = np.zeros(n)
         ind[a:b] = 1.0
         env = ramp_envelope(ind, ramp)
         total += env[:, None] * (s * np.asarray(direction, float))
         weight += env
     if not np.any(weight > 0):
-        return
+        return False
     offset = total / np.maximum(weight, 1.0)[:, None]
     offset[:, 2] = 0.0
     move_end(skeleton, loc, rot, pose, e, offset, weight > 0, direction)
+    return True
 
 
 def _hips_raise_to_clear(skeleton, hips, loc, rot, pose, legs, src_gap, contact, terrain, lb, leg_box, hits, p,

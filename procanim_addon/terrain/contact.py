@@ -191,27 +191,29 @@ def intervals(mask: np.ndarray) -> list[tuple[int, int]]:
     return list(zip(np.nonzero(d == 1)[0], np.nonzero(d == -1)[0]))
 
 
-def footing_shift(points: np.ndarray, ref_spread: np.ndarray, terrain, direction, max_shift_m: float = 0.3,
-                  step_m: float = 0.01, level_m: float = 0.01, margin_m: float = 0.06) -> float:
-    """Smallest shift (m, along ``direction``) of a planted end's points ``(n, P, 3)`` (heel … toe)
-    after which
-    the terrain under them is as level as the reference was (spread of heights under the points
-    ≤ ``ref_spread (n,)`` + ``level_m`` on every frame) — a foot that would straddle a step moves
-    onto one side of it: back onto the side it comes from if it can within ``max_shift_m``, else
-    forward. 0 when already level; 0 too when no shift within reach helps."""
-    # the footprint reaches ``margin_m`` beyond the first and last point (heel and toe), along the end
+def footing_shifts(points: np.ndarray, ref_spread: np.ndarray, terrain, direction, max_shift_m: float = 0.3,
+                   step_m: float = 0.01, level_m: float = 0.01, margin_m: float = 0.06):
+    """Shifts (m, along ``direction``) of a planted end's points ``(n, P, 3)`` (heel … toe) after
+    which the terrain under them is as level as the reference was (spread of heights under the
+    points ≤ ``ref_spread (n,)`` + ``level_m`` on every frame): a foot that would straddle a step
+    moves onto one side of it. Returns ``(backward, forward)``: the smallest shift each way within
+    ``max_shift_m`` (≤ 0 and ≥ 0), None where none helps; ``(0, 0)`` when already level. The
+    footprint reaches ``margin_m`` beyond its first and last point (heel and toe)."""
     ends = points[:, -1, :2] - points[:, 0, :2]
     ends = ends / np.maximum(np.linalg.norm(ends, axis=-1, keepdims=True), 1e-9)
     extra = np.stack((points[:, 0, :2] - margin_m * ends, points[:, -1, :2] + margin_m * ends), axis=1)
     points = np.concatenate((points[..., :2], extra), axis=1)
-    shifts = np.arange(0.0, max_shift_m + 1e-9, step_m)
-    # backward first (a foot straddling a step stays on the side it is coming from), then forward
-    shifts = np.concatenate((-shifts, shifts[1:]))
+    steps = np.arange(0.0, max_shift_m + 1e-9, step_m)
+    shifts = np.concatenate((-steps, steps[1:]))
     d = np.asarray(direction, float)[:2]
     xy = points[None] + shifts[:, None, None, None] * d  # (S, n, P, 2)
     z, _, hit = terrain.height(xy.reshape(-1, 2))
     z = np.where(hit, z, np.nan).reshape(xy.shape[:-1])
     spread = np.nanmax(z, axis=-1) - np.nanmin(z, axis=-1)
     ok = np.all((spread <= ref_spread[None] + level_m) & np.all(hit.reshape(xy.shape[:-1]), axis=-1), axis=1)
-    first = np.nonzero(ok)[0]
-    return float(shifts[first[0]]) if first.size else 0.0
+    back = np.nonzero(ok[: len(steps)])[0]
+    fwd = np.nonzero(ok[len(steps):])[0]
+    if ok[0]:
+        return 0.0, 0.0
+    return (float(shifts[back[0]]) if back.size else None,
+            float(shifts[len(steps) + fwd[0]]) if fwd.size else None)
