@@ -31,7 +31,7 @@ def build(scene):
     assert result == {"FINISHED"}, result
     action = host.animation_data.action
     scene.frame_start, scene.frame_end = (int(v) for v in action.frame_range)
-    add_ground_camera_light(scene, target=(0.0, -0.45, 0.9), camera=(3.8, -0.45, 1.25), lens=55)
+    add_ground_camera_light(scene, target=(0.0, -0.6, 0.92), camera=(3.8, -0.6, 1.1), lens=42)
     scene.procanim.armature = host
     m = json.loads(action.procanim.metrics_json)
     keys = ("solver_initiator", "solver_partner", "both_mean_cm", "both_max_cm", "contact_weight", "sequence_initiator")
