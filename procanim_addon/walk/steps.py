@@ -121,8 +121,8 @@ def _foot_fits(path: WalkPath, ground, edges: np.ndarray, lateral: float, heel_b
     pts = (path.points[idx, None, None, :2] + lft[:, None, None, :] * (lateral + across)[None, :, None, None]
            + t[:, None, None, :] * along[None, None, :, None])
     gz, _, hit = ground.height(pts.reshape(-1, 2))
-    gz = np.asarray(gz).reshape(pts.shape[:3])
     hit = np.asarray(hit).reshape(pts.shape[:3])
+    gz = np.where(hit, np.asarray(gz).reshape(pts.shape[:3]), 0.0)  # misses are refused below
     jump = np.max(np.abs(np.diff(gz, axis=2)), axis=(1, 2))
     ok[idx] = (jump < RISER_MIN_M) & hit.all(axis=(1, 2))
     return ok
@@ -251,9 +251,11 @@ def divide_path(
     pos = centre + left * (side * 0.5 * hip_width)[:, None]
     heading = path.heading_at(s_all)
     if ground is not None:
-        gz, gn, _hit = ground.height(pos[:, :2])
-        pos[:, 2] = gz
-        normal = np.asarray(gn, float)
+        gz, gn, hit = ground.height(pos[:, :2])
+        hit = np.asarray(hit, bool)
+        # a foot beside a narrow ground object stands at the path's height there
+        pos[:, 2] = np.where(hit, gz, centre[:, 2])
+        normal = np.where(hit[:, None], np.asarray(gn, float), np.array([0.0, 0.0, 1.0]))
     else:
         normal = np.tile([0.0, 0.0, 1.0], (K, 1))
     # a foot is on stairs when a riser lies within its length around it

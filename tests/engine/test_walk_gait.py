@@ -392,3 +392,20 @@ def test_a_rig_facing_another_way_walks_the_same_path(human, walks):
     assert m["skate_mean_cm_s"] < 1.0 and m["penetration_max_cm"] < 0.5
     assert m["heading_error_mean_deg"] == pytest.approx(ref["heading_error_mean_deg"], abs=0.5)
     assert m["pelvis_deviation_mean_cm"] == pytest.approx(ref["pelvis_deviation_mean_cm"], abs=0.3)
+
+
+def test_the_stairs_as_a_triangle_mesh_give_the_same_walk(walks, human):
+    """The operator hands the engine a TerrainMesh read from the scene; the staircase as triangles
+    must walk like the analytic one."""
+    from procanim_addon.terrain.mesh import TerrainMesh
+
+    sk, rm = human
+    verts, quads = STAIRS.mesh(width=2.0, after=3.0)
+    tris = np.array([t for a, b, c, d in quads for t in ((a, b, c), (a, c, d))])
+    clip = generate_path_walk(sk, rm, STRAIGHT, TerrainMesh(verts, tris), PathWalkParams())
+    ref = walks["stairs"][0]
+    assert clip.frame_count == ref.frame_count
+    assert clip.metrics["step_count"] == ref.metrics["step_count"]
+    assert clip.metrics["skate_mean_cm_s"] < 1.0 and clip.metrics["penetration_max_cm"] < 0.5
+    pose, pose_ref = sk.fk(clip.locations, clip.rotations), sk.fk(ref.locations, ref.rotations)
+    assert np.abs(pose[:, :, :3, 3] - pose_ref[:, :, :3, 3]).max() < 0.01
