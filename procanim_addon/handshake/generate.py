@@ -31,7 +31,7 @@ from .grip import grip_rotation
 from .model import contact_point, dominance_weight, horizontal, shake_offsets, shake_vector, smoothstep, step_toward
 from .params import HandshakeParams
 from .phases import Arbiter, CharacterFSM, Phase
-from .report import shake_report
+from .report import alignment_report, shake_report
 
 
 @dataclass
@@ -94,7 +94,7 @@ class _Actor:
         self.plan: Plan | None = None
         self.pose = ch.rest_pose
         self.rec_angles, self.rec_disp, self.rec_phase, self.rec_target, self.rec_time = [], [], [], [], []
-        self.rec_lean = []
+        self.rec_lean, self.rec_orient = [], []
 
     def grip(self):
         return self.ch.grip_world(self.pose)
@@ -121,6 +121,7 @@ class _Actor:
     def step_frame(self, f: int, fps: float):
         ch = self.ch
         target = np.full(3, np.nan)
+        wanted = np.full(4, np.nan)
         if self.fsm.phase is Phase.NEUTRAL or self.plan is None:
             self.angles = ch.chain.zero_angles()
             self.disp = np.zeros(3)
@@ -128,7 +129,7 @@ class _Actor:
             elapsed = 0.0
         else:
             p, q, d, lean, rest_w = self.plan.at(f)
-            target = p
+            target, wanted = p, (q if rest_w == 0 else wanted)
             self.disp, self.lean = d, lean
             body = ch.body_pose(d, lean)
             base = ch.chain.base_from_pose(body)
@@ -146,6 +147,7 @@ class _Actor:
         self.rec_disp.append(self.disp.copy())
         self.rec_phase.append(self.fsm.phase.value)
         self.rec_target.append(target)
+        self.rec_orient.append(wanted)
         self.rec_time.append(elapsed)
 
     def clip(self, frames, fps, generator) -> Clip:
@@ -298,6 +300,8 @@ def generate_handshake(initiator, partner, params: HandshakeParams | None = None
     clip_p = ap.clip(frames, p.fps, "handshake")
     report = shake_report(ci, cp, clip_i, clip_p, np.array(ai.rec_phase), np.array(ap.rec_phase),
                           np.array(ai.rec_target), np.array(ai.rec_time), np.array(ap.rec_time))
+    report.update(alignment_report(ci, clip_i, np.array(ai.rec_orient), "initiator"))
+    report.update(alignment_report(cp, clip_p, np.array(ap.rec_orient), "partner"))
     report.update({
         "sequence_initiator": fi.sequence(), "sequence_partner": fp.sequence(),
         "phase_starts_initiator": [(int(fr), ph.value) for fr, ph in fi.history],

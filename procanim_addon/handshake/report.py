@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import transforms as tf
 from ..metrics import target_error
 
 
@@ -36,3 +37,16 @@ def shake_report(ci, cp, clip_i, clip_p, phase_i, phase_p, target, time_i, time_
         "grip_initiator": gi.tolist(), "grip_partner": gp.tolist(),
     }
     return out
+
+
+def alignment_report(ch, clip, wanted_quats, who: str) -> dict:
+    """How far the hand's world rotation strays from the one the phase asked for (degrees), over
+    every frame with a rotation goal (dummy, approach, shake, and retreat until the joints ease to
+    rest): the paper's CCD lost the hands' alignment at the end of approach and start of retreat."""
+    have = ~np.any(np.isnan(wanted_quats), axis=-1)
+    if not have.any():
+        return {f"align_max_deg_{who}": 0.0, f"align_mean_deg_{who}": 0.0}
+    pose = ch.skeleton.fk(clip.locations, clip.rotations)
+    got = tf.mat3_to_quat(np.einsum("ij,fjk->fik", ch.world_rot, pose[:, ch.hand, :3, :3]))
+    err = np.degrees(tf.quat_angle(got[have], wanted_quats[have]))
+    return {f"align_max_deg_{who}": float(err.max()), f"align_mean_deg_{who}": float(err.mean())}

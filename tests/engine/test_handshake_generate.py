@@ -135,6 +135,8 @@ def test_every_solver_shakes_hands_within_the_accuracy_target(solver):
     limit = 2.0 if solver == "FUZZY" else 0.05  # cm; FUZZY lags by design (target 0.5, see the report)
     assert rep["both_mean_cm"] < limit and rep["initiator_mean_cm"] < limit and rep["partner_mean_cm"] < limit
     assert rep["time_ms_initiator"] > 0 and rep["time_ms_partner"] > 0
+    # the hands keep the orientation each phase asks for (no CCD alignment defect with any solver)
+    assert rep["align_max_deg_initiator"] < 2.0 and rep["align_max_deg_partner"] < 2.0
 
 
 def test_a_smaller_partner_still_shakes_hands():
@@ -192,3 +194,18 @@ def test_a_child_is_too_small_to_reach_and_the_message_says_so():
     a, b = two_humans(0.9, partner_height=0.9)
     with pytest.raises(InputError, match="sizes differ too much"):
         generate_handshake(a, b, HandshakeParams(**QUICK))
+
+
+def test_the_alignment_measure_sees_a_turned_hand(dls_bake):
+    from procanim_addon import transforms as tf
+    from procanim_addon.handshake.report import alignment_report
+
+    a, _, (ci, _, _) = dls_bake
+    ch = prepare_character("initiator", a[0], a[1], a[2], "DLS", HandshakeParams())
+    pose = ch.skeleton.fk(ci.locations, ci.rotations)
+    wanted = tf.mat3_to_quat(np.einsum("ij,fjk->fik", ch.world_rot, pose[:, ch.hand, :3, :3]))
+    assert alignment_report(ch, ci, wanted, "x")["align_max_deg_x"] < 1e-3
+    turned = ci.rotations.copy()
+    turned[20, ch.hand] = tf.quat_mul(turned[20, ch.hand], tf.quat_from_axis_angle([0, 1, 0], np.radians(10)))
+    ci2 = type(ci)(ci.bone_names, ci.frames, ci.fps, ci.locations, turned)
+    assert alignment_report(ch, ci2, wanted, "x")["align_max_deg_x"] == pytest.approx(10.0, abs=1e-6)
