@@ -221,6 +221,20 @@ def _meeting(ai: _Actor, ap: _Actor, p: HandshakeParams) -> Meeting:
     return Meeting(c, w, grip_rot, step_arm, step_m, leans)
 
 
+def _check_facing(ci: Character, cp: Character, max_deg: float) -> None:
+    """Both must face the other roughly (within ``max_deg``, top view), or a handshake makes no sense."""
+    pos = {c.name: c.to_world(c.rest_pose[c.body_root, :3, 3]) for c in (ci, cp)}
+    for me, other in ((ci, cp), (cp, ci)):
+        fwd = horizontal(me.world_rot @ me.frame.forward)
+        to_other = horizontal(pos[other.name] - pos[me.name])
+        if not np.any(to_other):
+            raise InputError("The two characters stand on the same spot; place them apart, facing each other.")
+        angle = float(np.degrees(np.arccos(np.clip(fwd @ to_other, -1.0, 1.0))))
+        if angle > max_deg:
+            raise InputError(f"The {me.name} does not face the {other.name} (turned {angle:.0f}° away; at most "
+                             f"{max_deg:.0f}°). Turn the characters toward each other.")
+
+
 def generate_handshake(initiator, partner, params: HandshakeParams | None = None):
     """Bake a handshake between two characters.
 
@@ -235,6 +249,7 @@ def generate_handshake(initiator, partner, params: HandshakeParams | None = None
         raise InputError("The initiator and the partner are the same character; pick two.")
     ci = prepare_character("initiator", initiator[0], initiator[1], initiator[2], p.solver_initiator, p)
     cp = prepare_character("partner", partner[0], partner[1], partner[2], p.solver_partner, p)
+    _check_facing(ci, cp, p.max_facing_deg)
     fi, fp = CharacterFSM("initiator", True), CharacterFSM("partner", False)
     arbiter = Arbiter(fi, fp, p.accept, p.response_frames)
     ai, ap = _Actor(ci, fi), _Actor(cp, fp)

@@ -43,6 +43,7 @@ class HandshakeParams:
       max_step_legs: longest step toward the partner, in leg lengths; beyond it the characters are
                       too far apart (RECON)
       max_lean_deg:   the most the spine may bend forward to reach a smaller partner (RECON)
+      max_facing_deg: each character must face the other within this angle (top view)
     Output
       frame_start, fps
     """
@@ -73,6 +74,7 @@ class HandshakeParams:
     reach_comfort: float = 0.85
     max_step_legs: float = 0.6
     max_lean_deg: float = 40.0
+    max_facing_deg: float = 60.0
     ik_tolerance_m: float = 1e-5
     arrive_tolerance_m: float = 0.002
     max_wait_frames: int = 24
@@ -104,6 +106,7 @@ class HandshakeParams:
             "shake_ratio": (0.0, 1.0), "secondary_decay": (0.0, 1.0), "dominance_shift": (0.0, 0.5),
             "dummy_fraction": (0.0, 0.9), "grip_fraction": (0.0, 1.0), "palm_thickness_ratio": (0.0, 1.0),
             "reach_comfort": (0.5, 1.0), "max_step_legs": (0.0, 2.0), "max_lean_deg": (0.0, 80.0),
+            "max_facing_deg": (0.0, 180.0),
         }
         for name, (lo, hi) in checks.items():
             v = float(getattr(self, name))

@@ -209,3 +209,17 @@ def test_the_alignment_measure_sees_a_turned_hand(dls_bake):
     turned[20, ch.hand] = tf.quat_mul(turned[20, ch.hand], tf.quat_from_axis_angle([0, 1, 0], np.radians(10)))
     ci2 = type(ci)(ci.bone_names, ci.frames, ci.fps, ci.locations, turned)
     assert alignment_report(ch, ci2, wanted, "x")["align_max_deg_x"] == pytest.approx(10.0, abs=1e-6)
+
+
+@pytest.mark.parametrize("partner", [placed(0, -1.0, 0), placed(1.0, 0, 0)])
+def test_characters_that_do_not_face_each_other_are_refused(partner):
+    a, b = two_humans()
+    with pytest.raises(InputError, match="does not face"):
+        generate_handshake(a, (b[0], b[1], partner), HandshakeParams(**QUICK))
+
+
+def test_a_pair_placed_anywhere_facing_each_other_shakes_hands():
+    a, b = two_humans()
+    ci, cp, rep = generate_handshake((a[0], a[1], placed(3.0, 2.0, 90)), (b[0], b[1], placed(4.1, 2.2, -90)),
+                                     HandshakeParams(solver_initiator="DLS", solver_partner="DLS", **QUICK))
+    assert rep["both_mean_cm"] < 0.05 and rep["align_max_deg_initiator"] < 2 and rep["align_max_deg_partner"] < 2
