@@ -85,8 +85,9 @@ class Plan:
 class _Actor:
     """A character's running state during generation."""
 
-    def __init__(self, ch: Character, fsm: CharacterFSM):
+    def __init__(self, ch: Character, fsm: CharacterFSM, static_target: bool = False):
         self.ch = ch
+        self.static_target = static_target  # a fuzzy controller aims at the phase's end, not the path
         self.fsm = fsm
         self.angles = ch.chain.zero_angles()
         self.disp = np.zeros(3)
@@ -129,6 +130,8 @@ class _Actor:
             elapsed = 0.0
         else:
             p, q, d, lean, rest_w = self.plan.at(f)
+            if self.static_target and self.plan.shake is None:
+                p = self.plan.p1  # M2: fuzzy control needs no motion path, only where the phase ends
             target, wanted = p, (q if rest_w == 0 else wanted)
             self.disp, self.lean = d, lean
             body = ch.body_pose(d, lean)
@@ -252,7 +255,8 @@ def generate_handshake(initiator, partner, params: HandshakeParams | None = None
     _check_facing(ci, cp, p.max_facing_deg)
     fi, fp = CharacterFSM("initiator", True), CharacterFSM("partner", False)
     arbiter = Arbiter(fi, fp, p.accept, p.response_frames)
-    ai, ap = _Actor(ci, fi), _Actor(cp, fp)
+    ai = _Actor(ci, fi, p.fuzzy_static_targets and ci.solver == "FUZZY")
+    ap = _Actor(cp, fp, p.fuzzy_static_targets and cp.solver == "FUZZY")
     meeting = None
     shake_frames = p.shake_frames + p.secondary_shakes * p.secondary_frames
     end_hold = None

@@ -16,6 +16,9 @@ class HandshakeParams:
       solver_initiator, solver_partner: one of 'JACOBIAN_TRANSPOSE', 'CCD', 'FABRIK', 'DLS', 'FUZZY'
       dominance_initiator, dominance_partner: 0..1; the grip moves toward the less dominant one
       accept: the partner accepts the invitation (False: refusal, the initiator retreats)
+      fuzzy_static_targets: FUZZY characters aim at each phase's end point instead of following
+                      the straight path (M2: fuzzy control works without motion paths; the shake
+                      keeps the shared path so both hands stay synchronised)
     Timing (frames at ``fps``)
       neutral_frames: both stand in the rest pose before the invitation
       dummy_frames:   D, the initiator's invitation (hand a short way forward)
@@ -55,6 +58,7 @@ class HandshakeParams:
     dominance_initiator: float = 0.5
     dominance_partner: float = 0.5
     accept: bool = True
+    fuzzy_static_targets: bool = False
     neutral_frames: int = 6
     dummy_frames: int = 14
     response_frames: int = 8

@@ -223,3 +223,19 @@ def test_a_pair_placed_anywhere_facing_each_other_shakes_hands():
     ci, cp, rep = generate_handshake((a[0], a[1], placed(3.0, 2.0, 90)), (b[0], b[1], placed(4.1, 2.2, -90)),
                                      HandshakeParams(solver_initiator="DLS", solver_partner="DLS", **QUICK))
     assert rep["both_mean_cm"] < 0.05 and rep["align_max_deg_initiator"] < 2 and rep["align_max_deg_partner"] < 2
+
+
+def test_fuzzy_can_approach_a_static_target_without_a_path():
+    a, b = two_humans()
+    quick = dict(QUICK, shake_frames=24, secondary_shakes=0)
+    _, _, on_path = generate_handshake(a, b, HandshakeParams(solver_initiator="FUZZY", solver_partner="DLS", **quick))
+    _, _, static = generate_handshake(a, b, HandshakeParams(solver_initiator="FUZZY", solver_partner="DLS",
+                                                            fuzzy_static_targets=True, **quick))
+    ph = np.array(list(static["phase_initiator"]))
+    approach = np.nonzero(ph == "A")[0]
+    g_static = np.array(static["curves"]["grip_initiator"])[approach]
+    g_path = np.array(on_path["curves"]["grip_initiator"])[approach]
+    assert np.max(np.linalg.norm(g_static - g_path, axis=1)) > 0.02  # it takes its own way …
+    c = np.array(static["contact_point"])
+    assert np.linalg.norm(g_static[-1] - c) < 0.005  # … and still arrives at C
+    assert static["sequence_initiator"] == "NDASRN" and static["both_mean_cm"] < 2.0
