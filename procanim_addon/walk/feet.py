@@ -28,6 +28,8 @@ from .. import transforms as tf
 from ..ground import UP
 
 G = 9.81
+STAIRS_TOE_OFF_DEG = 30.0  # toe off on stairs: a shorter push so the toe clears the next riser
+STAIRS_HEEL_OFF_DEG = 25.0 # heel up at the other foot's heel strike on stairs
 
 
 @dataclass
@@ -102,10 +104,13 @@ class FootModel:
         sign = 1 if side == "L" else -1
         self.ks = [k for k in range(len(steps)) if steps.side[k] == sign]
         self.th_hs = np.where(steps.on_stairs, 0.0, np.radians(params.heel_strike_deg))
-        self.th_ho = np.radians(params.heel_off_deg)
+        self.th_ho = np.full(len(steps), np.radians(params.heel_off_deg))
         # on stairs the push-off is shorter (toe off at most 20°) so the toe clears the next riser
         toe_off = np.radians(params.toe_off_deg)
-        self.th_to = np.where(steps.on_stairs, min(toe_off, np.radians(20.0)), toe_off)
+        self.th_to = np.where(steps.on_stairs, min(toe_off, np.radians(STAIRS_TOE_OFF_DEG)), toe_off)
+        # on stairs the trailing heel is well up by the time the other foot lands on the next tread
+        self.th_ho = np.where(steps.on_stairs, np.maximum(self.th_ho, np.radians(STAIRS_HEEL_OFF_DEG)), self.th_ho)
+        self.th_ho = np.minimum(self.th_ho, self.th_to)
         self.R_flat = yaw_tilt(steps.heading, char.rest_heading, steps.normal)  # (K, 3, 3)
         self.phase = {k: self._phases(k) for k in self.ks}
         self.apex = {}
@@ -162,13 +167,13 @@ class FootModel:
         b = (t >= t_rise) & (t < t_c)
         if np.any(b):
             u = (t[b] - t_rise) / max(t_c - t_rise, 1e-6)
-            pitch[b] = self.th_ho * u * u
+            pitch[b] = self.th_ho[k] * u * u
         c = t >= t_c
         if np.any(c):
             u = np.clip((t[c] - t_c) / max(t_d - t_c, 1e-6), 0, 1)
-            m0 = 2 * self.th_ho * (t_d - t_c) / max(t_c - t_rise, 1e-6)
-            pitch[c] = _hermite(self.th_ho, m0, self.th_to[k], self.th_to[k] - self.th_ho, u)
-            toe_pitch[c] = pitch[c] - self.th_ho
+            m0 = 2 * self.th_ho[k] * (t_d - t_c) / max(t_c - t_rise, 1e-6)
+            pitch[c] = _hermite(self.th_ho[k], m0, self.th_to[k], self.th_to[k] - self.th_ho[k], u)
+            toe_pitch[c] = pitch[c] - self.th_ho[k]
         Rf = R @ pitch_rot(self.left, pitch)
         Rt = R @ pitch_rot(self.left, toe_pitch)
         flat = ~(a | b | c)
@@ -249,7 +254,7 @@ class FootModel:
         nrm = tf.normalize(st.normal[k] * (1 - e)[:, None] + st.normal[k2] * e[:, None])
         ep = self._level(k, r)
         pitch = self._swing_pitch(k, r, dur)
-        toe_bend = self.th_ho * (1 - ep)  # toe bend relative to the foot, from θ_ho at toe off to 0
+        toe_bend = self.th_ho[k] * (1 - ep)  # toe bend relative to the foot, from θ_ho at toe off to 0
         Rb = yaw_tilt(hd, self.char.rest_heading, nrm)
         Rf = Rb @ pitch_rot(self.left, pitch)
         Rt = Rb @ pitch_rot(self.left, pitch - toe_bend)
@@ -304,7 +309,7 @@ class FootModel:
         """Foot pitch over the swing: from θ_to (keeping the roll's rate at toe off, a bump that
         dies out by the time the foot levels) to −θ_hs of the next heel strike."""
         _, _, _, t_c, t_d = self.phase[k]
-        rate = (self.th_to[k] - self.th_ho) / max(t_d - t_c, 1e-6)  # dθ/dt at toe off (rad/s)
+        rate = (self.th_to[k] - self.th_ho[k]) / max(t_d - t_c, 1e-6)  # dθ/dt at toe off (rad/s)
         stairs = self.steps.on_stairs[k] or self.steps.on_stairs[k + 2]
         rl = 0.2 if stairs else 0.3
         bump = np.where(r < rl, rate * dur * r * (1 - r / rl) ** 2, 0.0)

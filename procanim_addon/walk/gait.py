@@ -26,6 +26,7 @@ from .timing import make_timeline
 from .turning import PSI_ANKLE_SHARE, body_yaw
 
 LEAN_DEG = {"plane": 2.0, "up": 7.0, "down": 1.0}
+EARLY_SWING = 0.0  # fraction of the swing during which the pelvis must also let the swing leg reach
 
 
 def _rz(angle):
@@ -81,8 +82,26 @@ def _bears_on_reach(track) -> np.ndarray:
     """Frames where the pelvis must let this leg reach its ankle: while the foot bears weight and
     early in its swing (it is still close to the ground it pushed off)."""
     r = track.swing_r
-    early = np.zeros_like(track.planted) if r is None else np.nan_to_num(r, nan=1.0) < 0.3
+    early = np.zeros_like(track.planted) if r is None else np.nan_to_num(r, nan=1.0) < EARLY_SWING
     return track.planted | early
+
+
+def _lift_into_reach(hip, ankle, reach: float, knee: float = 0.02):
+    """Swinging ankles raised (straight up, so a toe near a riser does not run into it) until the
+    hip can reach them; the raise is a smooth ramp (C¹) ``knee`` m wide. Ankles too far out
+    horizontally are drawn in toward the hip instead (:func:`_soft_reach`)."""
+    v = ankle - hip
+    horiz = np.linalg.norm(v[:, :2], axis=-1)
+    inner = reach - knee
+    z_need = hip[:, 2] - np.sqrt(np.maximum(inner * inner - horiz * horiz, 0.0))
+    deficit = z_need - ankle[:, 2]
+    lift = np.where(deficit >= knee, deficit, np.where(deficit <= -knee, 0.0, (deficit + knee) ** 2 / (4 * knee)))
+    out = ankle.copy()
+    out[:, 2] += lift
+    far = horiz > inner
+    if np.any(far):
+        out[far] = _soft_reach(hip[far], ankle[far], reach)
+    return out
 
 
 def _soft_reach(hip, ankle, reach: float, knee: float = 0.04):
@@ -249,7 +268,7 @@ def generate_path_walk(skeleton, rigmap, path_points, ground=None, params: PathW
         target = tr.ankle.copy()
         swing = ~tr.planted
         if np.any(swing):
-            target[swing] = _soft_reach(hip_joint[s][swing], tr.ankle[swing], p.knee_reach * (lt + ls))
+            target[swing] = _lift_into_reach(hip_joint[s][swing], tr.ankle[swing], p.knee_reach * (lt + ls))
         knee, end = solve_two_bone(hip_joint[s], target, pole, lt, ls)
         leg_report[s] = float(np.max(np.linalg.norm(end - tr.ankle, axis=-1)[tr.planted], initial=0.0))
         th, sh, ft = char.thigh[s], char.shin[s], char.foot[s]

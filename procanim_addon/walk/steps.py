@@ -231,7 +231,10 @@ def divide_path(
         for a, b in later:
             if a > cur + w_max:
                 break
-            cand = min(b, max(a, cur + stride))
+            # a step up or down a riser is shorter: the legs also have to cover the height
+            dz = abs(z_at(min(b, max(a, cur + stride))) - z_at(cur))
+            reach = stride * max(0.5, 1.0 - 0.5 * dz / max(max_step_height, 1e-6))
+            cand = min(b, max(a, cur + reach))
             if b < L - 1e-9 and b - a < 0.5 * stride:
                 # a stair tread: stand in its middle when that is within reach (room at both edges)
                 cand = max(a, min(0.5 * (a + b), cur + w_max))
