@@ -69,8 +69,9 @@ def main(argv=None):
     print(head)
     print("-" * len(head))
     for r in rows:
-        def cell(k):
+        def cell(k, r=r):
             return f"{r[k + '_mean_cm']:.4f}/{r[k + '_std_cm']:.4f}/{r[k + '_max_cm']:.3f}"
+
         print(f"{r['label']:<16} {cell('both'):>20} {cell('initiator'):>20} {cell('partner'):>20} "
               f"{r['time_ms_initiator']:6.1f},{r['time_ms_partner']:6.1f}")
     print()

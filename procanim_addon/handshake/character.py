@@ -153,7 +153,9 @@ def prepare_character(name, skeleton, rigmap, world, solver, params) -> Characte
     try:
         bones = skeleton.chain(hand, top)
     except ValueError:
-        raise InputError(f"On the {name}, '{skeleton.names[hand]}' does not hang below '{skeleton.names[top]}'.") from None
+        raise InputError(
+            f"On the {name}, '{skeleton.names[hand]}' does not hang below '{skeleton.names[top]}'."
+        ) from None
     bad = skeleton.unsupported_bones(bones)
     if bad:
         raise InputError(f"On the {name}, bones {', '.join(bad)} do not inherit rotation and scale fully; "

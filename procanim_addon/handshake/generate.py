@@ -182,7 +182,8 @@ def _meeting(ai: _Actor, ap: _Actor, p: HandshakeParams) -> Meeting:
     ci, cp = ai.ch, ap.ch
     e_i, e_p = ci.elbow_world(ai.pose), cp.elbow_world(ap.pose)
     rest_elbow_z = [ci.elbow_world(ci.rest_pose)[2], cp.elbow_world(cp.rest_pose)[2]]
-    height = float(np.mean(rest_elbow_z) - p.contact_drop_forearms * np.mean([ci.forearm_length(), cp.forearm_length()]))
+    forearm = np.mean([ci.forearm_length(), cp.forearm_length()])
+    height = float(np.mean(rest_elbow_z) - p.contact_drop_forearms * forearm)
     w = dominance_weight(p.dominance_initiator, p.dominance_partner, p.dominance_shift)
     c = contact_point(e_i, e_p, w, height)
     toward = horizontal(e_p - e_i)

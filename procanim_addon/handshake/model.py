@@ -50,7 +50,8 @@ def shake_vector(elbow_i, elbow_p, ratio: float = 0.35) -> np.ndarray:
     return s * ratio * dist
 
 
-def shake_offsets(primary_frames: int, secondary: int = 0, secondary_frames: int = 12, decay: float = 0.5) -> np.ndarray:
+def shake_offsets(primary_frames: int, secondary: int = 0, secondary_frames: int = 12,
+                  decay: float = 0.5) -> np.ndarray:
     """Per-frame multiples of ŝ for the shake phase ``(frames,)``.
 
     The primary shake is one cycle ``½ sin 2πu`` (up half the shake distance, down to the other

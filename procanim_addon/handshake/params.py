@@ -83,7 +83,7 @@ class HandshakeParams:
     arrive_tolerance_m: float = 0.002
     max_wait_frames: int = 24
 
-    def validate(self) -> "HandshakeParams":
+    def validate(self) -> HandshakeParams:
         for name in ("solver_initiator", "solver_partner"):
             v = str(getattr(self, name)).upper()
             if v not in SOLVERS:
@@ -98,7 +98,8 @@ class HandshakeParams:
             raise InputError(f"Frames per second must be positive (got {self.fps}).")
         for name in ("dummy_frames", "approach_frames", "shake_frames", "retreat_frames"):
             if int(getattr(self, name)) < 2:
-                raise InputError(f"{name.replace('_', ' ').capitalize()} must be at least 2 (got {getattr(self, name)}).")
+                label = name.replace("_", " ").capitalize()
+                raise InputError(f"{label} must be at least 2 (got {getattr(self, name)}).")
         if not self.arrive_tolerance_m > 0:
             raise InputError("Arrival tolerance must be positive.")
         for name in ("neutral_frames", "hold_frames", "secondary_shakes", "response_frames", "max_wait_frames"):

@@ -14,10 +14,10 @@ pose with the other, and releases the synchronised A → S.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 
-class Phase(str, Enum):
+class Phase(StrEnum):
     NEUTRAL = "N"
     DUMMY = "D"
     APPROACH = "A"

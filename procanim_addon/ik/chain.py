@@ -43,7 +43,7 @@ class JointLimit:
             raise ValueError("joint limit lower bound above upper bound")
 
     @classmethod
-    def free(cls, axes=None) -> "JointLimit":
+    def free(cls, axes=None) -> JointLimit:
         """No limit (±180° about the bone's own X, Z, Y axes)."""
         axes = np.array([[1.0, 0, 0], [0, 0, 1.0], [0, -1.0, 0]]) if axes is None else axes
         axes = np.asarray(axes, float)
@@ -107,9 +107,10 @@ class Chain:
         self.lower = np.stack([lim.lower for lim in self.limits])  # (n, 3)
         self.upper = np.stack([lim.upper for lim in self.limits])
         last = self.bones[-1]
-        self.effector_local = (
-            np.array([0.0, skeleton.lengths[last], 0.0]) if effector_local is None else np.asarray(effector_local, float)
-        )
+        if effector_local is None:
+            self.effector_local = np.array([0.0, skeleton.lengths[last], 0.0])
+        else:
+            self.effector_local = np.asarray(effector_local, float)
         self.base_parent = int(skeleton.parents[self.bones[0]])
 
     # ------------------------------------------------------------------ angles <-> rotations

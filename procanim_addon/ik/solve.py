@@ -25,7 +25,6 @@ import numpy as np
 
 from .. import transforms as tf
 from ..errors import InputError
-from ._effector import effector_of
 from .ccd import ccd
 from .fabrik import fabrik
 from .fuzzy import ARM_JOINT, CLAVICLE_JOINT, ELBOW_JOINT, FuzzyJoint, fuzzy_frame

@@ -4,8 +4,7 @@ import numpy as np
 import pytest
 
 from procanim_addon.handshake.grip import grip_rotation, hand_frame
-from procanim_addon.handshake.model import (contact_point, dominance_weight, shake_offsets, shake_vector,
-                                            step_toward)
+from procanim_addon.handshake.model import contact_point, dominance_weight, shake_offsets, shake_vector, step_toward
 
 E_I = np.array([0.2, 0.0, 1.2])  # initiator's right elbow
 E_P = np.array([-0.2, -1.0, 1.1])  # partner's right elbow

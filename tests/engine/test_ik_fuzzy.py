@@ -3,8 +3,17 @@
 import numpy as np
 import pytest
 
-from procanim_addon.ik.fuzzy import (ARM_JOINT, INPUT_SETS, OUTPUT_SETS, RULES, FuzzyJoint, angular_speed,
-                                     angular_speed_scalar, memberships, ticks_per_frame)
+from procanim_addon.ik.fuzzy import (
+    ARM_JOINT,
+    INPUT_SETS,
+    OUTPUT_SETS,
+    RULES,
+    FuzzyJoint,
+    angular_speed,
+    angular_speed_scalar,
+    memberships,
+    ticks_per_frame,
+)
 
 J = FuzzyJoint(dead_zone_deg=1.0, outer_deg=60.0, slow_deg_s=80.0, fast_deg_s=300.0)
 
