@@ -210,6 +210,19 @@ def add_ik_feet(obj, walker, frames):
     return empties
 
 
+def cycle_speed(walker, period: int) -> float:
+    """Walking speed (m/s) of the steady cycle: the hips' travel over one period mid-walk."""
+    src = walker.animation_data.action
+    lo, hi = src.frame_range
+    a = int(round((lo + hi) / 2))
+    scene = bpy.context.scene
+    pos = []
+    for f in (a, a + period):
+        scene.frame_set(f)
+        pos.append(np.array(walker.matrix_world @ walker.pose.bones["hips"].head))
+    return float(np.linalg.norm(pos[1][:2] - pos[0][:2]) / period * FPS)
+
+
 def nla_bake(obj, n_frames) -> float:
     select_only(obj)
     t0 = time.perf_counter()
@@ -240,6 +253,7 @@ def main(argv=None) -> int:
     MODULE = install()
     walk = importlib.import_module(MODULE + ".procanim_addon.walk")
     bridge = importlib.import_module(MODULE + ".operators.bridge")
+    FlatGround = importlib.import_module(MODULE + ".procanim_addon.ground").FlatGround
     scene = bpy.context.scene
     scene.render.fps = FPS
 
@@ -259,13 +273,13 @@ def main(argv=None) -> int:
     sk, rm = bridge.read_skeleton(human), bridge.read_rigmap(human)
     points = bridge.read_curve_polyline(curve, human, bpy.context.evaluated_depsgraph_get())
     t0 = time.perf_counter()
-    clip = walk.generate_path_walk(sk, rm, points, None, params)
+    clip = walk.generate_path_walk(sk, rm, points, FlatGround(0.0), params)  # what the operator passes
     t_engine = time.perf_counter() - t0
     t0 = time.perf_counter()
     assert bpy.ops.procanim.path_walk(armature=human.name, path=curve.name, cadence=CADENCE) == {"FINISHED"}
     t_op = time.perf_counter() - t0
     metrics = json.loads(human.animation_data.action.procanim.metrics_json)
-    n = int(metrics["frame_end"] - metrics["frame_start"] + 1)
+    n = n_walk = int(metrics["frame_end"] - metrics["frame_start"] + 1)
     frames = np.arange(1, n + 1)
     rows = {}
 
@@ -275,41 +289,42 @@ def main(argv=None) -> int:
     straight.location.x = 3.0
     assert bpy.ops.procanim.path_walk(armature=straight.name, path=line.name, cadence=CADENCE) == {"FINISHED"}
     period = int(round(2 * 60.0 / CADENCE * FPS))
-    step_len = json.loads(straight.animation_data.action.procanim.metrics_json)
-    speed = 12.0 / ((step_len["frame_end"] - step_len["frame_start"] + 1 - stand) / FPS)
+    speed = cycle_speed(straight, period)
     length_m = float(np.sum(np.linalg.norm(np.diff(pts, axis=0), axis=1)))
     fp = follow_path_rig("FollowPath", straight, period, curve, length_m, speed)
+    lo, hi = fp["walk_frames"]
+    n = max(n, int(np.ceil(hi)) + 1)  # bake every method until the Follow Path rig has arrived
+    frames = np.arange(1, n + 1)
     t_fp = nla_bake(fp, n)
     # every method is measured over the frames where the Follow Path rig travels (not the standing ends)
-    lo, hi = fp["walk_frames"]
     window = np.arange(int(np.ceil(lo)), int(np.floor(hi)) + 1)
-    rows["ProcAnim path_walk (operator)"] = (t_op, measure(human, window, pts))
-    rows["Follow Path + cycle, nla.bake"] = (t_fp, measure(fp, window, pts))
+    rows["ProcAnim path_walk (operator)"] = (t_op, n_walk, measure(human, window, pts))
+    rows["Follow Path + cycle, nla.bake"] = (t_fp, n, measure(fp, window, pts))
 
     # 3. the same with IK feet keyed to the ProcAnim footsteps, baked
     ik = follow_path_rig("IKFeet", straight, period, curve, length_m, speed)
     add_ik_feet(ik, human, frames)
     t_ik = nla_bake(ik, n)
-    rows["Follow Path + IK feet, nla.bake"] = (t_ik, measure(ik, window, pts))
+    rows["Follow Path + IK feet, nla.bake"] = (t_ik, n, measure(ik, window, pts))
 
     print(
         f"Blender {bpy.app.version_string}; ProcAnim human along a {length_m:.1f} m S-curve, "
-        f"{CADENCE:g} steps/min, {FPS} fps, {n} frames"
+        f"{CADENCE:g} steps/min, {FPS} fps, {n_walk} frames"
     )
     print(
-        f"engine alone: generate_path_walk {t_engine:.2f} s = {n / t_engine:.0f} frames/s "
+        f"engine alone: generate_path_walk {t_engine:.2f} s = {n_walk / t_engine:.0f} frames/s "
         f"(operator's own generate_ms: {metrics['generate_ms'] / 1000:.2f} s)"
     )
     head = f"{'method':34s} {'bake s':>7s} {'fr/s':>6s} {'skate':>7s} {'p95':>7s} {'pen cm':>7s} {'dev cm':>7s}"
     print(head)
     print("-" * len(head))
-    out = {"frames": n, "length_m": length_m, "engine_s": t_engine, "rows": {}}
-    for name, (t, m) in rows.items():
+    out = {"frames": n_walk, "length_m": length_m, "engine_s": t_engine, "rows": {}}
+    for name, (t, count, m) in rows.items():
         print(
-            f"{name:34s} {t:7.2f} {n / t:6.0f} {m['skate_mean']:7.2f} {m['skate_p95']:7.2f} "
+            f"{name:34s} {t:7.2f} {count / t:6.0f} {m['skate_mean']:7.2f} {m['skate_p95']:7.2f} "
             f"{m['penetration']:7.2f} {m['deviation']:7.2f}"
         )
-        out["rows"][name] = {"seconds": t, **m}
+        out["rows"][name] = {"seconds": t, "frames": count, **m}
     print(
         f"(measured on frames {window[0]}–{window[-1]}, while the Follow Path rig travels; skate: cm/s of sole "
         "points in contact; bake s: the operator end to end for ProcAnim, bpy.ops.nla.bake alone for the others "

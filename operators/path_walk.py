@@ -14,6 +14,7 @@ from bpy.props import EnumProperty, FloatProperty, FloatVectorProperty, IntPrope
 
 from ..procanim_addon import transforms as tf
 from ..procanim_addon.errors import InputError
+from ..procanim_addon.ground import FlatGround
 from ..procanim_addon.rig_roles import LEG_ROLES
 from ..procanim_addon.terrain.mesh import TerrainMesh
 from ..procanim_addon.walk import PathWalkParams, generate_path_walk
@@ -225,6 +226,11 @@ class PROCANIM_OT_path_walk(GeneratorMixin, bpy.types.Operator):
             ground_obj = resolve_object(ground_name, ("MESH",), "ground (a mesh object)")
             verts, tris = read_mesh_triangles(ground_obj, obj, depsgraph, what="ground")
             ground = TerrainMesh(verts, tris, name=ground_obj.name)
+        elif np.ptp(points[:, 2]) < 1e-6:
+            # A level curve and no ground object: its own height is a plane. Same result as the
+            # engine's path-height ground, whose per-query nearest-sample search grows with
+            # frames × path samples (procanim_addon/walk/path.py PathHeightGround.height).
+            ground = FlatGround(float(points[0, 2]))
         skeleton = read_skeleton(obj)
         rigmap = read_rigmap(obj)
         missing = [r for r in LEG_ROLES if not rigmap.get(r) or not skeleton.has(rigmap.get(r))]
