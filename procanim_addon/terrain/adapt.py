@@ -20,7 +20,7 @@ All positions are in the armature's space, metres; the surfaces are :class:`Terr
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -28,6 +28,7 @@ from .. import transforms as tf
 from ..clip import Clip
 from ..errors import InputError
 from ..frames import character_frame
+from ..skeleton import Skeleton
 from . import descriptors as rd
 from .collisions import colliding, collision_metrics, limb_boxes
 from .contact import UP, effectors, footing_shifts, gaps, intervals, move_end, ramp_envelope, set_world
@@ -61,6 +62,9 @@ class AdaptParams:
     refuse_infeasible:     raise InputError when the terrain exceeds what the motion can do;
                            False adapts anyway and reports the collisions (the bench does this)
     smoothing_s:           lifts and hip drops fade in and out over this time (s)
+    unit_m:                metres per armature-space unit (the armature object's scale when its
+                           space is not metres, e.g. a BVH imported at another scale); every *_m
+                           value above is in metres whatever the rig's units
     """
 
     descriptors_per_joint: int = 12
@@ -83,6 +87,7 @@ class AdaptParams:
     max_step_ratio: float = 0.75
     refuse_infeasible: bool = True
     smoothing_s: float = 0.25
+    unit_m: float = 1.0
 
     def validate(self) -> None:
         if self.descriptors_per_joint < 10:
@@ -99,6 +104,8 @@ class AdaptParams:
             raise InputError("Descriptor radius, spread and contact height must be positive; cutoff ratio above 1.")
         if min(self.clearance_m, self.collision_tolerance_m, self.smoothing_s, self.max_step_ratio) < 0:
             raise InputError("Clearance, collision tolerance, smoothing and step ratio cannot be negative.")
+        if not self.unit_m > 0:
+            raise InputError("The armature's unit (metres per unit) must be positive.")
 
 
 def _channels_in_skeleton_order(skeleton, source: Clip):
@@ -136,6 +143,13 @@ def adapt_to_terrain(skeleton, rigmap, source: Clip, reference: TerrainMesh | No
     """
     p = params or AdaptParams()
     p.validate()
+    if p.unit_m != 1.0:  # work in metres, hand back channels in the rig's own units
+        sk_m, src_m, ref_m, ter_m = _in_metres(skeleton, source, reference, terrain, p.unit_m)
+        out = adapt_to_terrain(sk_m, rigmap, src_m, ref_m, ter_m, replace(p, unit_m=1.0))
+        out.locations = out.locations / p.unit_m
+        if out.object_locations is not None:
+            out.object_locations = out.object_locations / p.unit_m
+        return out
     t_start = time.perf_counter()
     if source.frame_count < 1:
         raise InputError("The action has no frames to adapt.")
@@ -342,6 +356,21 @@ class _FinalFix:
 
 
 # --------------------------------------------------------------------------- helpers
+
+def _in_metres(skeleton, source: Clip, reference, terrain, unit_m: float):
+    """Skeleton, clip and surfaces scaled from armature units to metres."""
+    ml = skeleton.matrix_local.copy()
+    ml[:, :3, 3] *= unit_m
+    sk = Skeleton(list(skeleton.names), skeleton.parents.copy(), ml, skeleton.lengths * unit_m,
+                  list(skeleton.inherit_rotation), list(skeleton.inherit_scale), list(skeleton.local_location))
+    src = replace(source, locations=source.locations * unit_m, metrics=dict(source.metrics),
+                  object_locations=None if source.object_locations is None else source.object_locations * unit_m)
+
+    def scaled(mesh):
+        return None if mesh is None else TerrainMesh(mesh.vertices * unit_m, mesh.triangles, name=mesh.name)
+
+    return sk, src, scaled(reference), scaled(terrain)
+
 
 def bone_length_error_pct(skeleton, pose: np.ndarray, locations: np.ndarray) -> float:
     """Largest change of a bone's length over frames, in % of its rest length: both the head→tail

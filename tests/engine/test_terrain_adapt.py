@@ -150,3 +150,20 @@ def test_tumble_over_ankle_zigzag_collides_no_more_than_on_flat_ground(human):
     assert m["collisions_arms"] <= m["source_collisions_arms"]
     assert m["contact_error_cm_max"] < 1.0  # feet and hands that touched the floor touch the blocks
     assert m["bone_length_error_pct"] < 0.01
+
+
+def test_a_rig_in_centimetres_adapts_like_the_same_rig_in_metres(human, walk):
+    sk, rm = human
+    terrain = course(sk, rm, "ankle")
+    metres = adapt_to_terrain(sk, rm, walk, None, terrain)
+    # the same rig, clip and terrain with every distance × 100, and unit_m = 0.01
+    ml = sk.matrix_local.copy()
+    ml[:, :3, 3] *= 100
+    sk_cm = type(sk)(sk.names, sk.parents, ml, sk.lengths * 100)
+    walk_cm = type(walk)(walk.bone_names, walk.frames, walk.fps, walk.locations * 100, walk.rotations,
+                         key_location=walk.key_location)
+    terrain_cm = TerrainMesh(terrain.vertices * 100, terrain.triangles)
+    cm = adapt_to_terrain(sk_cm, rm, walk_cm, None, terrain_cm, AdaptParams(unit_m=0.01))
+    assert np.allclose(cm.locations / 100, metres.locations, atol=1e-9)
+    assert np.allclose(cm.rotations, metres.rotations, atol=1e-9)
+    assert cm.metrics["collisions"] == metres.metrics["collisions"] == 0
