@@ -167,3 +167,45 @@ def test_a_rig_in_centimetres_adapts_like_the_same_rig_in_metres(human, walk):
     assert np.allclose(cm.locations / 100, metres.locations, atol=1e-9)
     assert np.allclose(cm.rotations, metres.rotations, atol=1e-9)
     assert cm.metrics["collisions"] == metres.metrics["collisions"] == 0
+
+
+BVH_NAMES = {  # ProcAnim bone -> BVH/CMU joint name (Blender's BVH importer names bones after joints)
+    "hips": "Hips", "spine": "Spine", "chest": "Spine1", "neck": "Neck", "head": "Head",
+    "clavicle.L": "LeftShoulder", "upper_arm.L": "LeftArm", "forearm.L": "LeftForeArm", "hand.L": "LeftHand",
+    "thigh.L": "LeftUpLeg", "shin.L": "LeftLeg", "foot.L": "LeftFoot", "toe.L": "LeftToeBase",
+}
+
+
+def bvh_like_rig():
+    """The human's joints under BVH names, the hips as the root bone (no separate root), and every
+    bone rolled differently from ProcAnim's (local Z toward +X instead of forward)."""
+    from procanim_addon.rig_roles import detect
+    from procanim_addon.rigs import BoneSpec, human_template
+    from procanim_addon.skeleton import Skeleton
+
+    names = dict(BVH_NAMES)
+    names.update({k.replace(".L", ".R"): v.replace("Left", "Right") for k, v in BVH_NAMES.items() if ".L" in k})
+    bones = []
+    for b in human_template().bones:
+        if b.name == "root":
+            continue
+        spec = BoneSpec(names[b.name], names.get(b.parent) if b.parent != "root" else None, b.head, b.tail,
+                        (1.0, 0.0, 0.0))
+        bones.append({"name": spec.name, "parent": spec.parent, "matrix_local": spec.matrix(), "length": spec.length})
+    sk = Skeleton.from_bones(bones)
+    parents = {b["name"]: b["parent"] for b in bones}
+    return sk, detect(sk.names, parents)
+
+
+@pytest.mark.parametrize("level", ["ankle", "knee"])
+def test_a_bvh_named_rig_with_other_bone_rolls_adapts_as_well(level):
+    sk, rm = bvh_like_rig()
+    assert rm.get("thigh.L") == "LeftUpLeg" and rm.get("toe.R") == "RightToeBase"
+    walk = motions.walk(sk, rm, motions.WalkParams(steps=6))
+    flat = adapt_to_terrain(sk, rm, walk, None, TerrainMesh.flat(SOLE_Z, size=60))
+    a, b = poses(sk, walk, flat)
+    assert np.abs(a - b).max() < 1e-9
+    out = adapt_to_terrain(sk, rm, walk, None, course(sk, rm, level))
+    assert out.metrics["collisions"] == 0
+    assert out.metrics["contact_error_cm_max"] < 1.0
+    assert out.metrics["bone_length_error_pct"] < 0.01
