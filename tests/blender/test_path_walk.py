@@ -347,6 +347,24 @@ def test_metrics_are_stored_on_the_action_and_agree_with_blender(s_walk):
     assert m["skate_mean_cm_s"] < 1.0 and v.mean() * 100 < 1.0
 
 
+def test_the_skate_measure_sees_feet_that_slide():
+    """The measure above can fail: stretch the root's travel by 15 % (what a Follow Path at the wrong
+    speed does; the root starts at its rest place, so scaling every location key stretches the
+    travel) and the planted feet slide."""
+    human = add_human()
+    add_curve("Line", [(0.0, 0.0, 0.0), (0.0, -3.0, 0.0)])
+    assert bpy.ops.procanim.path_walk(armature=human.name, path="Line") == {"FINISHED"}
+    v, _ = Walk(human).contact_speeds(flat)
+    assert v.mean() * 100 < 1.0
+    for fc in harness.fcurves_of(human.animation_data.action, human):
+        if fc.data_path == 'pose.bones["root"].location':
+            for kp in fc.keyframe_points:
+                kp.co.y *= 1.15
+            fc.update()
+    v, _ = Walk(human).contact_speeds(flat)
+    assert v.mean() * 100 > 1.0, f"sliding feet measured at only {v.mean() * 100:.2f} cm/s"
+
+
 def test_works_on_rigify_human_metarig():
     import addon_utils
 
