@@ -268,7 +268,7 @@ class FootModel:
             # solved on an earlier pass (the COM moves by millimetres between passes)
             apex, lift = self._clearance[k]
         else:
-            apex = max(z0, z1) + self.p.clearance_m + 0.02
+            apex = max(z0, z1) + 0.01  # then raised until the sole clears the ground
             pts_rest = np.stack([self.geo.heel, self.joint_rest, self.geo.tip])
             xy_c = horizontal(chk)
             e_c = _smooth(chk)
