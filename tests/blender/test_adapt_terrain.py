@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import types
 
 import bpy
 import harness
@@ -573,3 +574,57 @@ def test_add_zigzag_builds_the_papers_terrain_in_front_of_the_character(turned):
     assert surface.height((*ahead(0.7), 0.0)) == pytest.approx(sole_z + heights["knee"], abs=1e-5)
     assert surface.height((*ahead(1.5), 0.0)) == pytest.approx(sole_z, abs=1e-5)
     assert surface.height((*ahead(0.1), 0.0)) == pytest.approx(sole_z, abs=1e-5)
+
+
+class FakeLayout:
+    """Records what a panel's draw() asks for (there is no window, hence no real UILayout, here)."""
+
+    def __init__(self, log):
+        self.log = log
+
+    def _child(self, *_a, **_k):
+        return FakeLayout(self.log)
+
+    row = column = box = grid_flow = split = _child
+
+    def prop(self, data, name, **_k):
+        self.log.append(("prop", name))
+
+    def label(self, text="", **_k):
+        self.log.append(("label", text))
+
+    def operator(self, idname, text="", **_k):
+        op = types.SimpleNamespace()
+        self.log.append(("operator", idname, text, op))
+        return op
+
+
+def test_terrain_panel_draws_and_generate_carries_the_sidebar_settings():
+    human = add_human()
+    assert bpy.ops.procanim.source_motion(armature=human.name, kind="JUMP") == {"FINISHED"}
+    terrain = add_zigzag("Zigzag", 0.1)
+    scene = bpy.context.scene
+    st = scene.procanim.terrain
+    st.terrain, st.damping, st.tolerance, st.use_action_range = terrain, 0.1, 0.01, False
+    st.frame_start, st.frame_end = 3, 40
+    log: list = []
+    bpy.types.PROCANIM_PT_terrain.draw(types.SimpleNamespace(layout=FakeLayout(log)), bpy.context)
+    assert ("label", "Adapts: Human.jump") in log
+    ops = {(entry[1], entry[2]): entry[3] for entry in log if entry[0] == "operator"}
+    gen = ops["procanim.adapt_terrain", "Generate"]
+    assert (gen.armature, gen.terrain, gen.reference) == ("Human", "Zigzag", "")
+    assert (gen.frame_start, gen.frame_end, gen.damping) == (3, 40, pytest.approx(0.1))
+    assert ops["procanim.source_motion", "Tumble"].kind == "TUMBLE"
+    assert ops["procanim.add_zigzag", "Knee"].level == "KNEE"
+    # the same values, run as the button would: the bake shows in the panel's metrics box
+    kwargs = {k: v for k, v in vars(gen).items()}
+    assert bpy.ops.procanim.adapt_terrain(**kwargs) == {"FINISHED"}
+    log.clear()
+    bpy.types.PROCANIM_PT_terrain.draw(types.SimpleNamespace(layout=FakeLayout(log)), bpy.context)
+    labels = [entry[1] for entry in log if entry[0] == "label"]
+    assert "Adapts: Human.jump" in labels  # still the original after the bake
+    assert any(t.startswith("Collision frames: ") for t in labels)
+    assert any(t.startswith("Bone length error %: ") for t in labels)
+    log.clear()
+    bpy.types.PROCANIM_PT_terrain_advanced.draw(types.SimpleNamespace(layout=FakeLayout(log)), bpy.context)
+    assert [e[1] for e in log if e[0] == "prop"] == ["damping", "tolerance", "key_interval", "refuse_infeasible"]
