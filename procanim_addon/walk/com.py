@@ -144,7 +144,6 @@ def solve_com(timeline, steps, params, y_stand: float, y_targets: np.ndarray, y_
     shapes_x = np.concatenate([sines @ ax, sines[..., 0]], axis=-1)
     nom_x = np.concatenate([np.ones(len(feet)), np.full(len(feet), ax[0])])
     mid = 0.5 * (steps.s[:-1] + steps.s[1:])  # hip midway in the step at heel strike
-    T_last = timeline.T[n - 1]
     settle = timeline.settle
     # end of walk: the COM still has a little way to go, done by the settling cubic
     end_gap = min(0.2 * steps.w[n - 2], 0.5 * (s_final - mid[n - 2])) if n >= 3 else 0.0
@@ -183,5 +182,4 @@ def solve_com(timeline, steps, params, y_stand: float, y_targets: np.ndarray, y_
     feet_force = np.zeros((len(tt), len(feet)))
     feet_force[len(pre):len(pre) + N] = shapes_y * ys.coeffs
     vf = np.concatenate([np.ones(len(pre)), ys.acc / G + 1.0, np.full(len(post) + len(tail), np.nan)])
-    _ = T_last
     return ComPath(tt, s, y, z, vf, feet_force, ys.coeffs, (t0, t1))

@@ -160,3 +160,16 @@ def test_arm_pendulum_swings_between_the_boundary_angles_at_rest():
     assert u[0, 0] > u[0, 1] and u[1, 0] < u[1, 1]
     # a forward swing never overshoots its target by more than a couple of degrees
     assert th[0].max() - gamma < fwd + np.radians(3)
+
+
+def test_personality_offsets_change_the_com_but_not_its_boundaries():
+    st, tl, plain = _plane_walk()
+    _, _, bouncy = _plane_walk(PathWalkParams(delta_y=(0.0, 0.3, 0.0), delta_x=(0.05, 0.0, 0.0)))
+    n = len(st) - 1
+    walking = (plain.t > tl.heel_strike[2]) & (plain.t < tl.heel_strike[n - 1])
+    # a different body motion …
+    assert np.max(np.abs(plain.y[walking] - bouncy.y[walking])) > 0.003
+    # … through the same boundary positions (hip midway between the feet at every heel strike)
+    s_a, y_a, _ = plain.at(tl.heel_strike[2:n])
+    s_b, y_b, _ = bouncy.at(tl.heel_strike[2:n])
+    assert np.allclose(s_a, s_b, atol=0.01) and np.allclose(y_a, y_b, atol=0.005)
