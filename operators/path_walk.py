@@ -14,7 +14,7 @@ from bpy.props import EnumProperty, FloatProperty, FloatVectorProperty, IntPrope
 
 from ..procanim_addon import transforms as tf
 from ..procanim_addon.errors import InputError
-from ..procanim_addon.ground import FlatGround
+from ..procanim_addon.ground import FlatGround, Ground
 from ..procanim_addon.rig_roles import LEG_ROLES
 from ..procanim_addon.terrain.mesh import TerrainMesh
 from ..procanim_addon.walk import PathWalkParams, generate_path_walk
@@ -221,7 +221,7 @@ class PROCANIM_OT_path_walk(GeneratorMixin, bpy.types.Operator):
                 )
         points = _read_path(curve, obj, context)
         depsgraph = context.evaluated_depsgraph_get()
-        ground = None
+        ground: Ground | None = None
         if ground_name:
             ground_obj = resolve_object(ground_name, ("MESH",), "ground (a mesh object)")
             verts, tris = read_mesh_triangles(ground_obj, obj, depsgraph, what="ground")
@@ -233,7 +233,7 @@ class PROCANIM_OT_path_walk(GeneratorMixin, bpy.types.Operator):
             ground = FlatGround(float(points[0, 2]))
         skeleton = read_skeleton(obj)
         rigmap = read_rigmap(obj)
-        missing = [r for r in LEG_ROLES if not rigmap.get(r) or not skeleton.has(rigmap.get(r))]
+        missing = [r for r in LEG_ROLES if not skeleton.has(rigmap.get(r) or "")]
         if missing:
             raise InputError(
                 f"'{obj.name}' has no bones for the leg roles {', '.join(missing)}; "
@@ -246,7 +246,7 @@ class PROCANIM_OT_path_walk(GeneratorMixin, bpy.types.Operator):
             progress(0.05)
             clip = generate_path_walk(skeleton, rigmap, points, ground, params)
             progress(0.95)
-            if clip.object_locations is not None:
+            if clip.object_locations is not None and clip.object_rotations is not None:
                 # the engine's object delta D is in armature space: new local transform = basis @ D
                 R = tf.quat_to_mat3(clip.object_rotations)
                 clip.object_locations = clip.object_locations @ basis[:3, :3].T + basis[:3, 3]
