@@ -213,7 +213,7 @@ def test_the_alignment_measure_sees_a_turned_hand(dls_bake):
     assert alignment_report(ch, ci2, wanted, "x")["align_max_deg_x"] == pytest.approx(10.0, abs=1e-6)
 
 
-@pytest.mark.parametrize("partner", [placed(0, -1.0, 0), placed(1.0, 0, 0)])
+@pytest.mark.parametrize("partner", [placed(0, -1.0, 0), placed(1.0, 0.5, 0)])
 def test_characters_that_do_not_face_each_other_are_refused(partner):
     a, b = two_humans()
     with pytest.raises(InputError, match="does not face"):
