@@ -257,13 +257,15 @@ def main(argv=None) -> int:
     scene = bpy.context.scene
     scene.render.fps = FPS
 
-    # size the S-curve for about --frames frames: one short probe walk gives the speed
+    # size the S-curve for about --frames frames: probe walks give the speed (twice: start and stop cost)
     probe = add_human("Probe")
     sk, rm = bridge.read_skeleton(probe), bridge.read_rigmap(probe)
     params = walk.PathWalkParams(cadence_spm=CADENCE, fps=FPS)
-    clip = walk.generate_path_walk(sk, rm, s_curve(10.0), None, params)
     stand = 2 * params.stand_s * FPS
-    length = 10.0 * (args.frames - stand) / (clip.frame_count - stand)
+    length = 10.0
+    for _ in range(2):
+        clip = walk.generate_path_walk(sk, rm, s_curve(length), FlatGround(0.0), params)
+        length *= (args.frames - stand) / (clip.frame_count - stand)
     bpy.data.objects.remove(probe)
     pts = s_curve(length)
     curve = add_curve("S", pts)
