@@ -444,6 +444,27 @@ def test_sidebar_settings_take_curve_and_mesh_only():
     assert human.animation_data.action.procanim.generator == "path_walk"
 
 
+def test_panel_fields_are_operator_arguments_and_the_contract_holds():
+    """The panel copies its settings onto the operator by name: every field must exist on both.
+    The arguments DESIGN.md names keep their names and defaults."""
+    import importlib
+
+    panel = importlib.import_module(type(bpy.context.scene.procanim).__module__.rsplit(".", 1)[0] + ".path_walk")
+    op_props = bpy.ops.procanim.path_walk.get_rna_type().properties
+    settings_props = bpy.context.scene.procanim.path_walk.bl_rna.properties
+    for field in panel.FIELDS:
+        assert field in op_props and field in settings_props, field
+    defaults = {"frame_start": None, "cadence": 100.0, "stride": 0.0, "double_support": 0.25}
+    for arg in ("armature", "path", "ground", *defaults):
+        assert arg in op_props, arg
+    for arg, value in defaults.items():
+        if value is not None:
+            assert op_props[arg].default == pytest.approx(value), arg
+    assert hasattr(bpy.types, "PROCANIM_PT_path_walk")
+    advanced = bpy.types.PROCANIM_PT_path_walk_advanced
+    assert advanced.bl_parent_id == "PROCANIM_PT_path_walk" and "DEFAULT_CLOSED" in advanced.bl_options
+
+
 def _bad(make, kwargs, message):
     human = add_human()
     before = set(bpy.data.actions.keys())
