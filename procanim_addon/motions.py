@@ -26,6 +26,7 @@ from .errors import InputError
 from .frames import character_frame
 from .ik.two_bone import solve_two_bone
 from .posing import aim_rotation, refresh, unposed
+from .terrain.collisions import limb_boxes
 
 GRAVITY = 9.81  # m/s²
 
@@ -359,8 +360,9 @@ def tumble(skeleton, rigmap, params: TumbleParams | None = None) -> Clip:
 
     Stand → squat (feet planted, hips drop ``squat_depth`` × leg length, trunk and head bend
     forward, arms reach forward-down) → roll: the tucked squat pose turns 360° forward about the
-    character's left axis; its lowest joint always touches the ground and it rolls without slipping
-    (the hips advance by their height above the contact times the turn) → squat → stand.
+    character's left axis; its lowest point (joints, heels and the limbs' boxes of
+    :mod:`.terrain.collisions`) always touches the ground and it rolls without slipping (the hips
+    advance by their height above the contact times the turn) → squat → stand.
     """
     p = params or TumbleParams()
     p.validate()
@@ -407,8 +409,9 @@ def tumble(skeleton, rigmap, params: TumbleParams | None = None) -> Clip:
     if np.any(rolling):
         ground = cf.ground_z
         body = [i for i in range(len(skeleton)) if i == hips_i or _descends(skeleton, i, hips_i)]
+        boxes = limb_boxes(skeleton, rigmap).sample_points(skeleton, po.pose)  # limbs have thickness
         points = np.concatenate((po.pose[:, body][..., :3, 3], skeleton.tails_of(po.pose)[:, body],
-                                 _heels(skeleton, rigmap, po.pose, ground)), axis=1)
+                                 _heels(skeleton, rigmap, po.pose, ground), boxes.reshape(n, -1, 3)), axis=1)
         rel = points - po.pose[:, hips_i, None, :3, 3]
         q = tf.quat_from_axis_angle(np.broadcast_to(cf.left, (n, 3)), phi)
         rel_rot = tf.quat_rotate(q[:, None, :], rel)

@@ -6,6 +6,8 @@ import pytest
 from procanim_addon import motions
 from procanim_addon.errors import InputError
 from procanim_addon.rigs import human_skeleton
+from procanim_addon.terrain.collisions import colliding, limb_boxes
+from procanim_addon.terrain.mesh import TerrainMesh
 
 SOLE_Z = 0.03  # the human's rest sole height (toe and ball at z = 0.03)
 
@@ -85,8 +87,11 @@ def test_tumble_turns_once_over_and_always_touches_the_ground(human):
     sk, rm = human
     clip = motions.tumble(sk, rm)
     pose, tails = posed(sk, clip)
-    low = body_points(sk, pose, tails)[..., 2].min(axis=1)
+    limbs = limb_boxes(sk, rm)
+    surface = np.concatenate((body_points(sk, pose, tails), limbs.sample_points(sk, pose).reshape(len(pose), -1, 3)), 1)
+    low = surface[..., 2].min(axis=1)
     assert np.allclose(low, SOLE_Z, atol=1e-6)  # rolling: never below, never airborne
+    assert not colliding(sk, limbs, pose, TerrainMesh.flat(SOLE_Z)).any()  # limbs roll over, not through
     # the hips' up axis turns a full circle about the left axis (+X)
     up = pose[:, sk.index("hips"), :3, 1]
     ang = np.unwrap(np.arctan2(-up[:, 1], up[:, 2]))

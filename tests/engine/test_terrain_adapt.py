@@ -140,14 +140,13 @@ def test_jump_onto_waist_high_blocks_is_refused(human, jump):
         adapt_to_terrain(sk, rm, jump, None, course(sk, rm, "waist"))
 
 
-def test_tumble_over_ankle_zigzag_collides_no_more_than_on_flat_ground(human):
+def test_tumble_over_ankle_zigzag_rolls_over_the_blocks_without_collisions(human):
     sk, rm = human
     roll = motions.tumble(sk, rm)
     out = adapt_to_terrain(sk, rm, roll, None, course(sk, rm, "ankle"))
     m = out.metrics
-    # the roll presses legs and arms on the floor even on flat ground (its own baseline)
-    assert m["collisions_legs"] <= m["source_collisions_legs"]
-    assert m["collisions_arms"] <= m["source_collisions_arms"]
+    assert m["source_collisions"] == 0  # the roll itself touches its floor without going through
+    assert m["collisions"] == 0  # legs and arms (the paper counts both for tumbling)
     assert m["contact_error_cm_max"] < 1.0  # feet and hands that touched the floor touch the blocks
     assert m["bone_length_error_pct"] < 0.01
 
