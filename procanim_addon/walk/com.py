@@ -115,13 +115,15 @@ def _hermite(q0, v0, q1, v1, T, u):
 
 
 def solve_com(timeline, steps, params, y_stand: float, y_targets: np.ndarray, y_final: float,
-              s_final: float, dt: float = 1 / 120) -> ComPath:
+              s_final: float, dt: float = 1 / 120, reuse: ComPath | None = None) -> ComPath:
     """Solve progression, height and lateral sway of the COM for the whole walk.
 
     timeline:  :class:`~.timing.Timeline`; steps: :class:`~.steps.Footsteps`
     y_stand:   standing COM height at the start (m); y_final at the end
     y_targets: (K,) COM height wanted at the heel strike of footstep k (k ≥ 2), m
     s_final:   progression where the walker stands still at the end (m)
+    reuse:     an earlier solution of the same walk: its progression and sway are kept and only the
+               height is solved again (they do not depend on the height targets)
     """
     hs, land, lift = timeline.heel_strike, timeline.land_virtual, timeline.lift_virtual
     n = len(steps) - 1
@@ -139,6 +141,15 @@ def solve_com(timeline, steps, params, y_stand: float, y_targets: np.ndarray, y_
     nom_y = np.array([fr.nominal_vertical_scale(c, params.double_support) for c in coeff_y])
     rows_y = [(hs[i], "pos", y_targets[i], 1000.0) for i in range(2, n + 1)]
     ys = solve_axis(t, y_stand, 0.0, G * shapes_y, np.full(N, -G), rows_y, nom_y, 30.0)
+    if reuse is not None:  # same grid: standing before t0, the walk, settling and standing after
+        pre_n = int(np.searchsorted(reuse.t, t0 - 1e-12))
+        u = np.minimum((reuse.t[pre_n + N:] - t1) / timeline.settle, 1.0)
+        y_after = _hermite(ys.q[-1], ys.v[-1], y_final, 0.0, timeline.settle, u)
+        y = np.concatenate([np.full(pre_n, y_stand), ys.q, y_after])
+        feet_force = np.zeros((len(reuse.t), len(feet)))
+        feet_force[pre_n:pre_n + N] = shapes_y * ys.coeffs
+        vf = np.concatenate([np.ones(pre_n), ys.acc / G + 1.0, np.full(len(reuse.t) - pre_n - N, np.nan)])
+        return ComPath(reuse.t, reuse.s, y, reuse.z, vf, feet_force, ys.coeffs, (t0, t1))
     # ---- progression: s_x (shape a_x) and p (first harmonic, RECON) per footstep
     ax = fr.progression_coeffs(params)
     shapes_x = np.concatenate([sines @ ax, sines[..., 0]], axis=-1)

@@ -339,7 +339,9 @@ class FootModel:
         return (path.at(s) + path.left_at(s) * z[:, None])[:, :2]
 
     # ------------------------------------------------------------------ whole clip
-    def track(self, t: np.ndarray, path) -> FootTrack:
+    def track(self, t: np.ndarray, path, with_swing: bool = True) -> FootTrack:
+        """The foot over times ``t`` (s). ``with_swing=False`` leaves swing frames at the origin
+        (cheaper, for checks that only concern the weight-bearing foot)."""
         self.path = path
         N = len(t)
         ankle = np.zeros((N, 3))
@@ -357,6 +359,7 @@ class FootModel:
                 k2 = self.ks[idx + 1]
                 m = (t >= lift) & (t < tl.land[k2])
                 if np.any(m):
-                    ankle[m], rot[m], toe[m] = self.swing(k, t[m])
+                    if with_swing:
+                        ankle[m], rot[m], toe[m] = self.swing(k, t[m])
                     swing_r[m] = (t[m] - lift) / (tl.land[k2] - lift)
         return FootTrack(ankle, rot, toe, contact, contact.any(axis=1), swing_r)

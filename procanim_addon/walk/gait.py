@@ -179,7 +179,7 @@ def generate_path_walk(skeleton, rigmap, path_points, ground=None, params: PathW
     t = np.arange(n_frames) / p.fps  # clip times (s); the reach check runs on them too
     com = feet = None
     for _ in range(4):
-        com = solve_com(tl, steps, p, y_stand, y_targets - extra, y_final, path.length)
+        com = solve_com(tl, steps, p, y_stand, y_targets - extra, y_final, path.length, reuse=com)
         cache = {s: None if feet is None else feet[s]._clearance for s in SIDES}
         feet = {s: FootModel(char, s, steps, tl, com, p, gnd, cache[s]) for s in SIDES}
         # heel-strike targets: both legs reach (leading foot at heel strike, trailing at heel off)
@@ -198,7 +198,7 @@ def generate_path_walk(skeleton, rigmap, path_points, ground=None, params: PathW
         tt = np.arange(hs[1], hs[n], 1.0 / max(60.0, p.fps))
         s_c, y_c, z_c = com.at(tt)
         xy = (path.at(s_c) + path.left_at(s_c) * z_c[:, None])[:, :2]
-        check = {s: feet[s].track(tt, path) for s in SIDES}
+        check = {s: feet[s].track(tt, path, with_swing=EARLY_SWING > 0) for s in SIDES}
         ank = {s: check[s].ankle for s in SIDES}
         msk = {s: _bears_on_reach(check[s]) for s in SIDES}
         lim = pelvis_lim.limit(xy, _rz(psi(tt) - rh), ank, msk)
