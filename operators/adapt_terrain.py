@@ -151,6 +151,8 @@ class PROCANIM_OT_adapt_terrain(GeneratorMixin, bpy.types.Operator):
             frame_start = int(round(lo))
         if not self.properties.is_property_set("frame_end"):
             frame_end = int(round(hi))
+        if frame_end <= frame_start:
+            raise InputError(f"The end frame ({frame_end}) must come after the start frame ({frame_start}).")
         params = AdaptParams(
             damping=self.damping,
             tolerance_m=self.tolerance,

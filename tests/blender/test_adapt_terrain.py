@@ -480,6 +480,7 @@ def test_bad_input_is_cancelled_with_a_message_and_nothing_changes():
         (dict(terrain=terrain.name, reference=terrain.name), "same object 'Zigzag'"),
         (dict(terrain=terrain.name, reference=add_zigzag("Copy", 0.1).name), "same surface"),
         (dict(terrain=terrain.name, frame_start=200, frame_end=260), "outside the action"),
+        (dict(terrain=terrain.name, frame_start=20, frame_end=10), r"end frame \(10\) must come after"),
         (dict(terrain=human.name), "'Human' is a armature; the terrain must be a mesh"),
         (dict(terrain="Nowhere"), "no object named 'Nowhere'"),
         (dict(terrain=""), "Pick a terrain"),
