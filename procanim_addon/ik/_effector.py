@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 
@@ -36,3 +38,32 @@ def turn_point(p: np.ndarray, pivot: np.ndarray, axis: np.ndarray, angle: float)
     k = axis
     kxv = np.array([k[1] * v[2] - k[2] * v[1], k[2] * v[0] - k[0] * v[2], k[0] * v[1] - k[1] * v[0]])
     return pivot + v * c + kxv * s + k * ((k @ v) * (1.0 - c))
+
+
+# ---- plain-Python 3-vectors: the per-angle inner loops of CCD and the fuzzy controllers run on
+# ---- lists of floats, which is an order of magnitude faster than numpy on 3 elements
+
+def dot3(a, b) -> float:
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+def cross3(a, b) -> list:
+    return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+
+
+def plane_angle(w, u, v) -> tuple[float, float, float]:
+    """Signed angle (rad) about unit ``w`` from ``u`` to ``v`` (both projected on the plane ⊥ w), and
+    the squared lengths of the projections."""
+    wu, wv = dot3(w, u), dot3(w, v)
+    up = [u[0] - w[0] * wu, u[1] - w[1] * wu, u[2] - w[2] * wu]
+    vp = [v[0] - w[0] * wv, v[1] - w[1] * wv, v[2] - w[2] * wv]
+    return math.atan2(dot3(w, cross3(up, vp)), dot3(up, vp)), dot3(up, up), dot3(vp, vp)
+
+
+def turn3(p, pivot, k, angle: float) -> list:
+    """:func:`turn_point` on lists of floats."""
+    v = [p[0] - pivot[0], p[1] - pivot[1], p[2] - pivot[2]]
+    c, s = math.cos(angle), math.sin(angle)
+    kxv = cross3(k, v)
+    kv = dot3(k, v) * (1.0 - c)
+    return [pivot[i] + v[i] * c + kxv[i] * s + k[i] * kv for i in range(3)]

@@ -14,33 +14,39 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._effector import cross, effector_of, turn_point
+from ._effector import effector_of, plane_angle, turn3
 
 
 def ccd(chain, base, target, angles, count, eff_local, tol=1e-6, max_iter=300):
     """Solve by CCD; returns ``(angles (n, 3), sweeps)``."""
     th = np.array(angles, float)
-    locked = (chain.upper - chain.lower) < 1e-9
+    locked = ((chain.upper - chain.lower) < 1e-9).tolist()
+    lower, upper = chain.lower.tolist(), chain.upper.tolist()
+    t = [float(x) for x in target]
+    tol2 = tol * tol
     for sweep in range(max_iter):
         mats, heads, waxes = chain.fk_detail(base, th, count)
-        p = effector_of(mats, eff_local)
-        if np.sum((target - p) ** 2) < tol * tol:
+        p = effector_of(mats, eff_local).tolist()
+        if sum((t[i] - p[i]) ** 2 for i in range(3)) < tol2:
             return th, sweep
+        ang_list = th.tolist()
+        heads_l, waxes_l = heads.tolist(), waxes.tolist()
         for j in range(count - 1, -1, -1):
+            h = heads_l[j]
             for k in (2, 1, 0):
-                if locked[j, k]:
+                if locked[j][k]:
                     continue
-                w = waxes[j, k]
-                u = p - heads[j]
-                v = target - heads[j]
-                u = u - w * (w @ u)
-                v = v - w * (w @ v)
-                if u @ u < 1e-14 or v @ v < 1e-14:
+                w = waxes_l[j][k]
+                u = [p[0] - h[0], p[1] - h[1], p[2] - h[2]]
+                v = [t[0] - h[0], t[1] - h[1], t[2] - h[2]]
+                ang, uu, vv = plane_angle(w, u, v)
+                if uu < 1e-14 or vv < 1e-14:
                     continue
-                ang = np.arctan2(w @ cross(u, v), u @ v)
-                new = min(max(th[j, k] + ang, chain.lower[j, k]), chain.upper[j, k])
-                if new == th[j, k]:
+                old = ang_list[j][k]
+                new = min(max(old + ang, lower[j][k]), upper[j][k])
+                if new == old:
                     continue
-                p = turn_point(p, heads[j], w, new - th[j, k])
-                th[j, k] = new
+                p = turn3(p, h, w, new - old)
+                ang_list[j][k] = new
+        th = np.array(ang_list)
     return th, max_iter

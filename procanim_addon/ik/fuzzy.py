@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._effector import cross, effector_of, turn_point
+from ._effector import effector_of, plane_angle, turn3
 
 INPUT_SETS = ("FarL", "CloseL", "Zero", "CloseR", "FarR")
 OUTPUT_SETS = ("FastR", "SlowR", "Zero", "SlowL", "FastL")
@@ -116,28 +116,34 @@ def fuzzy_frame(chain, base, target, angles, count, eff_local, joints, frame_tim
     ticks = ticks_per_frame(joints[:count], frame_time) if ticks is None else int(ticks)
     dt = frame_time / ticks
     locked = (chain.upper - chain.lower) < 1e-9
+    lower, upper = chain.lower.tolist(), chain.upper.tolist()
+    locked = locked.tolist()
+    t = [float(x) for x in target]
     for tick in range(ticks):
         mats, heads, waxes = chain.fk_detail(base, th, count)
-        p = effector_of(mats, eff_local)
-        if tol > 0 and np.sum((target - p) ** 2) < tol * tol:
+        p = effector_of(mats, eff_local).tolist()
+        if tol > 0 and sum((t[i] - p[i]) ** 2 for i in range(3)) < tol * tol:
             return th, tick
+        ang_list = th.tolist()
+        heads_l, waxes_l = heads.tolist(), waxes.tolist()
         # tip to root, innermost angle first: a turn moves only the effector for the angles still to
         # come (their axes and heads sit above it), so p is turned in place — one FK per tick
         for j in range(count - 1, -1, -1):
+            h = heads_l[j]
             for k in (2, 1, 0):
-                if locked[j, k]:
+                if locked[j][k]:
                     continue
-                w = waxes[j, k]
-                u = p - heads[j]
-                v = target - heads[j]
-                u = u - w * (w @ u)
-                v = v - w * (w @ v)
-                if u @ u < 1e-14 or v @ v < 1e-14:
-                    continue
+                w = waxes_l[j][k]
+                u = [p[0] - h[0], p[1] - h[1], p[2] - h[2]]
+                v = [t[0] - h[0], t[1] - h[1], t[2] - h[2]]
                 # α: from the target direction to the effector direction about w (> 0: effector Left)
-                alpha = math.degrees(math.atan2(w @ cross(v, u), v @ u))
-                speed = angular_speed_scalar(alpha, joints[j])
-                new = min(max(th[j, k] + math.radians(speed) * dt, chain.lower[j, k]), chain.upper[j, k])
-                p = turn_point(p, heads[j], w, new - th[j, k])
-                th[j, k] = new
+                ang, uu, vv = plane_angle(w, v, u)
+                if uu < 1e-14 or vv < 1e-14:
+                    continue
+                speed = angular_speed_scalar(math.degrees(ang), joints[j])
+                old = ang_list[j][k]
+                new = min(max(old + math.radians(speed) * dt, lower[j][k]), upper[j][k])
+                p = turn3(p, h, w, new - old)
+                ang_list[j][k] = new
+        th = np.array(ang_list)
     return th, ticks
