@@ -151,6 +151,8 @@ def test_a_chain_of_any_length_works():
     for method in ITERATIVE:
         sol = solve_frame(method, chain, np.eye(4), target)
         assert np.linalg.norm(sol.effector - target) < 1e-4, method
+    res = solve_path("FUZZY", chain, np.eye(4), np.repeat(target[None], 24, 0))
+    assert np.linalg.norm(res.effectors[-1] - target) < 0.005
 
 
 def test_unknown_solver_name_is_a_clear_input_error():
