@@ -9,6 +9,7 @@ adapting twice never adapts an adaptation. The result is a new action; the sourc
 from __future__ import annotations
 
 import bpy
+import numpy as np
 from bpy.props import BoolProperty, FloatProperty, IntProperty, StringProperty
 
 from ..procanim_addon.errors import InputError
@@ -153,7 +154,14 @@ class PROCANIM_OT_adapt_terrain(GeneratorMixin, bpy.types.Operator):
             frame_end = int(round(hi))
         if frame_end <= frame_start:
             raise InputError(f"The end frame ({frame_end}) must come after the start frame ({frame_start}).")
+        scale = np.abs(np.array(obj.matrix_world.to_scale(), dtype=float))
+        if np.ptp(scale) > 1e-4 * scale.max():
+            raise InputError(
+                f"'{obj.name}' is scaled unevenly ({', '.join(f'{v:.3g}' for v in scale)}); "
+                "apply its scale (Ctrl+A ▸ Scale) before adapting."
+            )
         params = AdaptParams(
+            unit_m=float(scale.mean()) * context.scene.unit_settings.scale_length,
             damping=self.damping,
             tolerance_m=self.tolerance,
             key_interval=self.key_interval,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import bpy
+import numpy as np
 from bpy.props import EnumProperty, FloatProperty, IntProperty, StringProperty
 
 from ..procanim_addon import motions
@@ -123,13 +124,14 @@ class PROCANIM_OT_add_zigzag(bpy.types.Operator):
             rigmap = read_rigmap(obj)
             cf = character_frame(skeleton, rigmap)
             height = body_heights(skeleton, rigmap)[self.level.lower()]
+            unit = float(np.mean(np.abs(np.array(obj.matrix_world.to_scale()))))  # metres per armature unit
             hip_xy = skeleton.heads[rigmap.index(skeleton, "hips"), :2]
             mesh = zigzag(
                 height,
-                start_xy=hip_xy + self.start * cf.forward[:2],
+                start_xy=hip_xy + self.start / unit * cf.forward[:2],
                 direction_xy=cf.forward[:2],
-                cell_length=self.cell_length,
-                width=self.width,
+                cell_length=self.cell_length / unit,
+                width=self.width / unit,
                 ground_z=cf.ground_z,
                 name=self.name,
             )
@@ -145,7 +147,7 @@ class PROCANIM_OT_add_zigzag(bpy.types.Operator):
         settings = getattr(context.scene, "procanim", None)
         if settings is not None:
             settings.terrain.terrain = terrain
-        self.report({"INFO"}, f"Added '{terrain.name}': {self.level.lower()}-high blocks ({height:.2f} m)")
+        self.report({"INFO"}, f"Added '{terrain.name}': {self.level.lower()}-high blocks ({height * unit:.2f} m)")
         return {"FINISHED"}
 
 

@@ -418,6 +418,21 @@ Frame Time: 0.0416667
 """
 
 
+def bvh_text(unit: float) -> str:
+    """The BVH above, its lengths in ``unit`` per metre (1: metres, 100: centimetres)."""
+    lines = []
+    for line in (BVH + bvh_frames()).splitlines():
+        words = line.split()
+        if words and words[0] == "OFFSET":
+            line = line[: line.index("OFFSET")] + "OFFSET " + " ".join(f"{float(w) * unit:.6f}" for w in words[1:])
+        elif len(words) > 30:  # a frame of motion: the hips position channels come first
+            values = [float(w) for w in words]
+            values[:3] = [v * unit for v in values[:3]]
+            line = " ".join(f"{v:.6f}" for v in values)
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
 def bvh_frames():
     """Hips drift forward (+Z, BVH's forward) and sway; the knees bend a little and straighten, the
     feet stay flat (the ankle undoes the knee), so every frame stands on the ground."""
@@ -432,17 +447,22 @@ def bvh_frames():
     return "\n".join(lines) + "\n"
 
 
-def test_an_imported_bvh_armature_is_adapted(tmp_path):
+@pytest.mark.parametrize("unit", [1.0, 100.0], ids=["metres", "centimetres-object-scaled"])
+def test_an_imported_bvh_armature_is_adapted(tmp_path, unit):
+    """A BVH in metres, and one in centimetres whose armature object is scaled by 0.01 (as mocap often
+    is): both stand on a floor raised 0.15 m (world) after the adaptation."""
     path = tmp_path / "stand.bvh"
-    path.write_text(BVH + bvh_frames())
+    path.write_text(bvh_text(unit))
     assert bpy.ops.import_anim.bvh(filepath=str(path), rotate_mode="NATIVE") == {"FINISHED"}
     arm = next(o for o in bpy.data.objects if o.type == "ARMATURE")
+    arm.scale = (1.0 / unit,) * 3
+    bpy.context.view_layer.update()
     assert arm.pose.bones["LeftLeg"].rotation_mode != "QUATERNION"  # Euler channels, as imported
     assert bpy.ops.procanim.detect_rig(armature=arm.name) == {"FINISHED"}
     source = action_of(arm)
     frames = frames_of(arm)
     before = world_poses(arm, frames)
-    toe_tip = lambda pose, n: pose[n][:3, 3] + pose[n][:3, 1] * arm.data.bones[n].length  # noqa: E731
+    toe_tip = lambda pose, n: pose[n][:3, 3] + pose[n][:3, 1] * arm.data.bones[n].length  # noqa: E731 (world)
     sole_z = min(toe_tip(p, n)[2] for p in before.values() for n in ("LeftToeBase", "RightToeBase"))
     terrain = add_flat("Raised", sole_z + 0.15)
     assert bpy.ops.procanim.adapt_terrain(armature=arm.name, terrain=terrain.name) == {"FINISHED"}
@@ -489,6 +509,10 @@ def test_bad_input_is_cancelled_with_a_message_and_nothing_changes():
         with pytest.raises(RuntimeError, match=message):
             bpy.ops.procanim.adapt_terrain(armature=human.name, **kwargs)
         assert _snapshot(human)[0] == walk and _snapshot(human)[1] == before[1], kwargs
+    human.scale = (1.0, 1.0, 2.0)
+    bpy.context.view_layer.update()
+    with pytest.raises(RuntimeError, match="'Human' is scaled unevenly"):
+        bpy.ops.procanim.adapt_terrain(armature=human.name, terrain=terrain.name)
     assert action_of(human) == walk and not any(a.procanim.generator == "adapt_terrain" for a in bpy.data.actions)
 
 
