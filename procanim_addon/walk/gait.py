@@ -26,7 +26,10 @@ from .timing import make_timeline
 from .turning import PSI_ANKLE_SHARE, body_yaw
 
 LEAN_DEG = {"plane": 2.0, "up": 7.0, "down": 1.0}
-EARLY_SWING = 0.0  # fraction of the swing during which the pelvis must also let the swing leg reach
+EARLY_SWING = 0.0  # the pelvis also lets the swing leg reach its ankle before this fraction of the swing
+LATE_SWING = 0.75  # … and after this one (so the foot lands without a jump)
+LIFT_KNEE_M = 0.01  # width of the smooth ramp that lifts a swinging ankle into reach
+SWING_END_SHORTEN = 1.5  # × LIFT_KNEE_M: reach kept in hand by a leg about to land
 
 
 def _rz(angle):
@@ -64,29 +67,35 @@ class _PelvisHeight:
     def __init__(self, char, knee_reach):
         self.char, self.kr = char, knee_reach
 
-    def limit(self, pelvis_xy, rot, ankles, masks):
+    def limit(self, pelvis_xy, rot, ankles, masks, shorten: float = 0.0):
+        """Per-frame limit (m); ``shorten`` (m) takes that much off the allowed hip–ankle distance."""
         lim = np.full(len(pelvis_xy), np.inf)
         for side in SIDES:
             m = masks[side]
             if not np.any(m):
                 continue
             off = np.einsum("...ij,j->...i", rot, self.char.hip_joint_rest[side] - self.char.pelvis_rest)
-            R = self.kr * self.char.ankle_reach(side)
+            R = self.kr * self.char.ankle_reach(side) - shorten
             horiz = np.linalg.norm(pelvis_xy + off[..., :2] - ankles[side][..., :2], axis=-1)
             z = ankles[side][..., 2] - off[..., 2] + np.sqrt(np.maximum(R * R - horiz * horiz, 0.0))
             lim = np.where(m, np.minimum(lim, z), lim)
         return lim
 
 
-def _bears_on_reach(track) -> np.ndarray:
-    """Frames where the pelvis must let this leg reach its ankle: while the foot bears weight and
-    early in its swing (it is still close to the ground it pushed off)."""
+def _other(side: str) -> str:
+    return "R" if side == "L" else "L"
+
+
+def _swing_ends(track) -> np.ndarray:
+    """Frames early or late in this foot's swing, where the pelvis must let the swing leg reach its
+    ankle too (late: the foot is about to land, and must land where it is aimed without a jump)."""
     r = track.swing_r
-    early = np.zeros_like(track.planted) if r is None else np.nan_to_num(r, nan=1.0) < EARLY_SWING
-    return track.planted | early
+    if r is None:
+        return np.zeros_like(track.planted)
+    return (np.nan_to_num(r, nan=1.0) < EARLY_SWING) | (np.nan_to_num(r, nan=0.0) > LATE_SWING)
 
 
-def _lift_into_reach(hip, ankle, reach: float, knee: float = 0.02):
+def _lift_into_reach(hip, ankle, reach: float, knee: float = LIFT_KNEE_M):
     """Swinging ankles raised (straight up, so a toe near a riser does not run into it) until the
     hip can reach them; the raise is a smooth ramp (C¹) ``knee`` m wide. Ankles too far out
     horizontally are drawn in toward the hip instead (:func:`_soft_reach`)."""
@@ -186,21 +195,24 @@ def generate_path_walk(skeleton, rigmap, path_points, ground=None, params: PathW
         psi_hs = psi(hs)
         for i in range(2, n + 1):
             ti = np.array([hs[i]])
-            ank, msk = {}, {}
-            for k in (i - 1, i):
-                s = "L" if steps.side[k] > 0 else "R"
-                ank[s] = feet[s].stance(k, ti)[0]
-                msk[s] = np.array([True])
             xy = path.at(np.array([mid[i - 1]]))[:, :2]
             rot = _rz(psi_hs[i:i + 1] - rh)
-            y_targets[i] = pelvis_lim.limit(xy, rot, ank, msk)[0] - 0.004
+            lims = []
+            for k in (i - 1, i):
+                s = "L" if steps.side[k] > 0 else "R"
+                ank = {s: feet[s].stance(k, ti)[0]}
+                # the landing leg keeps the margin it had at the end of its swing (no dip, no jump)
+                short = SWING_END_SHORTEN * LIFT_KNEE_M if k == i else 0.0
+                lims.append(pelvis_lim.limit(xy, rot, ank, {s: np.array([True]), _other(s): np.array([False])},
+                                             shorten=short)[0])
+            y_targets[i] = min(lims) - 0.004
         # mid-stance: lower a step's boundaries where the dynamics lift the pelvis out of reach
         tt = np.arange(hs[1], hs[n], 1.0 / max(60.0, p.fps))
         s_c, y_c, z_c = com.at(tt)
         xy = (path.at(s_c) + path.left_at(s_c) * z_c[:, None])[:, :2]
-        check = {s: feet[s].track(tt, path, with_swing=EARLY_SWING > 0) for s in SIDES}
+        check = {s: feet[s].track(tt, path, with_swing=False) for s in SIDES}
         ank = {s: check[s].ankle for s in SIDES}
-        msk = {s: _bears_on_reach(check[s]) for s in SIDES}
+        msk = {s: check[s].planted for s in SIDES}  # swings are handled by the final clamp
         lim = pelvis_lim.limit(xy, _rz(psi(tt) - rh), ank, msk)
         over = y_c - lim
         worst = 0.0
@@ -237,8 +249,11 @@ def generate_path_walk(skeleton, rigmap, path_points, ground=None, params: PathW
     R_pelvis = _rz(Psi - rh + rot_pr) @ _raxis(char.forward, list_pl)
     tracks = {s: feet[s].track(t, path) for s in SIDES}
     ank = {s: tracks[s].ankle for s in SIDES}
-    planted = {s: _bears_on_reach(tracks[s]) for s in SIDES}
+    planted = {s: tracks[s].planted for s in SIDES}
     lim = pelvis_lim.limit(pelvis[:, :2], R_pelvis, ank, planted)
+    # a swinging leg near its ends keeps clear of the soft lift of _lift_into_reach
+    ends = {s: _swing_ends(tracks[s]) for s in SIDES}
+    lim = np.minimum(lim, pelvis_lim.limit(pelvis[:, :2], R_pelvis, ank, ends, shorten=SWING_END_SHORTEN * LIFT_KNEE_M))
     drop = _envelope(pelvis[:, 2] - lim, max(int(round(0.08 * p.fps)), 1))
     pelvis[:, 2] -= drop
     # ---- root / object motion

@@ -83,7 +83,7 @@ class PathWalkParams:
     max_incline_deg: float = 50.0
     pelvis_rotation_deg: float = 4.0
     pelvis_list_deg: float = 3.0
-    knee_reach: float = 0.985
+    knee_reach: float = 0.995
 
     def validate(self) -> PathWalkParams:
         """Raise :class:`InputError` naming the first bad value; return self."""
