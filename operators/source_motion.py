@@ -132,6 +132,7 @@ class PROCANIM_OT_add_zigzag(bpy.types.Operator):
                 direction_xy=cf.forward[:2],
                 cell_length=self.cell_length / unit,
                 width=self.width / unit,
+                margin=10.0 / unit,
                 ground_z=cf.ground_z,
                 name=self.name,
             )
