@@ -313,16 +313,16 @@ class _FinalFix:
         for e in effs:  # planted ends: source orientation, one level footprint each
             nudged |= _plant(skeleton, loc, rot, pose, pose_src, e, contact[e.name], reference, terrain, ramp,
                              cf.forward if e.is_leg else -cf.forward, fps, policy)
-        _lower_hips_for_reach(skeleton, js.hips, loc, rot, pose, pose_src, legs, src_gap, contact, terrain, ramp)
+        _lower_hips_for_reach(skeleton, js.hips, loc, rot, pose, pose_src, effs, src_gap, contact, terrain, ramp)
         for e in effs:
             _place_effector(skeleton, loc, rot, pose, e, src_gap[e.name], contact[e.name], terrain,
                             lb, box_gap_src, p, ramp, cf.forward if e.is_leg else -cf.forward)
         hits = colliding(skeleton, lb, pose, terrain, p.collision_tolerance_m)
         leg_box = np.isin(lb.bones, [b for e in legs for b in _limb_bones(skeleton, e)])
         if np.any(hits[:, leg_box]):
-            raise_by = _hips_raise_to_clear(skeleton, js.hips, loc, rot, pose, legs, src_gap, contact, terrain, lb,
+            raise_by = _hips_raise_to_clear(skeleton, js.hips, loc, rot, pose, effs, src_gap, contact, terrain, lb,
                                             leg_box, hits, p, cf.forward)
-            raise_by = np.minimum(ramp_envelope(raise_by, ramp), _hips_headroom(skeleton, pose, legs, contact))
+            raise_by = np.minimum(ramp_envelope(raise_by, ramp), _hips_headroom(skeleton, pose, effs, contact))
             if np.any(raise_by > 0):
                 m = pose[:, js.hips].copy()
                 m[:, :3, 3] += raise_by[:, None] * UP
@@ -437,7 +437,7 @@ def _check_feasible(p, cf, effs, src_points, contact, reference, terrain, source
 
 
 def _lower_hips_for_reach(skeleton, hips, loc, rot, pose, pose_src, legs, src_gap, contact, terrain, ramp) -> None:
-    """Lower the hips (with everything above) where a leg in contact could not reach its ground."""
+    """Lower the hips (with everything above) where a leg or arm in contact could not reach its ground."""
     drop = np.zeros(pose.shape[0])
     for e in legs:
         c = contact[e.name]
@@ -572,7 +572,7 @@ def _hips_raise_to_clear(skeleton, hips, loc, rot, pose, legs, src_gap, contact,
                 continue
             g, _ = gaps(e.points(skeleton, sp), terrain)
             want = np.where(c, src_gap[e.name][sub] - g, 0.0)
-            move_end(skeleton, sl, sr, sp, e, want, c, forward)
+            move_end(skeleton, sl, sr, sp, e, want, c, forward if e.is_leg else -forward)
             g2, _ = gaps(e.points(skeleton, sp), terrain)
             reached &= ~c | (np.abs(g2 - src_gap[e.name][sub]) < 0.005)
         clear = ~np.any(colliding(skeleton, lb, sp, terrain, p.collision_tolerance_m)[:, leg_box], axis=1)
