@@ -24,12 +24,17 @@ parameter of :class:`PathWalkParams` / :class:`ForceCoefficients`):
   Ψ̇ = 0 at each step boundary; the size is closed-form. ψ1 (2/5) twists the stance leg (knee
   direction), ψ2 (3/5) turns the pelvis.
 * Stance roll per KLAW/M3; heel-off starts when C passes the ankle (paper) but within 20–80 % of
-  single support; on stairs the foot lands flat and pushes off at most 20°.
+  the next step; on stairs the foot lands flat (paper).
 * Swing: ankle progress = hip progress + l·sin θ of a free linear pendulum (ω² = 3g/2l, slowed for
   long swings), end speeds matched to the roll; height on two cubics joined at the apex, raised
   for clearance (then a local smooth lift over nosings). On stairs the foot lifts, then travels.
-* Legs: two-bone IK (``ik.two_bone``); the pelvis is lowered (smoothly) wherever a weight-bearing
-  leg could not reach, so planted feet never slide; a swinging foot out of reach is drawn in.
+* Legs: two-bone IK (``ik.two_bone``) with the hip–ankle distance kept under ``knee_reach`` of
+  the leg; heel-strike heights come from that reach (the landing leg keeps 1.5 cm in hand), the
+  pelvis is lowered (smoothly) wherever a weight-bearing or landing leg could not reach, so
+  planted feet never slide and landings never jump; a swinging foot out of reach is raised.
+* Stairs: every sole is checked on the ground (steps crossed at an angle too); one step per tread
+  (two when both fit the stride and the height limit), feet centred on treads, steps onto and off
+  a flight shorter; the trailing heel is up 25° at the other heel strike, toe off 30°.
 * Arm pendulum: Dempster segment masses; Ẍ of the shoulder is taken as 0 (the shoulder rotation σ
   is applied kinematically); elbow β = β_c ± 30 % with the swing.
 """
