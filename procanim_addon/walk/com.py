@@ -166,14 +166,17 @@ def solve_com(timeline, steps, params, y_stand: float, y_targets: np.ndarray, y_
     # ---- lateral: s_z per footstep, force toward the inside of the stance foot
     shapes_z = (sines @ fr.lateral_coeffs(params)) * -steps.side[:n][None, :]
     rows_z = [(hs[i], "pos", 0.0, 100.0) for i in range(2, n + 1)]
-    zs = solve_axis(t, 0.0, 0.0, G * shapes_z, np.zeros(N), rows_z, np.ones(len(feet)), 10.0)
+    # nominal s_z: the paper's force at 100 steps/min; at other step times the sway would grow
+    # with T², so the nominal scale shrinks with (T_100 / T)² to keep a normal walk's sway
+    nom_z = np.clip((0.6 / timeline.T[np.maximum(np.arange(n), 1)]) ** 2, 0.25, 1.5)
+    zs = solve_axis(t, 0.0, 0.0, G * shapes_z, np.zeros(N), rows_z, nom_z, 10.0)
     # the walker shifts its weight before the first step: start the sway with the velocity it has
     # at the next heel strike of the same foot (a steady step), reached from standing by a cubic
     z_v0 = 0.0
     if n >= 5:
         # half of it: the first step is a short one (the COM travels half a step)
         z_v0 = 0.5 * float(np.interp(hs[3], t, zs.v))
-        zs = solve_axis(t, 0.0, z_v0, G * shapes_z, np.zeros(N), rows_z, np.ones(len(feet)), 10.0)
+        zs = solve_axis(t, 0.0, z_v0, G * shapes_z, np.zeros(N), rows_z, nom_z, 10.0)
     # ---- standing before, settling after
     t_end = t1 + settle
     pre = np.arange(timeline.t_begin, t0, dt)
