@@ -53,8 +53,8 @@ class HandshakeParams:
 
     frame_start: int = 1
     fps: float = 24.0
-    solver_initiator: str = "JACOBIAN_TRANSPOSE"
-    solver_partner: str = "JACOBIAN_TRANSPOSE"
+    solver_initiator: str = "DLS"
+    solver_partner: str = "DLS"
     dominance_initiator: float = 0.5
     dominance_partner: float = 0.5
     accept: bool = True
