@@ -319,9 +319,10 @@ class _FinalFix:
                             lb, box_gap_src, p, ramp, cf.forward if e.is_leg else -cf.forward)
         hits = colliding(skeleton, lb, pose, terrain, p.collision_tolerance_m)
         leg_box = np.isin(lb.bones, [b for e in legs for b in _limb_bones(skeleton, e)])
-        if np.any(hits[:, leg_box]):
+        every_box = np.ones(len(lb.bones), bool)  # an arm pinned under a low, rolling body counts too
+        if np.any(hits):
             raise_by = _hips_raise_to_clear(skeleton, js.hips, loc, rot, pose, effs, src_gap, contact, terrain, lb,
-                                            leg_box, hits, p, cf.forward)
+                                            every_box, hits, p, cf.forward)
             raise_by = np.minimum(ramp_envelope(raise_by, ramp), _hips_headroom(skeleton, pose, effs, contact))
             if np.any(raise_by > 0):
                 m = pose[:, js.hips].copy()
