@@ -89,18 +89,16 @@ def build_path(points, ground=None, corner_radius: float = 0.15, ds: float = 0.0
     length = s_raw[-1]
     if length < 1e-3:
         raise InputError("The walking path has no horizontal length: a walk needs a curve that goes somewhere.")
-    # drop repeated horizontal positions (a vertical segment): keep the higher point (M3)
-    keep = np.concatenate(([True], np.diff(s_raw) > 1e-9))
-    for i in np.nonzero(~keep)[0]:
-        j = i - 1
-        while not keep[j]:
-            j -= 1
-        p[j, 2] = max(p[j, 2], p[i, 2])
-    q, s_q = p[keep], s_raw[keep]
+    # a vertical segment (two points at one horizontal position) is a riser: the height changes
+    # there as a step, not as a ramp from the point before
+    s_q = s_raw + 1e-7 * np.arange(len(s_raw))
+    q = p
     n = max(int(np.ceil(length / ds)) + 1, 2)
     s = np.linspace(0.0, length, n)
     res = np.stack([np.interp(s, s_q, q[:, k]) for k in range(3)], axis=-1)
-    sm = _gaussian_smooth(res, corner_radius / (length / (n - 1)))
+    # round the corners in plan only (the curve's own height keeps its steps)
+    sm = res.copy()
+    sm[:, :2] = _gaussian_smooth(res[:, :2], corner_radius / (length / (n - 1)))
     # re-parametrise the smoothed curve by its own horizontal arc length
     s2 = _horizontal_arclength(sm)
     n2 = max(int(np.ceil(s2[-1] / ds)) + 1, 2)

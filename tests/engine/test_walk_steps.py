@@ -125,3 +125,24 @@ def test_stairs_crossed_at_an_angle_every_sole_lies_on_one_tread(angle_deg):
         z, _, _ = stairs.height(pts)
         assert np.ptp(z) < 1e-9, f"footstep {k} straddles a riser"
         assert z[0] == pytest.approx(st.pos[k, 2])
+
+
+def test_a_curve_drawn_as_stairs_keeps_its_steps_without_a_ground():
+    """No ground object: the curve's own height is the ground; its vertical segments stay risers."""
+    pts, y, z = [(0, 0, 0), (0, -1.5, 0)], -1.5, 0.0
+    for _ in range(4):
+        z += 0.16
+        pts.append((0, y, z))
+        y -= 0.30
+        pts.append((0, y, z))
+    pts.append((0, y - 1.5, z))
+    path = build_path(np.array(pts, float), None)
+    assert np.interp(1.49, path.s, path.points[:, 2]) == pytest.approx(0.0, abs=1e-3)
+    assert np.interp(1.51, path.s, path.points[:, 2]) == pytest.approx(0.16, abs=1e-3)
+    from procanim_addon.walk.path import PathHeightGround
+
+    ground = PathHeightGround(path)
+    st = divide_path(path, 0.65, HIP_W, HEEL, TIP, MAX_H, ground=ground)
+    on_flight = (st.s > 1.5) & (st.s < 1.5 + 3 * 0.3)
+    assert np.allclose(np.diff(st.pos[on_flight, 2]), 0.16)  # one foot per tread
+    assert set(np.round(st.pos[on_flight, 2] / 0.16).astype(int)) <= {1, 2, 3}
