@@ -8,13 +8,21 @@
 3. the damped update with bone lengths restored (Eq. 3, 4) at key frames, splined between them
    and refined until under tolerance (:mod:`.solve`);
 4. joint positions back to bone rotations, swing only, twist kept (:mod:`.joints`);
-5. the final fix (:mod:`.contact`): the hips come down where a foot in contact could not reach
-   its ground, each foot or hand that touched the reference touches the terrain with the same gap
-   (two-bone IK), and limbs off the ground are lifted clear of raised blocks; lifts and drops are
-   spread over neighbouring frames so nothing pops;
-6. metrics: collisions per limb, bone-length error, contact error, solve time.
+5. the final fix (:mod:`.contact`), which the paper leaves to its IK step:
+   a. planted feet and hands keep the source's orientation (turned with the ground normal) and
+      one footprint per contact; a footprint that would straddle a step slides off it, back or
+      toward its hip (both are tried, the result with fewer collisions is kept);
+   b. the hips come down where a foot or hand in contact could not reach its ground;
+   c. each end that touched the reference touches the terrain with its source gap (two-bone IK);
+      limbs off the ground are lifted until their boxes keep min(source gap, clearance);
+   d. where limbs still collide: the hips rise as far as the contacts' reach allows, then knees
+      turn out (swivel about hip→ankle), then free ends are lifted 1 cm at a time;
+   lifts, drops and turns fade in and out over ``smoothing_s`` so nothing pops;
+6. metrics: collisions per limb (and the source's own on its reference), bone-length error,
+   contact error, penetration, solve times.
 
-All positions are in the armature's space, metres; the surfaces are :class:`TerrainMesh` objects.
+All positions are in the armature's space, metres (see ``AdaptParams.unit_m`` for other units);
+the surfaces are :class:`TerrainMesh` objects.
 """
 
 from __future__ import annotations
