@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import math
 
+import addon_utils
 import bpy
 import harness
 import numpy as np
@@ -68,13 +69,19 @@ def facing_pair(distance=0.9, origin=(0.0, 0.0), yaw_deg=0.0, scale_b=1.0, partn
 
 
 def grip_local(obj) -> np.ndarray:
-    """The documented grip point of the right hand, in the hand bone's local (rest) frame."""
+    """The documented grip point of the right hand, in the hand bone's local (rest) frame.
+
+    Palm normal: toward the midline for arms hanging at the sides (forearm more vertical than
+    horizontal), down for arms held out."""
     bones = obj.data.bones
     hand = bones["hand.R"]
     rest = np.array(hand.matrix_local, dtype=float)[:3, :3]
     medial = np.array(bones["hand.L"].head_local - hand.head_local, dtype=float)
     medial[2] = 0.0
-    n = rest.T @ (medial / np.linalg.norm(medial))
+    forearm = bones["forearm.R"]
+    hanging = abs((forearm.tail_local - forearm.head_local).normalized().z) > 0.5
+    normal = medial / np.linalg.norm(medial) if hanging else np.array([0.0, 0.0, -1.0])
+    n = rest.T @ normal
     n[1] = 0.0
     n /= np.linalg.norm(n)
     length = hand.length
@@ -240,6 +247,22 @@ def test_characters_placed_anywhere_facing_roughly_each_other(origin, yaw, turn)
     # the dominant initiator keeps the grip out of its own space: nearer the partner (top view)
     c = ga.mean(axis=0)[:2]
     assert np.linalg.norm(c - np.array(b.location[:2])) < np.linalg.norm(c - np.array(a.location[:2]))
+
+
+def test_a_rigify_metarig_shakes_hands_with_a_procanim_human():
+    addon_utils.enable("rigify", default_set=True)
+    bpy.ops.object.armature_human_metarig_add()
+    meta = bpy.context.view_layer.objects.active
+    meta.name = "Meta"
+    meta.location, meta.rotation_euler[2] = (0.0, -0.9, 0.0), math.pi
+    assert bpy.ops.procanim.detect_rig(armature=meta.name) == {"FINISHED"}
+    ann = add_human("Ann")
+    m, frames = shake(ann, meta, **SHAKE)
+    s_frames = phase_frames(m, frames, "initiator", "S")
+    assert len(s_frames) == N_SHAKE
+    gap_cm = 100 * np.linalg.norm(grips(ann, s_frames) - grips(meta, s_frames), axis=1)
+    assert gap_cm.mean() <= IK_TOL_CM, f"{gap_cm.mean():.4f} cm"
+    assert at_rest(meta, int(frames[-1]))[0]
 
 
 def test_rerun_replaces_the_bake_and_keeps_the_previous_action():
