@@ -54,6 +54,7 @@ REPORT_ROWS = (
     ("partner grip → target", "partner"),
 )
 
+MAX_PHASE_FRAMES = 2400  # 100 s at 24 fps: longer phases are a typo, not a handshake
 MAX_FACING_DEG = 90.0  # a character whose forward is further than this from the other is "facing away"
 
 
@@ -156,6 +157,11 @@ class PROCANIM_OT_handshake(GeneratorMixin, bpy.types.Operator):
         b = self._pick(self.partner, context, "partner")
         if a == b:
             raise InputError(f"The initiator and the partner are both '{a.name}'; pick two different armatures.")
+        for name in TIMINGS:
+            value = getattr(self, name)
+            if value > MAX_PHASE_FRAMES:
+                what = name.replace("_", " ").capitalize()
+                raise InputError(f"{what} must be at most {MAX_PHASE_FRAMES} (got {value}).")
         params = HandshakeParams(
             frame_start=self.frame_start,
             fps=obj_fps(a),

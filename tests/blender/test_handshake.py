@@ -339,6 +339,7 @@ def test_characters_facing_away_are_refused():
         (dict(dominance_partner=-0.1), r"Dominance partner must be between 0 and 1"),
         (dict(shake_frames=1), r"Shake frames must be at least 2"),
         (dict(neutral_frames=-3), r"Neutral frames cannot be negative"),
+        (dict(approach_frames=100000), r"Approach frames must be at most 2400 \(got 100000\)"),
     ],
 )
 def test_extreme_values_are_refused(kwargs, message):
