@@ -461,6 +461,22 @@ def test_object_root_motion_moves_the_object_along_the_path():
     assert v.mean() * 100 < 1.0 and depth.max() * 100 < 0.5
 
 
+@pytest.mark.parametrize("root_motion", ["BONE", "OBJECT"])
+def test_a_turned_and_moved_armature_walks_the_path_where_it_lies_in_the_world(root_motion):
+    human = add_human()
+    human.location = (2.0, 1.0, 0.0)
+    human.rotation_euler = (0.0, 0.0, math.radians(90.0))  # faces +X
+    path = [(2.0, 1.0, 0.0), (4.0, 1.0, 0.0), (5.0, 2.5, 0.0)]
+    add_curve("Bend", path)
+    assert bpy.ops.procanim.path_walk(armature=human.name, path="Bend", root_motion=root_motion) == {"FINISHED"}
+    walk = Walk(human)
+    pts = np.array(path)
+    assert np.linalg.norm(walk.hips[-1, :2] - pts[-1, :2]) < 0.05
+    assert distance_to_polyline(walk.hips[:, :2], pts[:, :2]).mean() < 0.05
+    v, depth = walk.contact_speeds(flat)
+    assert v.mean() * 100 < 1.0 and depth.max() * 100 < 0.5
+
+
 def test_rerun_replaces_its_bake_and_keeps_the_users_action():
     human = add_human()
     add_curve("Line", [(0.0, 0.0, 0.0), (0.0, -3.0, 0.0)])
