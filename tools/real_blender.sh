@@ -92,8 +92,11 @@ in_chroot() {  # in_chroot <root> <cmd...>
 _in_chroot_here() {
     local root="$1"; shift
     (
+        # Blender ignores a single SIGINT in -b mode: on INT/TERM/HUP pass TERM on to the
+        # child, wait for it, then the EXIT trap unmounts.
+        child=""
         trap umount_all EXIT
-        trap 'exit 130' INT TERM HUP
+        trap '[ -n "$child" ] && kill -TERM "$child" 2>/dev/null; [ -n "$child" ] && wait "$child"; exit 130' INT TERM HUP
         mount_chroot "$root"
         chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 \
             PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
@@ -101,7 +104,9 @@ _in_chroot_here() {
             ${PROCANIM_ZIP_IN:+PROCANIM_ZIP=$PROCANIM_ZIP_IN} \
             ${PYTEST_ADDOPTS:+PYTEST_ADDOPTS="$PYTEST_ADDOPTS"} \
             ${PROCANIM_GUI_DEBUG:+PROCANIM_GUI_DEBUG=$PROCANIM_GUI_DEBUG} \
-            "$@"
+            "$@" <&0 &
+        child=$!
+        wait "$child"
     )
 }
 

@@ -35,10 +35,14 @@ if ! blender -b --factory-startup --python-exit-code 1 --python /repo/tests/gui/
 fi
 grep '^gui_setup:' "$WORK/setup.log" | sed 's/^/  /'
 
-export DISPLAY=:99
-Xvfb "$DISPLAY" -screen 0 "${W}x${H}x24" -nolisten tcp > "$WORK/xvfb.log" 2>&1 &
+# Xvfb picks a free display itself (-displayfd): concurrent runs share the abstract
+# X socket namespace even though each has its own /tmp.
+Xvfb -displayfd 3 -screen 0 "${W}x${H}x24" -nolisten tcp 3> "$WORK/display" > "$WORK/xvfb.log" 2>&1 &
 XVFB_PID=$!
-for _ in $(seq 100); do [ -S /tmp/.X11-unix/X99 ] && break; sleep 0.1; done
+for _ in $(seq 200); do [ -s "$WORK/display" ] && break; sleep 0.1; done
+[ -s "$WORK/display" ] || { cat "$WORK/xvfb.log"; echo "gui: Xvfb did not start"; exit 1; }
+export DISPLAY=":$(head -n1 "$WORK/display")"
+echo "gui: Xvfb on $DISPLAY (${W}x${H})"
 
 status=0
 t0=$SECONDS
