@@ -80,6 +80,19 @@ def _rodrigues_pre(skew: np.ndarray, outer: np.ndarray, angles: np.ndarray) -> n
 _EYE3 = np.eye(3)
 
 
+def _rodrigues_floats(k, angle: float) -> list:
+    x, y, z = k
+    c, s = math.cos(angle), math.sin(angle)
+    t = 1.0 - c
+    return [[t * x * x + c, t * x * y - s * z, t * x * z + s * y],
+            [t * x * y + s * z, t * y * y + c, t * y * z - s * x],
+            [t * x * z - s * y, t * y * z + s * x, t * z * z + c]]
+
+
+def _matmul3(a, b) -> list:
+    return [[a[i][0] * b[0][j] + a[i][1] * b[1][j] + a[i][2] * b[2][j] for j in range(3)] for i in range(3)]
+
+
 class Chain:
     """Bones ``bones`` (indices into ``skeleton``, root first, each the parent of the next or an
     ancestor of it) with one :class:`JointLimit` per bone.
@@ -104,6 +117,7 @@ class Chain:
         self.axes = np.stack([lim.axes for lim in self.limits])  # (n, 3, 3)
         self._skew = _skew(self.axes)  # (n, 3, 3, 3) [a]× per joint axis
         self._outer = self.axes[..., :, None] * self.axes[..., None, :]  # (n, 3, 3, 3) a aᵀ
+        self._axes_list = self.axes.tolist()
         self.lower = np.stack([lim.lower for lim in self.limits])  # (n, 3)
         self.upper = np.stack([lim.upper for lim in self.limits])
         last = self.bones[-1]
@@ -132,9 +146,13 @@ class Chain:
         return per_axis[..., 0, :, :] @ per_axis[..., 1, :, :] @ per_axis[..., 2, :, :]
 
     def joint_matrix(self, j: int, angles3) -> np.ndarray:
-        """``R_j`` (3×3) of joint ``j`` for its three angles."""
-        r = _rodrigues_pre(self._skew[j], self._outer[j], np.asarray(angles3, float))
-        return r[0] @ r[1] @ r[2]
+        """``R_j`` (3×3) of joint ``j`` for its three angles (plain floats inside: called per
+        iteration by FABRIK)."""
+        m = None
+        for axis, angle in zip(self._axes_list[j], [float(a) for a in angles3]):
+            r = _rodrigues_floats(axis, angle)
+            m = r if m is None else _matmul3(m, r)
+        return np.array(m)
 
     def quaternions(self, angles: np.ndarray) -> np.ndarray:
         """Pose-bone rotation quaternions ``(..., n, 4)`` (w, x, y, z) for ``angles (..., n, 3)``."""

@@ -10,10 +10,12 @@ iterate is a valid, limited pose.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import transforms as tf
-from ._effector import cross, effector_of
+from ._effector import cross3, dot3, effector_of
 
 
 def _positions(chain, base, th, count, eff_local):
@@ -34,7 +36,7 @@ def _to_angles(chain, base, th, pts, count, eff_local):
         off = eff_local if j == count - 1 else chain.head_offset(j)
         cur = world @ off
         want = pts[j + 1] - pre[:3, 3]
-        if np.linalg.norm(want) > 1e-12 and np.linalg.norm(cur) > 1e-12:
+        if want @ want > 1e-24 and cur @ cur > 1e-24:
             q = _turn_between(cur, want)
             new_local = pre[:3, :3].T @ q @ world
             th[j] = chain.clamp_joint(j, chain.angles_of(j, new_local))
@@ -48,14 +50,14 @@ def _feasible_direction(chain, pre, j, th_j, want, off):
     """World direction of bone ``j``'s segment closest to ``want`` that its limits allow, with the
     joint's frame before rotation ``pre`` (3×3) taken from the current pose."""
     cur_local = off
-    if np.linalg.norm(want) < 1e-12:
+    if want @ want < 1e-24:
         return None
     want_local = pre.T @ want
     q = _turn_between(cur_local, want_local)
     ang = chain.clamp_joint(j, chain.angles_of(j, q))
     r = _joint_rotation(chain, j, ang)
     d = pre @ (r @ off)
-    return d / np.linalg.norm(d)
+    return d / math.sqrt(d @ d)
 
 
 def _joint_rotation(chain, j, ang):
@@ -63,15 +65,23 @@ def _joint_rotation(chain, j, ang):
 
 
 def _turn_between(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Shortest-arc rotation matrix taking direction ``a`` onto ``b``."""
-    a = a / np.linalg.norm(a)
-    b = b / np.linalg.norm(b)
-    v = cross(a, b)
-    c = float(a @ b)
+    """Shortest-arc rotation matrix taking direction ``a`` onto ``b``:
+    ``I + [v]× + [v]×² / (1 + c)`` with ``v = â × b̂``, ``c = â · b̂`` (plain floats inside)."""
+    a = a.tolist()
+    b = b.tolist()
+    na, nb = math.sqrt(dot3(a, a)), math.sqrt(dot3(b, b))
+    a = [x / na for x in a]
+    b = [x / nb for x in b]
+    c = dot3(a, b)
     if c < -1.0 + 1e-9:
-        return tf.quat_to_mat3(tf.rotation_between(a, b))
-    k = np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
-    return np.eye(3) + k + k @ k / (1.0 + c)
+        return tf.quat_to_mat3(tf.rotation_between(np.array(a), np.array(b)))
+    x, y, z = cross3(a, b)
+    f = 1.0 / (1.0 + c)
+    return np.array([
+        [1.0 - (y * y + z * z) * f, -z + x * y * f, y + x * z * f],
+        [z + x * y * f, 1.0 - (x * x + z * z) * f, -x + y * z * f],
+        [-y + x * z * f, x + y * z * f, 1.0 - (x * x + y * y) * f],
+    ])
 
 
 def fabrik(chain, base, target, angles, count, eff_local, tol=1e-6, max_iter=300):
