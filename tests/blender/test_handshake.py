@@ -332,6 +332,14 @@ def test_characters_facing_away_are_refused():
     _nothing_changed(a, b)
 
 
+def test_a_non_uniform_scale_is_refused_naming_both_characters():
+    a, b = facing_pair()
+    b.scale = (1.0, 1.0, 0.6)
+    with pytest.raises(RuntimeError, match=r"'Ann' → 'Bob': The partner must have a uniform, positive object scale"):
+        bpy.ops.procanim.handshake(initiator=a.name, partner=b.name)
+    _nothing_changed(a, b)
+
+
 @pytest.mark.parametrize(
     "kwargs, message",
     [
