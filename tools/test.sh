@@ -13,6 +13,8 @@
 #   PROCANIM_CACHE                           where venvs and caches live (default ~/.cache/procanim)
 #   PROCANIM_ZIP                             test this zip instead of building one per Blender
 #   PYTEST_ADDOPTS                           passed to every pytest (e.g. "-x -k duck")
+#   PROCANIM_STAGE_TIMEOUT=1200              seconds before a test stage counts as hung and is
+#                                            killed (setup and real-blender, which download, get 2x)
 #
 # Every stage runs even when an earlier one failed (except that nothing runs without the venvs);
 # logs go to out/test-logs/. The last line is the total over all stages, `N passed, M failed`
@@ -71,15 +73,22 @@ if found:
 EOF
 }
 
-# run_stage NAME KIND COMMAND... ; KIND is "pytest" (counts tests; exit 5 = failure) or "check"
+STAGE_TIMEOUT="${PROCANIM_STAGE_TIMEOUT:-1200}"
+
+# run_stage NAME KIND COMMAND... ; KIND is "pytest" (counts tests; exit 5 = failure) or "check".
+# A stage that runs longer than its limit is killed and fails (exit 124), so one hung Blender
+# cannot eat the whole CI budget.
 run_stage() {
   local name="$1" kind="$2"; shift 2
+  local limit="$STAGE_TIMEOUT"
+  case "$name" in setup | real-blender) limit=$((2 * STAGE_TIMEOUT)) ;; esac
   local log="$LOGS/$name.log" started rc counts p=0 f=0 s=0 result
   banner "$name: $*"
   started=$(date +%s.%N)
   set +e
-  "$@" 2>&1 | tee "$log"
+  timeout --kill-after=30 "$limit" "$@" 2>&1 | tee "$log"
   rc=${PIPESTATUS[0]}
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then echo "-------- $name: killed after ${limit}s" | tee -a "$log"; fi
   set -e
   local elapsed
   elapsed=$(python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$started" "$(date +%s.%N)")
@@ -95,6 +104,7 @@ run_stage() {
   fi
   if [ "$rc" -eq 0 ]; then result=ok; else result="FAILED(exit $rc)"; ANY_FAILED=1; fi
   if [ "$kind" = pytest ] && [ "$rc" -eq 5 ]; then result="FAILED(no tests)"; fi
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then result="FAILED(timeout ${limit}s)"; fi
   STAGES+=("$name"); RESULTS+=("$result"); PASSED+=("$p"); FAILED+=("$f"); SKIPPED+=("$s"); TIMES+=("$elapsed")
   TOTAL_PASSED=$((TOTAL_PASSED + p)); TOTAL_FAILED=$((TOTAL_FAILED + f)); TOTAL_SKIPPED=$((TOTAL_SKIPPED + s))
   printf -- '-------- %s: %s (%s passed, %s failed, %s skipped) in %ss\n' "$name" "$result" "$p" "$f" "$s" "$elapsed"
