@@ -5,7 +5,8 @@ configuration the shake phase's errors (cm, world space, measured on the engine 
 clips: grip point to grip point, and each grip point to the shared target) and each character's
 solver time per solved frame (ms, this machine, pure Python + numpy).
 
-    python bench/handshake_engine.py [--json out.json]
+    python bench/handshake_engine.py [--json out.json]     (the JSON also holds the per-frame
+                                                           error curves, the paper's Figure 9)
 """
 
 from __future__ import annotations
@@ -59,8 +60,9 @@ def main(argv=None):
         t0 = time.perf_counter()
         _, _, rep = generate_handshake(init, part, HandshakeParams(solver_initiator=s1, solver_partner=s2))
         wall = time.perf_counter() - t0
-        rep = {k: v for k, v in rep.items() if k != "curves"}
-        rep.update(label=label, wall_s=wall)
+        curves = rep.pop("curves")
+        rep.update(label=label, wall_s=wall,
+                   figure9={k: curves[k] for k in ("error_both_cm", "error_initiator_cm", "error_partner_cm")})
         rows.append(rep)
     print(f"Handshake bench — two 1.75 m humans 1 m apart; shake phase {rows[0]['shake_frames']} frames; "
           f"{platform.python_implementation()} {platform.python_version()}, numpy {np.__version__}")

@@ -56,6 +56,13 @@ def test_the_grip_points_meet_in_the_shake_phase(dls_bake):
     assert rep["both_max_cm"] < 0.1
 
 
+def test_the_error_curves_agree_with_the_table(dls_bake):
+    _, _, (_, _, rep) = dls_bake
+    curve = np.array(rep["curves"]["error_both_cm"])
+    assert len(curve) == rep["shake_frames"]
+    assert curve.mean() == pytest.approx(rep["both_mean_cm"]) and curve.max() == pytest.approx(rep["both_max_cm"])
+
+
 def test_the_hands_actually_move_up_and_down_in_the_shake(dls_bake):
     _, _, (_, _, rep) = dls_bake
     g = np.array(rep["curves"]["grip_initiator"])[rep["curves"]["frames_in_shake"]]
