@@ -158,11 +158,14 @@ provision() {
 # the caller's environment (a zip built elsewhere) is used instead when set.
 ZIP_IN=""
 build_zip() {
-    mkdir -p "$OUT"
+    # a directory per run: concurrent runs in one tree must not rebuild each other's zip
+    local run_dir="zip.$$"
+    mkdir -p "$OUT/$run_dir"
+    trap 'rm -rf "$OUT/'"$run_dir"'"' EXIT
     if [ -n "${PROCANIM_ZIP:-}" ]; then
         [ -f "$PROCANIM_ZIP" ] || die "PROCANIM_ZIP=$PROCANIM_ZIP does not exist"
-        cp -f "$PROCANIM_ZIP" "$OUT/"
-        ZIP_IN="/repo/out/real_blender/$(basename "$PROCANIM_ZIP")"
+        cp -f "$PROCANIM_ZIP" "$OUT/$run_dir/"
+        ZIP_IN="/repo/out/real_blender/$run_dir/$(basename "$PROCANIM_ZIP")"
         log "using PROCANIM_ZIP=$PROCANIM_ZIP"
         return 0
     fi
@@ -171,7 +174,7 @@ build_zip() {
     [ -n "$scripts" ] || die "Blender's extension builder not found in the chroot"
     scripts="/${scripts#"$CHROOT"/}"; scripts="${scripts%/addons_core/bl_pkg/cli/blender_ext.py}"
     last="$(in_chroot "$CHROOT" python3 /repo/tools/build.py --scripts-dir "$scripts" \
-            --out-dir /repo/out/real_blender | tail -n1)" || die "building the extension zip failed"
+            --out-dir "/repo/out/real_blender/$run_dir" | tail -n1)" || die "building the extension zip failed"
     case "$last" in /repo/*.zip) ZIP_IN="$last" ;; *) die "tools/build.py printed no zip path: $last" ;; esac
     log "built $ZIP_IN with $scripts's builder"
 }
