@@ -305,6 +305,42 @@ def test_a_reference_mesh_and_a_frame_range():
             np.testing.assert_allclose(after[f][name][:3, 3], before[f][name][:3, 3] + [0, 0, 0.2], atol=1e-4)
 
 
+def test_a_motion_made_on_the_zigzag_comes_down_onto_flat_ground():
+    """The terrain lowered (the paper's other case): a walk over the blocks, kept as a plain action,
+    adapted with the zigzag as reference to a flat floor — feet that stood on the blocks stand on the
+    floor, nothing goes under it."""
+    human = add_human()
+    assert bpy.ops.procanim.source_motion(armature=human.name, kind="WALK", steps=5) == {"FINISHED"}
+    frames = frames_of(human)
+    sole_z, heights = body_heights(human)
+    zigzag = add_zigzag("Zigzag", heights["knee"], ground_z=sole_z)
+    flat = add_flat("Flat", sole_z)
+    assert bpy.ops.procanim.adapt_terrain(armature=human.name, terrain=zigzag.name) == {"FINISHED"}
+    on_blocks = action_of(human).copy()  # as if keyed or imported: not a ProcAnim terrain bake
+    on_blocks.name = "OnBlocks"
+    on_blocks.procanim.generator = on_blocks.procanim.owner = ""
+    human.animation_data.action = on_blocks
+    if hasattr(human.animation_data, "action_slot"):  # Blender 4.4+: the copy's slot drives the object
+        human.animation_data.action_slot = on_blocks.slots[0]
+    source = world_poses(human, frames)
+    high, low = Surface(zigzag), Surface(flat)
+    assert max(min(p[2] for p in sole_points(source[f], "L")) for f in frames) > sole_z + 0.8 * heights["knee"]
+
+    result = bpy.ops.procanim.adapt_terrain(armature=human.name, terrain=flat.name, reference=zigzag.name)
+    assert result == {"FINISHED"}
+    assert action_of(human).procanim.previous_action == "OnBlocks"
+    after = world_poses(human, frames)
+    assert max(penetration(human, after, low, LEG_BONES + ARM_BONES).values()) < TOLERANCE
+    contacts = 0
+    for f in frames:
+        for side in "LR":
+            if min(p[2] - high.height(p) for p in sole_points(source[f], side)) < 0.005:
+                contacts += 1
+                assert abs(min(p[2] for p in sole_points(after[f], side)) - sole_z) < 0.01, (f, side)
+    assert contacts > 10
+    assert bone_length_error(human, after) < 1e-4
+
+
 def test_a_hand_keyed_action_with_euler_bones_is_lifted_onto_a_raised_floor():
     """Keys set by hand on a few bones (Euler and quaternion), the rest unkeyed: on a floor 0.12 m higher
     every bone is 0.12 m higher and turned exactly as before."""
