@@ -77,7 +77,7 @@ class HandshakeParams:
     palm_thickness_ratio: float = 0.3
     reach_comfort: float = 0.85
     max_step_legs: float = 0.6
-    max_lean_deg: float = 40.0
+    max_lean_deg: float = 60.0
     max_facing_deg: float = 90.0
     ik_tolerance_m: float = 1e-5
     arrive_tolerance_m: float = 0.002
