@@ -558,7 +558,7 @@ def _nudge_footing(skeleton, loc, rot, pose, pose_src, e, contact, reference, te
 
 
 def _hips_raise_to_clear(skeleton, hips, loc, rot, pose, legs, src_gap, contact, terrain, lb, leg_box, hits, p,
-                         forward, step_m: float = 0.03, max_raise_m: float = 0.3) -> np.ndarray:
+                         forward, step_m: float = 0.03, max_raise_m: float = 0.6) -> np.ndarray:
     """Per frame, the smallest raise of the hips (m) after which no leg box collides while every
     leg in contact still reaches its ground (a leg folded under low hips pushes its knee into the
     block in front of it or past the edge it stands on; a straighter leg keeps it clear). 0 where

@@ -140,10 +140,11 @@ def test_jump_onto_waist_high_blocks_is_refused(human, jump):
         adapt_to_terrain(sk, rm, jump, None, course(sk, rm, "waist"))
 
 
-def test_tumble_over_ankle_zigzag_rolls_over_the_blocks_without_collisions(human):
+@pytest.mark.parametrize("level", ["ankle", "knee"])
+def test_tumble_over_zigzag_rolls_over_the_blocks_without_collisions(human, level):
     sk, rm = human
     roll = motions.tumble(sk, rm)
-    out = adapt_to_terrain(sk, rm, roll, None, course(sk, rm, "ankle"))
+    out = adapt_to_terrain(sk, rm, roll, None, course(sk, rm, level))
     m = out.metrics
     assert m["source_collisions"] == 0  # the roll itself touches its floor without going through
     assert m["collisions"] == 0  # legs and arms (the paper counts both for tumbling)
