@@ -195,6 +195,11 @@ def _meeting(ai: _Actor, ap: _Actor, p: HandshakeParams) -> Meeting:
         r = grip_rotation(ch.hand_axes, fingers)
         grip_rot[ch.name] = r
         wrist = c - ch.scale * (r @ ch.hand_axes.grip_local)  # hand head when the grip point is on C
+        # the shake takes the hand half a shake vector above and below C: those must be reachable too.
+        # ŝ is built at the shake's start; here its length is estimated with the elbows one forearm
+        # from C on either side (elbow distance ≈ the two forearms)
+        half_shake = np.array([0.0, 0.0, 0.5 * p.shake_ratio * (ci.forearm_length() + cp.forearm_length())])
+        wrists = (wrist, wrist + half_shake, wrist - half_shake)
         reach = p.reach_comfort * ch.arm_reach()
         max_step = p.max_step_legs * ch.frame.leg_length * ch.scale
         # the smallest forward lean (then step) that brings the shoulder within reach of the wrist
@@ -204,7 +209,10 @@ def _meeting(ai: _Actor, ap: _Actor, p: HandshakeParams) -> Meeting:
         for lean in lean_steps:
             shoulder = ch.shoulder_world(ch.body_pose(np.zeros(3), float(lean)))
             direction = horizontal(wrist - shoulder)
-            s = step_toward(shoulder, wrist, reach, direction)
+            # C within a comfortable reach, the shake's ends within reach at all
+            steps = [step_toward(shoulder, w_, reach if k == 0 else 0.98 * ch.arm_reach(), direction)
+                     for k, w_ in enumerate(wrists)]
+            s = None if any(x is None for x in steps) else max(steps)
             if s is not None and (found is None or s < found[1]):
                 found = (float(lean), s, direction)
             if s is not None and s <= max_step and wrist[2] <= shoulder[2]:

@@ -258,3 +258,15 @@ def test_fuzzy_pair_meets_within_half_a_centimetre_with_the_default_timings():
     assert rep["shake_frames"] == HandshakeParams().shake_frames + HandshakeParams().secondary_frames
     assert rep["both_mean_cm"] <= 0.5 and rep["initiator_mean_cm"] <= 0.5 and rep["partner_mean_cm"] <= 0.5
     assert rep["both_mean_cm"] > 0.01  # a fuzzy controller does lag: this is measured, not assumed
+
+
+def test_a_rig_without_clavicles_shakes_hands_with_a_three_bone_arm():
+    from procanim_addon.rig_roles import RigMap
+
+    a, b = two_humans()
+    roles = dict(a[1].roles)
+    roles.pop("clavicle.R")
+    ci, _, rep = generate_handshake((a[0], RigMap(roles), a[2]), b,
+                                    HandshakeParams(solver_initiator="DLS", solver_partner="DLS", **QUICK))
+    assert a[1].bone("clavicle.R") not in ci.keyed_bones() and a[1].bone("upper_arm.R") in ci.keyed_bones()
+    assert rep["both_mean_cm"] < 0.05
