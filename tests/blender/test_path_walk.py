@@ -528,6 +528,66 @@ def test_panel_fields_are_operator_arguments_and_the_contract_holds():
     assert advanced.bl_parent_id == "PROCANIM_PT_path_walk" and "DEFAULT_CLOSED" in advanced.bl_options
 
 
+class RecordingLayout:
+    """Stands in for a panel's UILayout: records what is drawn and checks that every property and
+    operator argument it names exists (a typo would otherwise only print in Blender's console)."""
+
+    def __init__(self, log):
+        self.log = log
+        self.enabled = True
+
+    def __getattr__(self, name):  # row, column, box, grid_flow, split … return sub-layouts
+        return lambda *a, **k: RecordingLayout(self.log)
+
+    def prop(self, data, name, **_kw):
+        assert name in data.bl_rna.properties, f"panel draws a missing property {name!r}"
+        self.log.append(("prop", name))
+
+    def label(self, text="", **_kw):
+        self.log.append(("label", text))
+
+    def operator(self, idname, **_kw):
+        props = getattr(bpy.ops, idname.split(".")[0]).__getattr__(idname.split(".")[1])
+        names = props.get_rna_type().properties.keys()
+        log = self.log
+
+        class Args:
+            def __setattr__(self, key, value):
+                assert key in names, f"{idname} has no argument {key!r}"
+                log.append(("arg", key, value))
+
+        log.append(("operator", idname))
+        return Args()
+
+
+def _draw(panel_cls):
+    from types import SimpleNamespace
+
+    log = []
+    panel_cls.draw(SimpleNamespace(layout=RecordingLayout(log)), bpy.context)
+    return log
+
+
+def test_the_panels_draw_their_settings_and_the_figures_after_a_bake():
+    human = add_human()
+    curve = add_curve("Line", [(0.0, 0.0, 0.0), (0.0, -3.0, 0.0)])
+    settings = bpy.context.scene.procanim
+    settings.armature = human
+    log = _draw(bpy.types.PROCANIM_PT_path_walk)
+    assert ("operator", "procanim.path_walk") in log
+    assert ("label", "Pick a curve object as the path.") in log
+    settings.path_walk.path = curve
+    settings.path_walk.cadence = 110.0
+    log = _draw(bpy.types.PROCANIM_PT_path_walk)
+    assert ("arg", "path", "Line") in log and ("arg", "cadence", pytest.approx(110.0)) in log
+    assert not any(e[0] == "label" and e[1].startswith("Steps") for e in log)  # no bake yet
+    assert bpy.ops.procanim.path_walk() == {"FINISHED"}
+    labels = [e[1] for e in _draw(bpy.types.PROCANIM_PT_path_walk) if e[0] == "label"]
+    assert any(t.startswith("Steps:") for t in labels) and any(t.startswith("Foot skate mean") for t in labels)
+    advanced = [e[1] for e in _draw(bpy.types.PROCANIM_PT_path_walk_advanced) if e[0] == "prop"]
+    assert {"delta_x", "delta_y", "delta_z", "armpit_angle"} <= set(advanced)
+
+
 def _bad(make, kwargs, message):
     human = add_human()
     before = set(bpy.data.actions.keys())
