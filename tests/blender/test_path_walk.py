@@ -347,6 +347,46 @@ def test_metrics_are_stored_on_the_action_and_agree_with_blender(s_walk):
     assert m["skate_mean_cm_s"] < 1.0 and v.mean() * 100 < 1.0
 
 
+def footsteps(walk, ground=flat):
+    """Footsteps measured on the pose: (first frame, planted position) of each run of frames in
+    which a foot has a sole point on the ground, both feet, in time order."""
+    out = []
+    for side in "LR":
+        pts = walk.soles[side]
+        on = np.min(pts[..., 2] - ground(pts[..., :2]), axis=1) < CONTACT_M
+        edges = np.diff(np.concatenate(([0], on.astype(int), [0])))
+        for a, b in zip(np.nonzero(edges == 1)[0], np.nonzero(edges == -1)[0]):
+            out.append((int(a), pts[a:b, 0].mean(axis=0), side))
+    return sorted(out, key=lambda f: f[0])
+
+
+def _straight_walk(**kwargs):
+    harness.reset_scene()
+    human = add_human()
+    add_curve("Line", [(0.0, 0.0, 0.0), (0.0, -6.0, 0.0)])
+    assert bpy.ops.procanim.path_walk(armature=human.name, path="Line", **kwargs) == {"FINISHED"}
+    return Walk(human)
+
+
+def test_cadence_stride_and_double_support_arguments_shape_the_steps():
+    for cadence in (90.0, 120.0):
+        steps = [f for f in footsteps(_straight_walk(cadence=cadence)) if f[0] > 0]  # not the standing start
+        sides = [f[2] for f in steps]
+        assert all(a != b for a, b in zip(sides, sides[1:])), f"feet alternate: {sides}"
+        gaps = np.diff([f[0] for f in steps[1:-1]])  # steady steps: frames between touch-downs
+        assert 60.0 * FPS / np.median(gaps) == pytest.approx(cadence, rel=0.05)
+    steps = [f for f in footsteps(_straight_walk(stride=0.55)) if f[0] > 0]
+    advance = np.abs(np.diff([f[1][1] for f in steps]))  # along the path (−Y), one footstep to the next
+    assert np.median(advance) == pytest.approx(0.55, abs=0.03)
+    both = {}
+    for ds in (0.15, 0.40):
+        walk = _straight_walk(double_support=ds)
+        on = [np.min(walk.soles[s][..., 2], axis=1) < CONTACT_M for s in "LR"]
+        moving = walking_frames(walk)
+        both[ds] = float(np.mean((on[0] & on[1])[moving]))
+    assert both[0.40] > both[0.15] + 0.15, both
+
+
 def test_the_skate_measure_sees_feet_that_slide():
     """The measure above can fail: stretch the root's travel by 15 % (what a Follow Path at the wrong
     speed does; the root starts at its rest place, so scaling every location key stretches the
