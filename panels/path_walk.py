@@ -4,6 +4,7 @@ personality coefficients under Advanced, Generate, and the figures of the last b
 from __future__ import annotations
 
 import bpy
+from bl_operators.presets import AddPresetBase
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, FloatVectorProperty, IntProperty, PointerProperty
 
 from ..operators.bake import read_metrics
@@ -36,6 +37,8 @@ FIELDS = (
     "clearance",
     "stand_time",
 )
+
+PRESET_SUBDIR = "procanim/path_walk"
 
 METRICS = (
     ("step_count", "Steps", "{:d}"),
@@ -183,6 +186,26 @@ class ProcAnimPathWalkSettings(bpy.types.PropertyGroup):
     show_metrics: BoolProperty(name="Show Figures", description="Show the figures of the last bake", default=True)
 
 
+class PROCANIM_MT_path_walk_presets(bpy.types.Menu):
+    """User presets of the path walk (timing, arms, personality), saved like Blender's own presets"""
+
+    bl_label = "Path Walk Presets"
+    preset_subdir = PRESET_SUBDIR
+    preset_operator = "script.execute_preset"
+    draw = bpy.types.Menu.draw_preset
+
+
+class PROCANIM_OT_path_walk_preset_add(AddPresetBase, bpy.types.Operator):
+    """Save the path walk settings (not the picked objects) as a preset, or remove one"""
+
+    bl_idname = "procanim.path_walk_preset_add"
+    bl_label = "Add Path Walk Preset"
+    preset_menu = "PROCANIM_MT_path_walk_presets"
+    preset_defines = ["walk = bpy.context.scene.procanim.path_walk"]
+    preset_values = [f"walk.{f}" for f in FIELDS if f != "frame_start"]
+    preset_subdir = PRESET_SUBDIR
+
+
 class PROCANIM_PT_path_walk(ProcAnimPanel, bpy.types.Panel):
     bl_label = "Path Walk"
     bl_idname = "PROCANIM_PT_path_walk"
@@ -191,6 +214,10 @@ class PROCANIM_PT_path_walk(ProcAnimPanel, bpy.types.Panel):
         layout = self.layout
         settings = context.scene.procanim
         walk = settings.path_walk
+        row = layout.row(align=True)
+        row.menu("PROCANIM_MT_path_walk_presets", text=PROCANIM_MT_path_walk_presets.bl_label)
+        row.operator("procanim.path_walk_preset_add", text="", icon="ADD")
+        row.operator("procanim.path_walk_preset_add", text="", icon="REMOVE").remove_active = True
         col = layout.column(align=True)
         col.prop(settings, "armature")
         col.prop(walk, "path", icon="CURVE_DATA")
@@ -256,4 +283,9 @@ def draw_walk_metrics(layout, obj) -> None:
         col.label(text=f"{label}: {fmt.format(int(v) if fmt == '{:d}' else float(v))}")
 
 
-classes = (PROCANIM_PT_path_walk, PROCANIM_PT_path_walk_advanced)
+classes = (
+    PROCANIM_MT_path_walk_presets,
+    PROCANIM_OT_path_walk_preset_add,
+    PROCANIM_PT_path_walk,
+    PROCANIM_PT_path_walk_advanced,
+)

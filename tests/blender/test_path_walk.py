@@ -628,6 +628,27 @@ def test_the_panels_draw_their_settings_and_the_figures_after_a_bake():
     assert {"delta_x", "delta_y", "delta_z", "armpit_angle"} <= set(advanced)
 
 
+def test_user_presets_save_and_restore_the_settings():
+    import os
+
+    walk = bpy.context.scene.procanim.path_walk
+    walk.cadence, walk.arm_swing_forward, walk.delta_y, walk.root_motion = 115.0, 40.0, (0.2, 0.0, -0.1), "OBJECT"
+    name = "procanim test walk preset"
+    assert bpy.ops.procanim.path_walk_preset_add(name=name) == {"FINISHED"}
+    folder = bpy.utils.user_resource("SCRIPTS", path=os.path.join("presets", "procanim", "path_walk"))
+    path = os.path.join(folder, "procanim_test_walk_preset.py")
+    try:
+        assert os.path.isfile(path)
+        walk.cadence, walk.arm_swing_forward, walk.delta_y, walk.root_motion = 90.0, 10.0, (0.0, 0.0, 0.0), "BONE"
+        menu = "PROCANIM_MT_path_walk_presets"
+        assert bpy.ops.script.execute_preset(filepath=path, menu_idname=menu) == {"FINISHED"}
+        assert (walk.cadence, walk.arm_swing_forward, walk.root_motion) == (115.0, 40.0, "OBJECT")
+        assert tuple(walk.delta_y) == pytest.approx((0.2, 0.0, -0.1))
+    finally:
+        if os.path.isfile(path):
+            os.remove(path)
+
+
 def _bad(make, kwargs, message):
     human = add_human()
     before = set(bpy.data.actions.keys())
