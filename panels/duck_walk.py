@@ -28,8 +28,9 @@ class PROCANIM_OT_duck_preset_add(AddPresetBase, bpy.types.Operator):
     bl_idname = "procanim.duck_preset_add"
     bl_label = "Add Duck Walk Preset"
     preset_menu = "PROCANIM_MT_duck_presets"
-    preset_defines = ["duck = bpy.context.scene.procanim.duck"]
-    preset_values = [f"duck.{f}" for f in _FIELDS]
+    # Full paths, no preset_defines: Blender 4.3 under Python 3.13 exec()s the defines and eval()s the
+    # values in scopes that do not share names (NameError), so nothing may rely on a defined name.
+    preset_values = [f"bpy.context.scene.procanim.duck.{f}" for f in _FIELDS]
     preset_subdir = PRESET_SUBDIR
 
 
