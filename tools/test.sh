@@ -18,7 +18,7 @@
 #
 # Every stage runs even when an earlier one failed (except that nothing runs without the venvs);
 # logs go to out/test-logs/. The last line is the total over all stages, `N passed, M failed`
-# (pytest stages count tests; ruff, mypy, build and setup count as one check each). The exit
+# (pytest stages count tests, xfails with the skipped; ruff, mypy, build and setup count as one check each). The exit
 # status is non-zero if any stage failed, including a pytest stage that collected no test.
 set -euo pipefail
 
@@ -117,7 +117,7 @@ skip_stage() {
 
 summary() {
   banner "ProcAnim test summary"
-  printf '%-16s %-34s %7s %7s %8s %8s\n' stage result passed failed skipped seconds
+  printf '%-16s %-34s %7s %7s %8s %8s\n' stage result passed failed skip+xf seconds
   local i
   for i in "${!STAGES[@]}"; do
     printf '%-16s %-34s %7s %7s %8s %8s\n' "${STAGES[$i]}" "${RESULTS[$i]}" "${PASSED[$i]}" "${FAILED[$i]}" \
