@@ -51,7 +51,8 @@ def bone_length_error(skeleton, pose: np.ndarray, bones=None) -> float:
     par = skeleton.parents[idx]
     rest = np.linalg.norm(skeleton.heads[idx] - skeleton.heads[par], axis=-1)
     ok = rest > 1e-6
-    posed = np.linalg.norm(pose[:, idx, :3, 3] - pose[:, par, :3, 3], axis=-1)
+    heads = pose[..., :3, 3]  # (F, B, 3); index bones after slicing so the frame axis stays first
+    posed = np.linalg.norm(heads[:, idx] - heads[:, par], axis=-1)
     err = np.abs(posed[:, ok] - rest[ok]) / rest[ok]
     return float(np.max(err) * 100) if err.size else 0.0
 
