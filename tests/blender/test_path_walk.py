@@ -587,8 +587,8 @@ class RecordingLayout:
         self.log.append(("label", text))
 
     def operator(self, idname, **_kw):
-        props = getattr(bpy.ops, idname.split(".")[0]).__getattr__(idname.split(".")[1])
-        names = props.get_rna_type().properties.keys()
+        module, name = idname.split(".")
+        names = getattr(getattr(bpy.ops, module), name).get_rna_type().properties.keys()
         log = self.log
 
         class Args:
