@@ -158,18 +158,13 @@ def bone_length_error(obj, poses):
 # ----------------------------------------------------------------------------- the paper's experiment
 
 
-TUMBLE_ENGINE = pytest.mark.xfail(
-    reason="engine (procanim_addon/terrain/adapt.py): the roll ends against the 3rd cell — forearms in the "
-    "1st block's edge (frames 33-35), thighs up to 46 cm into the 3rd (39-43); the engine counts them too",
-    strict=False,
-)
 CASES = [
     ("WALK", "ankle"),
     ("WALK", "knee"),
     ("JUMP", "ankle"),
     ("JUMP", "knee"),
     ("TUMBLE", "ankle"),
-    pytest.param("TUMBLE", "knee", marks=TUMBLE_ENGINE),
+    ("TUMBLE", "knee"),
 ]
 
 
