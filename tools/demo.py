@@ -64,9 +64,12 @@ def setup_render(scene) -> None:
 def contact_sheet(scene, frames, path: Path, workdir: Path) -> None:
     tiles = []
     for frame in frames:
-        scene.frame_set(frame)
-        scene.render.filepath = str(workdir / f"{scene.name}_{frame:04d}.png")
-        bpy.ops.render.render(write_still=True, scene=scene.name)
+        # the render must see this scene as the context's: with ``render(scene=…)`` alone a scene that
+        # is not the window's renders its first evaluated frame every time
+        with bpy.context.temp_override(scene=scene):
+            scene.frame_set(frame)
+            scene.render.filepath = str(workdir / f"{scene.name}_{frame:04d}.png")
+            bpy.ops.render.render(write_still=True)
         img = bpy.data.images.load(scene.render.filepath)
         tiles.append(np.array(img.pixels[:], dtype=np.float32).reshape(img.size[1], img.size[0], 4))
         bpy.data.images.remove(img)

@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# Render ProcAnim's demo pictures (contact sheets, plots) with the dev venv:
+# The README's demo command: every generator's scene baked into out/demo.blend, and a Workbench
+# contact sheet each in docs/ (tools/demo.py, tools/demos/*.py):
 #
-#   bash tools/demo.sh [ARGS...]      (ARGS are passed to tools/demo.py)
+#   bash tools/demo.sh [NAMES...]     (e.g. `duck handshake`: only those scenes)
 #
-# Installs/repairs the venvs first (tools/setup_env.sh; the 5.0.1 venv has bpy and matplotlib).
+# Installs/repairs the bpy 4.5.15 venv first (tools/setup_env.sh; first run: a ~370 MB download).
+# Blender 4.5 LTS writes the .blend so that 4.2 LTS–4.4 open it too (checked on Debian's 4.3.2);
+# a file saved by 5.0 opens only in 4.5 and newer.
 set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$REPO"
 CACHE="${PROCANIM_CACHE:-$HOME/.cache/procanim}"
-bash tools/setup_env.sh 5.0.1
+bash tools/setup_env.sh 4.5.15
 if [ ! -f tools/demo.py ]; then
   echo "demo: tools/demo.py does not exist yet" >&2
   exit 1
 fi
-exec "$CACHE/venv-bpy-5.0.1/bin/python" tools/demo.py "$@"
+exec "$CACHE/venv-bpy-4.5.15/bin/python" tools/demo.py "$@"

@@ -34,7 +34,7 @@ def add_zigzag(name, height, y0=-0.3, cell=0.8, width=3.2, margin=6.0):
 def build(scene):
     figures = {}
     terrain = add_zigzag(f"{scene.name}.zigzag", BLOCK_M)
-    for name, kind, x in (("Walker", "WALK", 0.6), ("Jumper", "JUMP", -0.6)):
+    for name, kind, x in (("Hiker", "WALK", 0.6), ("Jumper", "JUMP", -0.6)):
         bpy.ops.procanim.add_human(name=name, location=(x, 0.0, 0.0))
         assert bpy.ops.procanim.source_motion(armature=name, kind=kind) == {"FINISHED"}
         result = bpy.ops.procanim.adapt_terrain(armature=name, terrain=terrain.name)
@@ -50,6 +50,6 @@ def build(scene):
     cam.data.lens = 26
     scene.camera = cam
     bpy.ops.object.light_add(type="SUN", location=(2, -2, 4))
-    scene.procanim.armature = bpy.data.objects["Walker"]
+    scene.procanim.armature = bpy.data.objects["Hiker"]
     scene.procanim.terrain.terrain = terrain
     return figures
