@@ -116,14 +116,38 @@ def _to_armature_space(armature, world_to_points: np.ndarray, points: np.ndarray
     return points @ m[:3, :3].T + m[:3, 3]
 
 
-def read_curve_polyline(curve_obj, armature, depsgraph) -> np.ndarray:
-    """The evaluated curve (modifiers, world transform) as a polyline ``(N, 3)`` in armature space.
+def read_curve_polyline(curve_obj, armature, depsgraph=None) -> np.ndarray:
+    """The evaluated curve's centre line (modifiers, world transform) as a polyline ``(N, 3)`` in
+    armature space.
 
-    The first spline is used; its points are in path order. Raises InputError for a non-curve or a
-    curve with no length.
+    The first spline is used; its points are in path order. A bevel or an extrusion would turn the
+    curve into a tube or ribbon whose edges do not follow the centre line, so they are switched off
+    while the curve is read and put back at once. Raises InputError for a non-curve or a curve with
+    no length. ``depsgraph`` defaults to the context's.
     """
     if curve_obj.type != "CURVE":
         raise InputError(f"'{curve_obj.name}' is a {curve_obj.type.lower()}; the path must be a curve object.")
+    data = curve_obj.data
+    saved = None
+    if data.bevel_depth > 0 or data.extrude > 0 or data.bevel_object is not None:
+        saved = (data.bevel_depth, data.extrude, data.bevel_object)
+        data.bevel_depth, data.extrude, data.bevel_object = 0.0, 0.0, None
+        depsgraph = None  # re-evaluate without the bevel
+    try:
+        depsgraph = depsgraph or bpy.context.evaluated_depsgraph_get()
+        points, world = _curve_mesh_points(curve_obj, depsgraph)
+    finally:
+        if saved is not None:
+            data.bevel_depth, data.extrude, data.bevel_object = saved
+            bpy.context.view_layer.update()
+    points = _to_armature_space(armature, world, points)
+    if np.sum(np.linalg.norm(np.diff(points, axis=0), axis=1)) < 1e-6:
+        raise InputError(f"The curve '{curve_obj.name}' has no length.")
+    return points
+
+
+def _curve_mesh_points(curve_obj, depsgraph):
+    """Points of the evaluated curve's first chain of edges (object space) and its world matrix."""
     evaluated = curve_obj.evaluated_get(depsgraph)
     mesh = evaluated.to_mesh()
     try:
@@ -135,14 +159,9 @@ def read_curve_polyline(curve_obj, armature, depsgraph) -> np.ndarray:
         edges = np.empty(len(mesh.edges) * 2, dtype=np.int32)
         mesh.edges.foreach_get("vertices", edges)
         order = _walk_first_chain(n, edges.reshape(-1, 2))
-        points = co.reshape(n, 3)[order]
-        world = np.array(evaluated.matrix_world, dtype=float)
+        return co.reshape(n, 3)[order], np.array(evaluated.matrix_world, dtype=float)
     finally:
         evaluated.to_mesh_clear()
-    points = _to_armature_space(armature, world, points)
-    if np.sum(np.linalg.norm(np.diff(points, axis=0), axis=1)) < 1e-6:
-        raise InputError(f"The curve '{curve_obj.name}' has no length.")
-    return points
 
 
 def _walk_first_chain(n: int, edges: np.ndarray) -> list[int]:

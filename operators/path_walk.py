@@ -36,27 +36,6 @@ ROOT_MOTION = [
 ]
 
 
-def _read_path(curve, armature, context):
-    """The curve's centre line as a polyline in armature space.
-
-    Workaround: ``bridge.read_curve_polyline`` walks the evaluated curve's mesh edges, and a curve
-    with a bevel or an extrusion evaluates to a tube or ribbon whose edges do not follow the centre
-    line. Its bevel and extrusion are switched off while it is read and put back at once (the
-    curve's modifiers and transform still apply).
-    """
-    data = curve.data if curve.type == "CURVE" else None
-    saved = None
-    if data is not None and (data.bevel_depth > 0 or data.extrude > 0 or data.bevel_object is not None):
-        saved = (data.bevel_depth, data.extrude, data.bevel_object)
-        data.bevel_depth, data.extrude, data.bevel_object = 0.0, 0.0, None
-    try:
-        return read_curve_polyline(curve, armature, context.evaluated_depsgraph_get())
-    finally:
-        if saved is not None:
-            data.bevel_depth, data.extrude, data.bevel_object = saved
-            context.view_layer.update()
-
-
 class PROCANIM_OT_path_walk(GeneratorMixin, bpy.types.Operator):
     """Bake a walk along a curve object (turns, slopes, stairs) from ground reaction forces"""
 
@@ -219,7 +198,7 @@ class PROCANIM_OT_path_walk(GeneratorMixin, bpy.types.Operator):
                     f"'{obj.name}' is scaled unevenly ({scale[0]:.3g}, {scale[1]:.3g}, {scale[2]:.3g}); "
                     "apply its scale or use Root Motion 'Root Bone'."
                 )
-        points = _read_path(curve, obj, context)
+        points = read_curve_polyline(curve, obj)
         depsgraph = context.evaluated_depsgraph_get()
         ground: Ground | None = None
         if ground_name:

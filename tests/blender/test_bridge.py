@@ -89,3 +89,15 @@ def test_action_range_and_missing_action_are_refused(bridge, errors):
     bpy.ops.procanim.duck_walk(armature="Duck", frame_end=30)
     with pytest.raises(errors.InputError, match="outside the action"):
         bridge.read_action_clip(duck, sk, 0, 90)
+
+
+def test_a_bevelled_curve_is_read_along_its_centre_line_and_keeps_its_bevel(bridge):
+    arm = _armature_at((0, 0, 0))
+    bpy.ops.curve.primitive_bezier_curve_add(location=(0, 0, 0))
+    curve = bpy.context.object
+    plain = bridge.read_curve_polyline(curve, arm, bpy.context.evaluated_depsgraph_get())
+    curve.data.bevel_depth = 0.2
+    curve.data.extrude = 0.1
+    bevelled = bridge.read_curve_polyline(curve, arm, bpy.context.evaluated_depsgraph_get())
+    np.testing.assert_allclose(bevelled, plain, atol=1e-6)
+    assert curve.data.bevel_depth == pytest.approx(0.2) and curve.data.extrude == pytest.approx(0.1)
