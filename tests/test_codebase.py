@@ -7,6 +7,9 @@
 - No ``keyframe_insert`` or ``frame_set`` in the add-on: keys are written with ``foreach_set`` and
   nothing per-frame moves the scene's current frame.
 - At most one add-on file reads ``bpy.app.version``: the version branch lives in one place.
+- No ``preset_defines`` on preset operators: Blender 4.3 under Python 3.13 (Debian's build)
+  ``exec()``s the defines and then ``eval()``s the values in a fresh namespace (PEP 667), so a value
+  such as ``walk.speed`` raises NameError; full data paths work on every version.
 
 Each rule is a function ``(tree, path) -> [message]``, unit-tested below on small sources so that
 each one is known to fail when it should.
@@ -197,6 +200,23 @@ def rule_no_per_frame_calls(tree: ast.AST, path: Path) -> list[str]:
     return found
 
 
+def rule_no_preset_defines(tree: ast.AST, path: Path) -> list[str]:
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AnnAssign):
+            targets = [node.target]
+        else:
+            continue
+        if any(getattr(t, "id", None) == "preset_defines" for t in targets):
+            found.append(
+                f"{_where(path, node)}: preset_defines breaks presets on Blender 4.3 + Python 3.13; "
+                "write full data paths in preset_values (bpy.context.scene....)"
+            )
+    return found
+
+
 def reads_blender_version(tree: ast.AST) -> bool:
     """True if the source reads ``bpy.app.version`` (or imports ``version`` from ``bpy.app``)."""
     for node in ast.walk(tree):
@@ -308,6 +328,13 @@ def test_rule_no_per_frame_calls_accepts_bulk_writes_and_docstrings():
     assert _check(rule_no_per_frame_calls, ok, "operators/bake.py") == []
 
 
+def test_rule_no_preset_defines():
+    bad = "class P:\n    preset_defines = ['w = bpy.context.scene.x']\n    preset_values = ['w.a']\n"
+    good = "class P:\n    preset_values = ['bpy.context.scene.x.a']\n"
+    assert _check(rule_no_preset_defines, bad, "panels/p.py")
+    assert _check(rule_no_preset_defines, good, "panels/p.py") == []
+
+
 def test_rule_one_version_branch():
     reader = ast.parse("import bpy\nif bpy.app.version >= (4, 4, 0):\n    pass\n")
     importer = ast.parse("from bpy.app import version\n")
@@ -355,6 +382,10 @@ def test_every_property_has_name_and_description():
 
 def test_no_keyframe_insert_or_frame_set_in_the_addon():
     assert _violations(rule_no_per_frame_calls, addon_files()) == []
+
+
+def test_presets_use_full_data_paths():
+    assert _violations(rule_no_preset_defines, addon_files()) == []
 
 
 def test_blender_version_is_read_in_one_file_at_most():
