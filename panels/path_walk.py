@@ -201,8 +201,8 @@ class PROCANIM_OT_path_walk_preset_add(AddPresetBase, bpy.types.Operator):
     bl_idname = "procanim.path_walk_preset_add"
     bl_label = "Add Path Walk Preset"
     preset_menu = "PROCANIM_MT_path_walk_presets"
-    preset_defines = ["walk = bpy.context.scene.procanim.path_walk"]
-    preset_values = [f"walk.{f}" for f in FIELDS if f != "frame_start"]
+    # full paths: Blender 4.3 + Python 3.13 evaluates values without the names preset_defines makes
+    preset_values = [f"bpy.context.scene.procanim.path_walk.{f}" for f in FIELDS if f != "frame_start"]
     preset_subdir = PRESET_SUBDIR
 
 
