@@ -36,6 +36,118 @@ ROOT_MOTION = [
 ]
 
 
+def path_walk_properties(ui: bool) -> dict:
+    """The path walk's settings as bpy properties, shared by the operator and the sidebar's settings.
+
+    ``ui=True`` gives the sidebar hard limits; the operator gets the same range as soft limits only, so
+    a script passing an out-of-range value gets the engine's message instead of a silent clamp.
+    """
+
+    def lim(lo, hi, **extra):
+        return {"min": lo, "max": hi, **extra} if ui else {"soft_min": lo, "soft_max": hi}
+
+    return {
+        "frame_start": IntProperty(name="Start Frame", description="First frame of the walk", default=_P.frame_start),
+        "cadence": FloatProperty(
+            name="Cadence",
+            description="Steps per minute (the paper: 100; normal walking 100–120)",
+            default=_P.cadence_spm,
+            **lim(20.0, 240.0, soft_min=60.0, soft_max=140.0),
+        ),
+        "speed": FloatProperty(
+            name="Speed",
+            description="Walking speed in m/s; when above 0 it times each step instead of the cadence",
+            default=_P.speed_mps,
+            unit="VELOCITY",
+            **lim(0.0, 3.0),
+        ),
+        "stride": FloatProperty(
+            name="Stride",
+            description="Step length (heel strike to the other heel strike); 0 = from the leg length",
+            default=_P.stride_m,
+            unit="LENGTH",
+            **lim(0.0, 2.0),
+        ),
+        "double_support": FloatProperty(
+            name="Double Support",
+            description="Time both feet are down, as a fraction of a step (the paper: 0.25)",
+            default=_P.double_support,
+            **lim(0.05, 0.45),
+        ),
+        "arm_swing_forward": FloatProperty(
+            name="Arm Swing Forward",
+            description="Upper-arm swing ahead of the body, degrees (ordinary walking: 30)",
+            default=_P.arm_swing_fwd_deg,
+            **lim(0.0, 90.0),
+        ),
+        "arm_swing_back": FloatProperty(
+            name="Arm Swing Back",
+            description="Upper-arm swing behind the body, degrees (ordinary walking: 9)",
+            default=_P.arm_swing_back_deg,
+            **lim(0.0, 90.0),
+        ),
+        "armpit_angle": FloatProperty(
+            name="Armpit Angle",
+            description="Arms lifted away from the body (armpit angle ρ), degrees",
+            default=_P.armpit_deg,
+            **lim(-10.0, 80.0),
+        ),
+        "elbow_angle": FloatProperty(
+            name="Elbow Angle",
+            description="Mean elbow bend β_c while the arm swings, degrees",
+            default=_P.elbow_deg,
+            **lim(0.0, 120.0),
+        ),
+        "delta_x": FloatVectorProperty(
+            name="δ Progression",
+            description="Personality offsets δ_x1..3 added to the progression force coefficients",
+            size=3,
+            default=_P.delta_x,
+            **lim(-1.0, 1.0),
+        ),
+        "delta_y": FloatVectorProperty(
+            name="δ Vertical",
+            description="Personality offsets δ_y1..3 added to the vertical force coefficients (1.3, f_v, 0.4)",
+            size=3,
+            default=_P.delta_y,
+            **lim(-1.0, 1.0),
+        ),
+        "delta_z": FloatVectorProperty(
+            name="δ Lateral",
+            description="Personality offsets δ_z1..3 added to the lateral force coefficients (0.07, −0.03, −0.03)",
+            size=3,
+            default=_P.delta_z,
+            **lim(-1.0, 1.0),
+        ),
+        "root_motion": EnumProperty(
+            name="Root Motion",
+            description="What carries the character along the path",
+            items=ROOT_MOTION,
+            default="BONE",
+        ),
+        "corner_radius": FloatProperty(
+            name="Corner Radius",
+            description="How much sharp corners of the path are rounded",
+            default=_P.corner_radius_m,
+            unit="LENGTH",
+            **lim(0.0, 5.0),
+        ),
+        "clearance": FloatProperty(
+            name="Clearance",
+            description="Lowest gap between the swinging sole and the ground or a stair nosing",
+            default=_P.clearance_m,
+            unit="LENGTH",
+            **lim(0.0, 0.5),
+        ),
+        "stand_time": FloatProperty(
+            name="Stand Time",
+            description="Seconds standing still before the first step and after the last",
+            default=_P.stand_s,
+            **lim(0.0, 10.0),
+        ),
+    }
+
+
 class PROCANIM_OT_path_walk(GeneratorMixin, bpy.types.Operator):
     """Bake a walk along a curve object (turns, slopes, stairs) from ground reaction forces"""
 
@@ -43,124 +155,17 @@ class PROCANIM_OT_path_walk(GeneratorMixin, bpy.types.Operator):
     bl_label = "Generate Path Walk"
     bl_options = {"REGISTER", "UNDO"}
 
-    armature: StringProperty(
-        name="Armature", description="Armature object name (empty: the sidebar's or the active one)"
-    )
-    path: StringProperty(name="Path", description="Curve object to walk along (empty: the sidebar's path)")
-    ground: StringProperty(
-        name="Ground",
-        description="Mesh object the path is dropped onto (empty: the sidebar's ground, else the curve's own height)",
-    )
-    frame_start: IntProperty(name="Start Frame", description="First frame of the walk", default=_P.frame_start)
-    cadence: FloatProperty(
-        name="Cadence",
-        description="Steps per minute (the paper: 100; normal walking 100–120)",
-        default=_P.cadence_spm,
-        min=1.0,
-        soft_min=60.0,
-        soft_max=140.0,
-    )
-    speed: FloatProperty(
-        name="Speed",
-        description="Walking speed in m/s; when above 0 it times each step instead of the cadence",
-        default=_P.speed_mps,
-        min=0.0,
-        soft_max=2.0,
-        unit="VELOCITY",
-    )
-    stride: FloatProperty(
-        name="Stride",
-        description="Step length in metres (heel strike to the other heel strike); 0 = from the leg length",
-        default=_P.stride_m,
-        min=0.0,
-        soft_max=1.5,
-        unit="LENGTH",
-    )
-    double_support: FloatProperty(
-        name="Double Support",
-        description="Time both feet are down, as a fraction of a step (the paper: 0.25)",
-        default=_P.double_support,
-        min=0.0,
-        max=1.0,
-    )
-    arm_swing_forward: FloatProperty(
-        name="Arm Swing Forward",
-        description="Upper-arm swing ahead of the body, degrees (ordinary walking: 30)",
-        default=_P.arm_swing_fwd_deg,
-        soft_min=0.0,
-        soft_max=60.0,
-    )
-    arm_swing_back: FloatProperty(
-        name="Arm Swing Back",
-        description="Upper-arm swing behind the body, degrees (ordinary walking: 9)",
-        default=_P.arm_swing_back_deg,
-        soft_min=0.0,
-        soft_max=45.0,
-    )
-    armpit_angle: FloatProperty(
-        name="Armpit Angle",
-        description="Arms lifted away from the body (armpit angle ρ), degrees",
-        default=_P.armpit_deg,
-        soft_min=-10.0,
-        soft_max=80.0,
-    )
-    elbow_angle: FloatProperty(
-        name="Elbow Angle",
-        description="Mean elbow bend β_c while the arm swings, degrees",
-        default=_P.elbow_deg,
-        soft_min=0.0,
-        soft_max=120.0,
-    )
-    delta_x: FloatVectorProperty(
-        name="Personality δx",
-        description="Offsets δ_x1..3 added to the progression force coefficients (within ±1)",
-        size=3,
-        default=_P.delta_x,
-        soft_min=-1.0,
-        soft_max=1.0,
-    )
-    delta_y: FloatVectorProperty(
-        name="Personality δy",
-        description="Offsets δ_y1..3 added to the vertical force coefficients (within ±1)",
-        size=3,
-        default=_P.delta_y,
-        soft_min=-1.0,
-        soft_max=1.0,
-    )
-    delta_z: FloatVectorProperty(
-        name="Personality δz",
-        description="Offsets δ_z1..3 added to the lateral force coefficients (within ±1)",
-        size=3,
-        default=_P.delta_z,
-        soft_min=-1.0,
-        soft_max=1.0,
-    )
-    root_motion: EnumProperty(
-        name="Root Motion", description="What carries the character along the path", items=ROOT_MOTION, default="BONE"
-    )
-    corner_radius: FloatProperty(
-        name="Corner Radius",
-        description="How much sharp corners of the path are rounded, metres",
-        default=_P.corner_radius_m,
-        min=0.0,
-        soft_max=2.0,
-        unit="LENGTH",
-    )
-    clearance: FloatProperty(
-        name="Clearance",
-        description="Lowest gap between the swinging sole and the ground or a stair nosing, metres",
-        default=_P.clearance_m,
-        min=0.0,
-        soft_max=0.2,
-        unit="LENGTH",
-    )
-    stand_time: FloatProperty(
-        name="Stand Time",
-        description="Seconds standing still before the first step and after the last",
-        default=_P.stand_s,
-        min=0.0,
-        soft_max=3.0,
-    )
+    __annotations__ = {
+        "armature": StringProperty(
+            name="Armature", description="Armature object name (empty: the sidebar's or the active one)"
+        ),
+        "path": StringProperty(name="Path", description="Curve object to walk along (empty: the sidebar's path)"),
+        "ground": StringProperty(
+            name="Ground",
+            description="Mesh object the path is dropped onto (empty: the sidebar's ground, else the curve's height)",
+        ),
+        **path_walk_properties(ui=False),
+    }
 
     def _params(self, fps: float) -> PathWalkParams:
         return PathWalkParams(

@@ -5,18 +5,11 @@ from __future__ import annotations
 
 import bpy
 from bl_operators.presets import AddPresetBase
-from bpy.props import BoolProperty, EnumProperty, FloatProperty, FloatVectorProperty, IntProperty, PointerProperty
+from bpy.props import BoolProperty, PointerProperty
 
 from ..operators.bake import read_metrics
-from ..procanim_addon.walk import PathWalkParams
+from ..operators.path_walk import path_walk_properties
 from .character import ProcAnimPanel, active_armature
-
-_P = PathWalkParams()
-
-ROOT_MOTION = [
-    ("BONE", "Root Bone", "Move the rig's root bone (the hips when it has none); the object stays put"),
-    ("OBJECT", "Object", "Move and turn the armature object; the bones walk in place around it"),
-]
 
 # operator argument ← settings field (same names)
 FIELDS = (
@@ -63,127 +56,24 @@ def _is_mesh(_self, obj):
 
 
 class ProcAnimPathWalkSettings(bpy.types.PropertyGroup):
-    path: PointerProperty(
-        name="Path", description="Curve object to walk along (drag a curve here)", type=bpy.types.Object, poll=_is_curve
-    )
-    ground: PointerProperty(
-        name="Ground",
-        description="Mesh the path is dropped onto: floor, ramp, stairs (empty: the curve's own height)",
-        type=bpy.types.Object,
-        poll=_is_mesh,
-    )
-    frame_start: IntProperty(name="Start Frame", description="First frame of the walk", default=_P.frame_start)
-    cadence: FloatProperty(
-        name="Cadence",
-        description="Steps per minute (the paper: 100; normal walking 100–120)",
-        default=_P.cadence_spm,
-        min=20.0,
-        max=240.0,
-        soft_min=60.0,
-        soft_max=140.0,
-    )
-    speed: FloatProperty(
-        name="Speed",
-        description="Walking speed in m/s; when above 0 it times each step instead of the cadence",
-        default=_P.speed_mps,
-        min=0.0,
-        max=3.0,
-        unit="VELOCITY",
-    )
-    stride: FloatProperty(
-        name="Stride",
-        description="Step length (heel strike to the other heel strike); 0 = from the leg length",
-        default=_P.stride_m,
-        min=0.0,
-        max=2.0,
-        unit="LENGTH",
-    )
-    double_support: FloatProperty(
-        name="Double Support",
-        description="Time both feet are down, as a fraction of a step (the paper: 0.25)",
-        default=_P.double_support,
-        min=0.05,
-        max=0.45,
-    )
-    arm_swing_forward: FloatProperty(
-        name="Arm Swing Forward",
-        description="Upper-arm swing ahead of the body, degrees (ordinary walking: 30)",
-        default=_P.arm_swing_fwd_deg,
-        min=0.0,
-        max=90.0,
-    )
-    arm_swing_back: FloatProperty(
-        name="Arm Swing Back",
-        description="Upper-arm swing behind the body, degrees (ordinary walking: 9)",
-        default=_P.arm_swing_back_deg,
-        min=0.0,
-        max=90.0,
-    )
-    armpit_angle: FloatProperty(
-        name="Armpit Angle",
-        description="Arms lifted away from the body (armpit angle ρ), degrees",
-        default=_P.armpit_deg,
-        min=-10.0,
-        max=80.0,
-    )
-    elbow_angle: FloatProperty(
-        name="Elbow Angle",
-        description="Mean elbow bend β_c while the arm swings, degrees",
-        default=_P.elbow_deg,
-        min=0.0,
-        max=120.0,
-    )
-    delta_x: FloatVectorProperty(
-        name="δ Progression",
-        description="Personality offsets δ_x1..3 added to the progression force coefficients",
-        size=3,
-        default=_P.delta_x,
-        min=-1.0,
-        max=1.0,
-    )
-    delta_y: FloatVectorProperty(
-        name="δ Vertical",
-        description="Personality offsets δ_y1..3 added to the vertical force coefficients (1.3, f_v, 0.4)",
-        size=3,
-        default=_P.delta_y,
-        min=-1.0,
-        max=1.0,
-    )
-    delta_z: FloatVectorProperty(
-        name="δ Lateral",
-        description="Personality offsets δ_z1..3 added to the lateral force coefficients (0.07, −0.03, −0.03)",
-        size=3,
-        default=_P.delta_z,
-        min=-1.0,
-        max=1.0,
-    )
-    root_motion: EnumProperty(
-        name="Root Motion", description="What carries the character along the path", items=ROOT_MOTION, default="BONE"
-    )
-    corner_radius: FloatProperty(
-        name="Corner Radius",
-        description="How much sharp corners of the path are rounded",
-        default=_P.corner_radius_m,
-        min=0.0,
-        max=5.0,
-        unit="LENGTH",
-    )
-    clearance: FloatProperty(
-        name="Clearance",
-        description="Lowest gap between the swinging sole and the ground or a stair nosing",
-        default=_P.clearance_m,
-        min=0.0,
-        max=0.5,
-        unit="LENGTH",
-    )
-    stand_time: FloatProperty(
-        name="Stand Time",
-        description="Seconds standing still before the first step and after the last",
-        default=_P.stand_s,
-        min=0.0,
-        max=10.0,
-    )
-    show_metrics: BoolProperty(name="Show Figures", description="Show the figures of the last bake", default=True)
+    __annotations__ = {
+        "path": PointerProperty(
+            name="Path",
+            description="Curve object to walk along (drag a curve here)",
+            type=bpy.types.Object,
+            poll=_is_curve,
+        ),
+        "ground": PointerProperty(
+            name="Ground",
+            description="Mesh the path is dropped onto: floor, ramp, stairs (empty: the curve's own height)",
+            type=bpy.types.Object,
+            poll=_is_mesh,
+        ),
+        **path_walk_properties(ui=True),
+        "show_metrics": BoolProperty(
+            name="Show Figures", description="Show the figures of the last bake", default=True
+        ),
+    }
 
 
 class PROCANIM_MT_path_walk_presets(bpy.types.Menu):
