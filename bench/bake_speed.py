@@ -11,28 +11,16 @@ run for 1,000 frames by default (10,000 takes minutes); pass --insert-10k to mea
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import importlib
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import bpy
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def install():
-    spec = importlib.util.spec_from_file_location("procanim_build", ROOT / "tools" / "build.py")
-    build = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(build)
-    work = Path(tempfile.mkdtemp(prefix="procanim-bench-"))
-    zip_path = build.build(out_dir=work / "dist", scripts_dir=Path(bpy.utils.system_resource("SCRIPTS")))
-    repo = bpy.context.preferences.extensions.repos.new(
-        name="bench", module="procanim_bench", custom_directory=str(work / "repo")
-    )
-    bpy.ops.extensions.package_install_files(filepath=str(zip_path), repo=repo.module, enable_on_install=True)
-    return "bl_ext.procanim_bench.procanim"
+sys.path.insert(0, str(ROOT / "tools"))
+from blender_install import install_extension  # noqa: E402
 
 
 def keyframe_insert_bake(obj, clip):
@@ -53,7 +41,7 @@ def main(argv=None) -> int:
     ap.add_argument("--insert-10k", action="store_true", help="also time keyframe_insert for 10,000 frames")
     args = ap.parse_args(argv)
     bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
-    mod = install()
+    mod = install_extension("bench")
     duck = importlib.import_module(mod + ".procanim_addon.duck")
     bridge = importlib.import_module(mod + ".operators.bridge")
     bake = importlib.import_module(mod + ".operators.bake")

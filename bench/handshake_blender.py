@@ -20,11 +20,9 @@ muted — the difference is Blender's IK time per frame. Its error is the copy's
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import math
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -33,6 +31,9 @@ import numpy as np
 from mathutils import Matrix
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+from blender_install import install_extension  # noqa: E402
+
 CONFIGS = [
     ("JT + JT", "JACOBIAN_TRANSPOSE", "JACOBIAN_TRANSPOSE"),
     ("CCD + CCD", "CCD", "CCD"),
@@ -45,18 +46,6 @@ DISTANCE_M = 0.9
 GRIP_FRACTION, HALF_PALM = 0.5, 0.15  # docs/handshake.md: grip point on the hand bone
 CONTACT_DROP, SHAKE_RATIO, DECAY = 0.6, 0.35, 0.5  # M2 model (defaults of HandshakeParams)
 SHAKE = dict(shake_frames=24, secondary_shakes=1, secondary_frames=14)  # passed explicitly: the path is rebuilt
-
-
-def install():
-    spec = importlib.util.spec_from_file_location("procanim_build", ROOT / "tools" / "build.py")
-    build = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(build)
-    work = Path(tempfile.mkdtemp(prefix="procanim-bench-"))
-    zip_path = build.build(out_dir=work / "dist", scripts_dir=Path(bpy.utils.system_resource("SCRIPTS")))
-    repo = bpy.context.preferences.extensions.repos.new(
-        name="bench", module="procanim_bench", custom_directory=str(work / "repo")
-    )
-    bpy.ops.extensions.package_install_files(filepath=str(zip_path), repo=repo.module, enable_on_install=True)
 
 
 def scene():
@@ -186,7 +175,7 @@ def main(argv=None) -> int:
     ap.add_argument("--plot", default="", help="write the Figure-9-like error plot (PNG) here")
     ap.add_argument("--only", default="", help="comma-separated labels of CONFIGS to run (default: all)")
     args = ap.parse_args(argv)
-    install()
+    install_extension("bench")
     print(f"Blender {bpy.app.version_string}; two 1.75 m humans {DISTANCE_M} m apart; measured on the evaluated pose")
     head = f"{'configuration':<17}{'both mean/std/max cm':>27}{'hand 1 → target':>27}{'hand 2 → target':>27}"
     print(head + f"{'ms/frame 1':>11}{'ms/frame 2':>11}")

@@ -25,9 +25,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
 import json
-import tempfile
+import sys
 import time
 from pathlib import Path
 
@@ -35,22 +34,12 @@ import bpy
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+from blender_install import install_extension  # noqa: E402
+
 FPS = 24
 CADENCE = 96.0  # 2 steps = 30 frames at 24 fps: the in-place cycle loops on whole frames
 CONTACT_M = 0.003
-
-
-def install() -> str:
-    spec = importlib.util.spec_from_file_location("procanim_build", ROOT / "tools" / "build.py")
-    build = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(build)
-    work = Path(tempfile.mkdtemp(prefix="procanim-bench-"))
-    zip_path = build.build(out_dir=work / "dist", scripts_dir=Path(bpy.utils.system_resource("SCRIPTS")))
-    repo = bpy.context.preferences.extensions.repos.new(
-        name="bench", module="procanim_bench", custom_directory=str(work / "repo")
-    )
-    bpy.ops.extensions.package_install_files(filepath=str(zip_path), repo=repo.module, enable_on_install=True)
-    return "bl_ext.procanim_bench.procanim"
 
 
 # ----------------------------------------------------------------------------- scene
@@ -250,7 +239,7 @@ def main(argv=None) -> int:
     ap.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     args = ap.parse_args(argv)
     bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
-    MODULE = install()
+    MODULE = install_extension("bench")
     walk = importlib.import_module(MODULE + ".procanim_addon.walk")
     bridge = importlib.import_module(MODULE + ".operators.bridge")
     FlatGround = importlib.import_module(MODULE + ".procanim_addon.ground").FlatGround

@@ -10,7 +10,6 @@ module of ``tools/demos/`` with the public operators (what a pipeline script wou
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import pkgutil
 import shutil
 import sys
@@ -24,18 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "out"
 TILE = (480, 300)
 sys.path.insert(0, str(ROOT / "tools"))
-
-
-def install_extension(workdir: Path) -> None:
-    spec = importlib.util.spec_from_file_location("procanim_build", ROOT / "tools" / "build.py")
-    build = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(build)
-    zip_path = build.build(out_dir=workdir / "dist", scripts_dir=Path(bpy.utils.system_resource("SCRIPTS")))
-    repo = bpy.context.preferences.extensions.repos.new(
-        name="ProcAnim demo", module="procanim_demo", custom_directory=str(workdir / "repo")
-    )
-    bpy.ops.extensions.package_install_files(filepath=str(zip_path), repo=repo.module, enable_on_install=True)
-    assert hasattr(bpy.ops.procanim, "duck_walk"), "the extension did not register"
+from blender_install import install_extension  # noqa: E402
 
 
 def demo_modules(names):
@@ -94,7 +82,7 @@ def main(argv) -> int:
     workdir = Path(tempfile.mkdtemp(prefix="procanim-demo-"))
     try:
         bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
-        install_extension(workdir)
+        install_extension("demo")
         bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
         first = bpy.context.window.scene if bpy.context.window else bpy.context.scene
         sheets = []
