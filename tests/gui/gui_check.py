@@ -68,6 +68,8 @@ CHECKS = (
     "panels_drew_after_generate",
     "no_draw_exceptions",
     "screenshot",
+    "undo_restores",
+    "redo_rebakes",
 )
 R["checks"] = {}
 
@@ -377,6 +379,8 @@ def scenario():
     # -- Generate, in the window's context as the button would run it
     if duck.animation_data:
         duck.animation_data_clear()
+    with bpy.context.temp_override(window=win, area=area, region=ui):
+        bpy.ops.ed.undo_push(message="GUI check: before Generate")
     ui.tag_redraw()
     yield 0.5
     with bpy.context.temp_override(window=win, area=area, region=ui):
@@ -428,6 +432,25 @@ def scenario():
     )
     screenshot(SHOT)
     check("screenshot", os.path.getsize(SHOT) > 10000, "%s, %d bytes" % (SHOT, os.path.getsize(SHOT)))
+
+    # -- Undo takes the bake back (the duck has no keyed action again), Redo brings it back
+    name = duck.name
+    with bpy.context.temp_override(window=win, area=area, region=ui):
+        bpy.ops.ed.undo()
+    yield 0.5
+    duck = bpy.data.objects[name]  # undo reloads data: look the object up again
+    undone = fcurves_of(action_of(duck), duck)
+    check("undo_restores", not undone, "after Undo %s has %d keyed F-curves (expected none)" % (name, len(undone)))
+    with bpy.context.temp_override(window=win, area=area, region=ui):
+        bpy.ops.ed.redo()
+    yield 0.5
+    duck = bpy.data.objects[name]
+    redone = fcurves_of(action_of(duck), duck)
+    check(
+        "redo_rebakes",
+        len(redone) == len(fcs),
+        "after Redo %s has %d keyed F-curves (the bake had %d)" % (name, len(redone), len(fcs)),
+    )
 
 
 _gen = scenario()
