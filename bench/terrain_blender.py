@@ -20,11 +20,9 @@ Measured on the EVALUATED Blender pose (``frame_set``) against the terrain mesh 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import math
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -34,6 +32,9 @@ from mathutils import Vector
 from mathutils.bvhtree import BVHTree
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+from blender_install import install_extension  # noqa: E402
+
 PAPER = {  # Table 2: collisions / bone-length error %, High (waist) / Medium (knee) / Low (ankle)
     ("walk", "waist"): (5, 4.6), ("walk", "knee"): (2, 3.9), ("walk", "ankle"): (0, 2.3),
     ("jump", "waist"): (3, 3.2), ("jump", "knee"): (2, 2.9), ("jump", "ankle"): (0, 2.6),
@@ -41,18 +42,6 @@ PAPER = {  # Table 2: collisions / bone-length error %, High (waist) / Medium (k
 }  # fmt: skip
 LIMBS = [f"{r}.{s}" for s in "LR" for r in ("thigh", "shin", "foot", "toe", "upper_arm", "forearm", "hand")]
 THICK = {"thigh", "shin", "upper_arm", "forearm"}
-
-
-def install():
-    spec = importlib.util.spec_from_file_location("procanim_build", ROOT / "tools" / "build.py")
-    build = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(build)
-    work = Path(tempfile.mkdtemp(prefix="procanim-bench-"))
-    zip_path = build.build(out_dir=work / "dist", scripts_dir=Path(bpy.utils.system_resource("SCRIPTS")))
-    repo = bpy.context.preferences.extensions.repos.new(
-        name="bench", module="procanim_bench", custom_directory=str(work / "repo")
-    )
-    bpy.ops.extensions.package_install_files(filepath=str(zip_path), repo=repo.module, enable_on_install=True)
 
 
 def add_zigzag(name, height, y0=-0.3, cell=0.8, width=3.0, margin=10.0):
@@ -215,7 +204,7 @@ def main(argv=None) -> int:
     ap.add_argument("--plot", default="", help="write a PNG of collisions per height here")
     args = ap.parse_args(argv)
     bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
-    install()
+    install_extension("bench")
     print(f"Blender {bpy.app.version_string} — terrain adaptation on the zigzag (evaluated pose)")
     head = (
         f"{'motion':<7} {'level':<6} {'height m':>8} {'frames':>6} {'src coll':>8} {'coll':>5} {'OBB':>4} "
