@@ -67,6 +67,41 @@ def read_source_clip(obj, action, skeleton, frame_start: int, frame_end: int):
             ad.action_slot = slot
 
 
+def solver_properties() -> dict:
+    """The adaptation's solver settings as bpy properties, shared by the operator and the sidebar."""
+    return {
+        "damping": FloatProperty(
+            name="Damping",
+            description="d of the damped update: part of the previous step carried into the next (0 ≤ d < 1)",
+            default=_P.damping,
+            min=0.0,
+            max=0.95,
+        ),
+        "tolerance": FloatProperty(
+            name="Tolerance",
+            description="Key frames are refined until the spline between them is this close to the per-frame solve",
+            default=_P.tolerance_m,
+            min=1e-5,
+            soft_max=0.05,
+            subtype="DISTANCE",
+            unit="LENGTH",
+        ),
+        "key_interval": IntProperty(
+            name="Key Interval",
+            description="Frames between the first key frames of the multi-resolution solve",
+            default=_P.key_interval,
+            min=1,
+            soft_max=32,
+        ),
+        "refuse_infeasible": BoolProperty(
+            name="Refuse Infeasible",
+            description="Cancel when the terrain rises more than the motion can step; off: adapt anyway and "
+            "report the collisions",
+            default=_P.refuse_infeasible,
+        ),
+    }
+
+
 class PROCANIM_OT_adapt_terrain(GeneratorMixin, bpy.types.Operator):
     """Adapt the armature's current action to a terrain mesh, keeping bone lengths and ground contacts"""
 
@@ -88,35 +123,7 @@ class PROCANIM_OT_adapt_terrain(GeneratorMixin, bpy.types.Operator):
     frame_end: IntProperty(
         name="End Frame", description="Last frame to adapt (not set: the action's last frame)", default=250
     )
-    damping: FloatProperty(
-        name="Damping",
-        description="d of the damped update: part of the previous step carried into the next (0 ≤ d < 1)",
-        default=_P.damping,
-        min=0.0,
-        max=0.95,
-    )
-    tolerance: FloatProperty(
-        name="Tolerance",
-        description="Key frames are refined until the spline between them is this close to the per-frame solve (m)",
-        default=_P.tolerance_m,
-        min=1e-5,
-        soft_max=0.05,
-        subtype="DISTANCE",
-        unit="LENGTH",
-    )
-    key_interval: IntProperty(
-        name="Key Interval",
-        description="Frames between the first key frames of the multi-resolution solve",
-        default=_P.key_interval,
-        min=1,
-        soft_max=32,
-    )
-    refuse_infeasible: BoolProperty(
-        name="Refuse Infeasible",
-        description="Cancel when the terrain rises more than the motion can step; off: adapt anyway and "
-        "report the collisions",
-        default=_P.refuse_infeasible,
-    )
+    __annotations__.update(solver_properties())  # the same settings as the sidebar's
 
     def prepare(self, context) -> Job:
         obj = resolve_armature(self.armature, context)

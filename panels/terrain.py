@@ -4,8 +4,9 @@ damping and tolerance under Advanced."""
 from __future__ import annotations
 
 import bpy
-from bpy.props import BoolProperty, FloatProperty, IntProperty, PointerProperty
+from bpy.props import BoolProperty, IntProperty, PointerProperty
 
+from ..operators.adapt_terrain import solver_properties
 from ..operators.bake import read_metrics
 from ..procanim_addon.terrain.adapt import AdaptParams
 from .character import ProcAnimPanel, active_armature
@@ -33,34 +34,7 @@ class ProcAnimTerrainSettings(bpy.types.PropertyGroup):
     )
     frame_start: IntProperty(name="Start Frame", description="First frame to adapt", default=1)
     frame_end: IntProperty(name="End Frame", description="Last frame to adapt", default=120)
-    damping: FloatProperty(
-        name="Damping",
-        description="d of the damped update: part of the previous step carried into the next (0 ≤ d < 1)",
-        default=_P.damping,
-        min=0.0,
-        max=0.95,
-    )
-    tolerance: FloatProperty(
-        name="Tolerance",
-        description="Key frames are refined until the spline between them is this close to the per-frame solve",
-        default=_P.tolerance_m,
-        min=1e-5,
-        soft_max=0.05,
-        subtype="DISTANCE",
-        unit="LENGTH",
-    )
-    key_interval: IntProperty(
-        name="Key Interval",
-        description="Frames between the first key frames of the multi-resolution solve",
-        default=_P.key_interval,
-        min=1,
-        soft_max=32,
-    )
-    refuse_infeasible: BoolProperty(
-        name="Refuse Infeasible",
-        description="Cancel when the terrain rises more than the motion can step (off: adapt, report collisions)",
-        default=_P.refuse_infeasible,
-    )
+    __annotations__.update(solver_properties())  # the same settings as the operator's
     steps: IntProperty(name="Steps", description="Footsteps of the source walk", default=6, min=1, soft_max=40)
 
 
