@@ -108,6 +108,35 @@ class TumbleParams:
             raise InputError("Tumble squat depth must be between 0.2 and 0.6 of the leg length.")
 
 
+@dataclass
+class SourceMotionParams:
+    """The source-motion operator's settings: which motion (``WALK``, ``JUMP``, ``TUMBLE``), its
+    first frame, frames per second and (for the walk) the number of footsteps."""
+
+    kind: str = "WALK"
+    frame_start: int = 1
+    fps: float = 24.0
+    steps: int = 6
+
+    def motion_params(self) -> WalkParams | JumpParams | TumbleParams:
+        """The parameters of the chosen motion, validated."""
+        if self.kind == "WALK":
+            params: WalkParams | JumpParams | TumbleParams = WalkParams(
+                steps=self.steps, fps=self.fps, frame_start=self.frame_start)
+        elif self.kind == "JUMP":
+            params = JumpParams(fps=self.fps, frame_start=self.frame_start)
+        elif self.kind == "TUMBLE":
+            params = TumbleParams(fps=self.fps, frame_start=self.frame_start)
+        else:
+            raise InputError(f"Unknown source motion '{self.kind}' (WALK, JUMP or TUMBLE).")
+        params.validate()
+        return params
+
+    def validate(self) -> SourceMotionParams:
+        self.motion_params()
+        return self
+
+
 # --------------------------------------------------------------------------- posing helper
 
 class _Poser:
@@ -434,3 +463,11 @@ def tumble(skeleton, rigmap, params: TumbleParams | None = None) -> Clip:
     clip = po.clip(fps, p.frame_start, "tumble")
     clip.metrics.update({"roll_s": p.roll_s})
     return clip
+
+
+def generate(skeleton, rigmap, params: SourceMotionParams | None = None, progress=None) -> Clip:
+    """The source motion ``params.kind`` (the registry's engine entry for ``procanim.source_motion``)."""
+    p = params or SourceMotionParams()
+    make = {"WALK": walk, "JUMP": jump, "TUMBLE": tumble}
+    motion = p.motion_params()
+    return make[p.kind](skeleton, rigmap, motion)

@@ -135,6 +135,15 @@ class Skeleton:
                 out.append(j)
         return out
 
+    def is_ancestor(self, ancestor: int, i: int) -> bool:
+        """True when bone ``ancestor`` is a (proper) ancestor of bone ``i``."""
+        p = int(self.parents[i])
+        while p >= 0:
+            if p == ancestor:
+                return True
+            p = int(self.parents[p])
+        return False
+
     def chain(self, tip: int, root: int) -> list[int]:
         """Bone indices from ``root`` down to ``tip`` (inclusive); raises if not an ancestor."""
         out = [tip]
