@@ -1,7 +1,8 @@
 """ProcAnim — procedural character animation baked onto armatures.
 
-This file only registers: properties, operators, panels (in that order; property-group types
-before the pointer properties that use them). The motion engine is ``procanim_addon`` (no bpy).
+This file only registers: property groups, operators, panels and menus (in that order;
+property-group types before the pointer properties that use them). The motion engine is
+``procanim_addon`` (no bpy); the generators are listed once in ``procanim_addon/registry.py``.
 Imports happen inside register() so that importing the package (e.g. by test collection) does
 not need Blender.
 """
@@ -10,27 +11,24 @@ not need Blender.
 def _classes():
     from . import operators, panels
 
-    props = panels.properties.classes
-    return (*props, *operators.classes, *[c for c in panels.classes if c not in props])
+    return (*panels.property_classes, *operators.classes, *panels.classes)
 
 
 def register():
     import bpy
 
-    from .panels import handshake, properties
+    from . import panels
 
     for cls in _classes():
         bpy.utils.register_class(cls)
-    properties.register_properties()
-    handshake.register_properties()
+    panels.register_properties()
 
 
 def unregister():
     import bpy
 
-    from .panels import handshake, properties
+    from . import panels
 
-    handshake.unregister_properties()
-    properties.unregister_properties()
+    panels.unregister_properties()
     for cls in reversed(_classes()):
         bpy.utils.unregister_class(cls)

@@ -1,13 +1,29 @@
-"""Blender operators: one module per operator, plus the bridge (scene → engine) and the baker."""
+"""Blender operators: one module per operator, plus the bridge (scene → engine) and the baker.
 
-from . import adapt_terrain, add_rigs, detect_rig, duck_walk, handshake, path_walk, source_motion
+Generator operators are made from the registry (``procanim_addon/registry.py``): each entry's
+``operators/<id>.py`` module holds its arguments and ``prepare`` (see :mod:`.base`), and
+:func:`.base.operator_class` turns the two into the operator class.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from ..procanim_addon.registry import GENERATORS
+from . import add_rigs, add_zigzag, detect_rig
+from .base import operator_class
+
+
+def generator_module(entry):
+    """The ``operators/<id>.py`` module of a registry entry."""
+    return importlib.import_module(f".{entry.id}", __name__)
+
+
+GENERATOR_OPERATORS = tuple(operator_class(entry, generator_module(entry)) for entry in GENERATORS)
 
 classes = (
     *add_rigs.classes,
     *detect_rig.classes,
-    *duck_walk.classes,
-    *handshake.classes,
-    *path_walk.classes,
-    *source_motion.classes,
-    *adapt_terrain.classes,
+    *add_zigzag.classes,
+    *GENERATOR_OPERATORS,
 )

@@ -8,18 +8,21 @@ adapting twice never adapts an adaptation. The result is a new action; the sourc
 
 from __future__ import annotations
 
-import bpy
-import numpy as np
-from bpy.props import BoolProperty, FloatProperty, IntProperty, StringProperty
+import math
 
+import bpy
+from bpy.props import BoolProperty, FloatProperty, IntProperty
+
+from ..procanim_addon import registry
 from ..procanim_addon.errors import InputError
 from ..procanim_addon.terrain.adapt import AdaptParams, adapt_to_terrain
 from ..procanim_addon.terrain.mesh import TerrainMesh
-from .base import GeneratorMixin, Job
-from .bridge import read_action_clip, read_mesh_triangles, read_rigmap, read_skeleton, resolve_armature, resolve_object
+from .base import Job, argument_given
+from .bridge import read_action_clip, read_mesh_triangles, read_rig, require_uniform_scale
 from .compat import action_fcurves, assign_action
+from .objects import ARMATURE, ObjectArgument
 
-GENERATOR = "adapt_terrain"
+ENTRY = registry.get("adapt_terrain")
 _OBJECT_CHANNELS = {
     "location",
     "rotation_euler",
@@ -39,7 +42,7 @@ def source_action(obj):
     if action is None:
         raise InputError(f"'{obj.name}' has no action to adapt: bake or import a motion onto it first.")
     info = action.procanim
-    if info.generator == GENERATOR and info.owner == obj.name:
+    if info.generator == ENTRY.id and info.owner == obj.name:
         previous = bpy.data.actions.get(info.previous_action) if info.previous_action else None
         if previous is None:
             raise InputError(
@@ -67,9 +70,15 @@ def read_source_clip(obj, action, skeleton, frame_start: int, frame_end: int):
             ad.action_slot = slot
 
 
-def solver_properties() -> dict:
-    """The adaptation's solver settings as bpy properties, shared by the operator and the sidebar."""
+def settings(ui: bool) -> dict:
+    """The adaptation's settings as bpy properties, shared by the operator and the sidebar."""
     return {
+        "frame_start": IntProperty(
+            name="Start Frame", description="First frame to adapt (not given: the action's first frame)", default=1
+        ),
+        "frame_end": IntProperty(
+            name="End Frame", description="Last frame to adapt (not given: the action's last frame)", default=250
+        ),
         "damping": FloatProperty(
             name="Damping",
             description="d of the damped update: part of the previous step carried into the next (0 ≤ d < 1)",
@@ -102,120 +111,125 @@ def solver_properties() -> dict:
     }
 
 
-class PROCANIM_OT_adapt_terrain(GeneratorMixin, bpy.types.Operator):
-    """Adapt the armature's current action to a terrain mesh, keeping bone lengths and ground contacts"""
+TERRAIN = ObjectArgument("terrain", "Terrain", "Mesh the motion is adapted to", "MESH", "terrain")
+REFERENCE = ObjectArgument(
+    "reference",
+    "Reference",
+    "Mesh the motion was made on (empty: flat ground at the motion's own lowest foot height)",
+    "MESH",
+    "reference",
+    optional=True,
+)
+OBJECTS = (ARMATURE, TERRAIN, REFERENCE)
 
-    bl_idname = "procanim.adapt_terrain"
-    bl_label = "Adapt to Terrain"
-    bl_options = {"REGISTER", "UNDO"}
 
-    armature: StringProperty(
-        name="Armature", description="Armature object name (empty: the sidebar's or the active one)"
-    )
-    terrain: StringProperty(name="Terrain", description="Mesh object the motion is adapted to")
-    reference: StringProperty(
-        name="Reference",
-        description="Mesh object the motion was made on (empty: flat ground at the motion's own lowest foot height)",
-    )
-    frame_start: IntProperty(
-        name="Start Frame", description="First frame to adapt (not set: the action's first frame)", default=1
-    )
-    frame_end: IntProperty(
-        name="End Frame", description="Last frame to adapt (not set: the action's last frame)", default=250
-    )
-    __annotations__.update(solver_properties())  # the same settings as the sidebar's
+def frame_range(args, action) -> tuple[int, int, str]:
+    """The frames to adapt and a note for the user ('' when there is nothing to say).
 
-    def prepare(self, context) -> Job:
-        obj = resolve_armature(self.armature, context)
-        terrain_obj = resolve_object(self.terrain, ("MESH",), "terrain")
-        reference_obj = resolve_object(self.reference, ("MESH",), "reference") if self.reference else None
-        if reference_obj is not None and reference_obj == terrain_obj:
-            raise InputError(
-                f"The reference and the terrain are the same object '{terrain_obj.name}': there is nothing to adapt. "
-                "Pick the changed terrain, or leave the reference empty (flat ground)."
-            )
-        action = source_action(obj)
-        moving = sorted({fc.data_path for fc in action_fcurves(action) if fc.data_path in _OBJECT_CHANNELS})
-        if moving:
-            raise InputError(
-                f"The action '{action.name}' animates the object '{obj.name}' itself ({', '.join(moving)}); "
-                "terrain adaptation works on bone motion: move the root motion onto the root or hips bone."
-            )
-        skeleton = read_skeleton(obj)
-        bad = skeleton.unsupported_bones()
-        if bad:
-            raise InputError(
-                f"Bones of '{obj.name}' do not inherit rotation, scale or location the default way: "
-                f"{', '.join(bad[:6])}{' …' if len(bad) > 6 else ''}. Terrain adaptation needs the default settings."
-            )
-        rigmap = read_rigmap(obj)
-        if not rigmap.roles:
-            raise InputError(
-                f"No bone roles could be found on '{obj.name}'; use Detect Roles or assign them in the Character panel."
-            )
-        frame_start, frame_end = self.frame_start, self.frame_end
-        lo, hi = action.frame_range
-        if not self.properties.is_property_set("frame_start"):
-            frame_start = int(round(lo))
-        if not self.properties.is_property_set("frame_end"):
-            frame_end = int(round(hi))
-        if frame_end <= frame_start:
-            raise InputError(f"The end frame ({frame_end}) must come after the start frame ({frame_start}).")
-        scale = np.abs(np.array(obj.matrix_world.to_scale(), dtype=float))
-        if np.ptp(scale) > 1e-4 * scale.max():
-            raise InputError(
-                f"'{obj.name}' is scaled unevenly ({', '.join(f'{v:.3g}' for v in scale)}); "
-                "apply its scale (Ctrl+A ▸ Scale) before adapting."
-            )
-        params = AdaptParams(
-            unit_m=float(scale.mean()) * context.scene.unit_settings.scale_length,
-            damping=self.damping,
-            tolerance_m=self.tolerance,
-            key_interval=self.key_interval,
-            refuse_infeasible=self.refuse_infeasible,
-        )
-        params.validate()
-        depsgraph = context.evaluated_depsgraph_get()
-        terrain = TerrainMesh(*read_mesh_triangles(terrain_obj, obj, depsgraph, "terrain"), name=terrain_obj.name)
-        reference = None
-        if reference_obj is not None:
-            verts, tris = read_mesh_triangles(reference_obj, obj, depsgraph, "reference")
-            reference = TerrainMesh(verts, tris, name=reference_obj.name)
-        source = read_source_clip(obj, action, skeleton, frame_start, frame_end)
-        source.generator = "source"
+    Not given: the action's own range, rounded inward so that it is always inside (an action
+    imported at 120 fps into a 24 fps scene can end on a fraction of a frame). Given: clamped to
+    the action with a note; refused only when it does not overlap the action at all.
+    """
+    lo, hi = (float(v) for v in action.frame_range)
+    first, last = math.ceil(lo - 1e-6), math.floor(hi + 1e-6)
+    start = args.frame_start if argument_given(args, "frame_start") else first
+    end = args.frame_end if argument_given(args, "frame_end") else last
+    if end <= start:
+        raise InputError(f"The end frame ({end}) must come after the start frame ({start}).")
+    if end < first or start > last:
+        raise InputError(f"Frames {start}–{end} are outside the action '{action.name}' ({lo:g}–{hi:g}).")
+    clamped = max(start, first), min(end, last)
+    if clamped[1] <= clamped[0]:
+        raise InputError(f"The action '{action.name}' has a single frame ({lo:g}–{hi:g}); there is no motion to adapt.")
+    note = ""
+    if clamped != (start, end):
+        note = f"Frames {start}–{end} clamped to the action '{action.name}': {clamped[0]}–{clamped[1]}."
+    return clamped[0], clamped[1], note
 
-        def compute(progress):
-            progress(0.0)
-            clip = adapt_to_terrain(skeleton, rigmap, source, reference, terrain, params)
-            progress(1.0)
-            clip.generator = GENERATOR
-            clip.metrics.update(
-                {
-                    "source_action": action.name,
-                    "terrain": terrain_obj.name,
-                    "reference": reference_obj.name if reference_obj is not None else "",
-                    "damping": params.damping,
-                    "tolerance_m": params.tolerance_m,
-                }
-            )
-            return [clip]
 
-        return Job([obj], compute, extra={"source_action": action.name})
-
-    def after_bake(self, context, job: Job, clips) -> None:
-        m = clips[0].metrics
-        limbs = ", ".join(
-            f"{k[len('collisions_') :].replace('_', '.')} {v}"
-            for k, v in m.items()
-            if k.startswith("collisions_") and k not in ("collisions_legs", "collisions_arms")
-        )
-        self.report(
-            {"INFO"},
-            f"Adapted '{job.extra['source_action']}' to '{m.get('terrain', '')}': "
-            f"{m.get('collisions', 0)} collision frames ({limbs}), "
-            f"bone length error {m.get('bone_length_error_pct', 0.0):.4f} %, "
-            f"contact error {m.get('contact_error_cm_max', 0.0):.2f} cm, solve {m.get('solve_time_s', 0.0):.2f} s",
+def _check_source(obj, action) -> None:
+    moving = sorted({fc.data_path for fc in action_fcurves(action) if fc.data_path in _OBJECT_CHANNELS})
+    if moving:
+        raise InputError(
+            f"The action '{action.name}' animates the object '{obj.name}' itself ({', '.join(moving)}); "
+            "terrain adaptation works on bone motion: move the root motion onto the root or hips bone."
         )
 
 
-classes = (PROCANIM_OT_adapt_terrain,)
+def _skeleton(obj):
+    skeleton, rigmap = read_rig(obj)
+    bad = skeleton.unsupported_bones()
+    if bad:
+        raise InputError(
+            f"Bones of '{obj.name}' do not inherit rotation, scale or location the default way: "
+            f"{', '.join(bad[:6])}{' …' if len(bad) > 6 else ''}. Terrain adaptation needs the default settings."
+        )
+    return skeleton, rigmap
+
+
+def _meshes(obj, terrain_obj, reference_obj, context):
+    depsgraph = context.evaluated_depsgraph_get()
+    terrain = TerrainMesh(*read_mesh_triangles(terrain_obj, obj, depsgraph, "terrain"), name=terrain_obj.name)
+    reference = None
+    if reference_obj is not None:
+        verts, tris = read_mesh_triangles(reference_obj, obj, depsgraph, "reference")
+        reference = TerrainMesh(verts, tris, name=reference_obj.name)
+    return terrain, reference
+
+
+def prepare(args, context) -> Job:
+    obj = ARMATURE.resolve(args, context, ENTRY.settings)
+    terrain_obj = TERRAIN.resolve(args, context, ENTRY.settings)
+    reference_obj = REFERENCE.resolve(args, context, ENTRY.settings)
+    if reference_obj is not None and reference_obj == terrain_obj:
+        raise InputError(
+            f"The reference and the terrain are the same object '{terrain_obj.name}': there is nothing to adapt. "
+            "Pick the changed terrain, or leave the reference empty (flat ground)."
+        )
+    action = source_action(obj)
+    _check_source(obj, action)
+    skeleton, rigmap = _skeleton(obj)
+    frame_start, frame_end, note = frame_range(args, action)
+    unit = require_uniform_scale(obj, "adapt an unscaled copy")
+    params = AdaptParams(
+        unit_m=unit * context.scene.unit_settings.scale_length,
+        damping=args.damping,
+        tolerance_m=args.tolerance,
+        key_interval=args.key_interval,
+        refuse_infeasible=args.refuse_infeasible,
+    )
+    params.validate()
+    terrain, reference = _meshes(obj, terrain_obj, reference_obj, context)
+    source = read_source_clip(obj, action, skeleton, frame_start, frame_end)
+    source.generator = "source"
+
+    def compute(progress):
+        clip = adapt_to_terrain(skeleton, rigmap, source, reference, terrain, params, progress=progress)
+        clip.generator = ENTRY.id
+        clip.metrics.update(
+            {
+                "source_action": action.name,
+                "terrain": terrain_obj.name,
+                "reference": reference_obj.name if reference_obj is not None else "",
+                "damping": params.damping,
+                "tolerance_m": params.tolerance_m,
+            }
+        )
+        return [clip]
+
+    return Job([obj], compute, extra={"source_action": action.name, "notes": [note] if note else []})
+
+
+def summary(job: Job, clips) -> str:
+    m = clips[0].metrics
+    limbs = ", ".join(
+        f"{k[len('collisions_') :].replace('_', '.')} {v}"
+        for k, v in m.items()
+        if k.startswith("collisions_") and k not in ("collisions_legs", "collisions_arms")
+    )
+    return (
+        f"Adapted '{job.extra['source_action']}' to '{m.get('terrain', '')}': "
+        f"{m.get('collisions', 0)} collision frames ({limbs}), "
+        f"bone length error {m.get('bone_length_error_pct', 0.0):.4f} %, "
+        f"contact error {m.get('contact_error_cm_max', 0.0):.2f} cm, solve {m.get('solve_time_s', 0.0):.2f} s"
+    )

@@ -86,8 +86,11 @@ def _rotation_channels(mode: str, quats: np.ndarray):
     return "rotation_axis_angle", np.column_stack((angle, axis))
 
 
-def bake_clip(obj, clip: Clip):
+def bake_clip(obj, clip: Clip, key_target: str = "AUTO"):
     """Write ``clip`` onto armature ``obj`` as its active action; returns the action.
+
+    ``key_target`` (``AUTO``, ``IK_CONTROLS``, ``FK_CONTROLS``, ``DEFORM``): which bones receive the
+    keys; today every target keys the clip's bones (control rigs: issue 10).
 
     Raises :class:`InputError` if the clip holds a non-finite value (nothing is written then).
     """

@@ -1,13 +1,24 @@
-"""What every ProcAnim generator operator shares.
+"""The generator operator: one class shape for every entry of the registry.
 
-A generator operator implements ``prepare(context) -> Job``: it reads the scene into engine inputs
-(main thread, bpy allowed) and returns the armatures to bake and a ``compute(progress)`` closure
-that only calls the engine. Then:
+A generator's operator module (``operators/<id>.py``) provides:
+
+* ``OBJECTS`` — its object arguments (:class:`~.objects.ObjectArgument`: names, e.g. ``armature``);
+* ``settings(ui: bool) -> dict`` — its other arguments as bpy properties, shared with the sidebar's
+  settings (``ui=True`` adds slider limits);
+* ``prepare(args, context) -> Job`` — reads the scene (main thread, bpy allowed) into engine inputs
+  and returns the armatures to bake and a ``compute(progress)`` closure that only calls the engine.
+  ``args`` has the operator's argument names: the operator itself, the sidebar settings seen
+  through :class:`~.objects.SettingsArgs` (live preview), or a batch job;
+* optionally ``operator_settings() -> dict`` (arguments the sidebar does not have), ``summary(job,
+  clips) -> str`` (the INFO line of a bake) and ``after_bake(job, clips)``.
+
+:func:`operator_class` turns a registry entry and that module into the operator class. Then:
 
 * ``execute`` (scripts, ``blender -b``, the redo panel) computes synchronously and bakes;
 * ``invoke`` from the sidebar, with a window, computes in a worker thread while a modal timer shows
-  progress (``wm.progress_begin/update/end``) and Esc cancels; the bake itself (bpy writes) runs
-  on the main thread when the engine is done.
+  the engine's progress (``wm.progress_begin/update/end``) and Esc cancels: the engine raises
+  :class:`~procanim_addon.progress.Cancelled` at its next progress report and nothing is written.
+  The bake itself (bpy writes) runs on the main thread when the engine is done.
 
 Input errors (:class:`InputError`) become ``CANCELLED`` with the message, never a traceback, and
 nothing is written before every clip has been generated and checked for NaN.
@@ -19,12 +30,36 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
+
+import bpy
+from bpy.props import EnumProperty
 
 from ..procanim_addon.clip import Clip
 from ..procanim_addon.errors import InputError
 from ..procanim_addon.progress import Cancelled, Progress
 from .bake import bake_clip
 from .bridge import constrained_bones
+
+KEY_TARGETS = [
+    ("AUTO", "Auto", "The animator's controls on a known control rig (IK for walks), else the deform bones"),
+    ("IK_CONTROLS", "IK Controls", "Key the rig's IK controls (feet, hands, knee/elbow direction, torso)"),
+    ("FK_CONTROLS", "FK Controls", "Key the rig's FK controls, with the IK/FK switch keyed to FK"),
+    ("DEFORM", "Deform Bones", "Key the bones the motion is computed for (plain skeletons, mocap rigs)"),
+]
+MODAL_TICK_S = 0.05  # how often the modal timer looks at the worker thread (s)
+
+
+def common_settings() -> dict:
+    """Arguments every generator has (operator and sidebar alike)."""
+    return {
+        "key_target": EnumProperty(
+            name="Key Target",
+            description="Which bones receive the keys",
+            items=KEY_TARGETS,
+            default="AUTO",
+        ),
+    }
 
 
 @dataclass
@@ -36,22 +71,52 @@ class Job:
     extra: dict = field(default_factory=dict)
 
 
-class GeneratorMixin:
+def argument_given(args, name: str) -> bool:
+    """True when the caller set argument ``name`` (an operator: ``is_property_set``; a settings
+    view: :meth:`~.objects.SettingsArgs.is_set`)."""
+    props = getattr(args, "properties", None)
+    if props is not None and hasattr(props, "is_property_set"):
+        return bool(props.is_property_set(name))
+    return bool(args.is_set(name))
+
+
+class GeneratorOperator:
+    """The operator behaviour shared by every generator (mixed into :func:`operator_class`)."""
+
     bl_options = {"REGISTER", "UNDO"}
+    generator_module: Any = None  # the generator's operators/<id>.py module (set by operator_class)
+
+    def prepare(self, context) -> Job:
+        return self.generator_module.prepare(self, context)
 
     # ------------------------------------------------------------------ shared steps
     def _finish(self, context, job: Job, clips: list[Clip], seconds: float):
-        for clip in clips:
-            if not clip.is_finite():
-                self.report(
-                    {"ERROR"},
-                    "The generator produced invalid (NaN) values; nothing was baked. Try less extreme settings.",
-                )
-                return {"CANCELLED"}
+        if not all(clip.is_finite() for clip in clips):
+            self.report(
+                {"ERROR"}, "The generator produced invalid (NaN) values; nothing was baked. Try less extreme settings."
+            )
+            return {"CANCELLED"}
+        key_target = getattr(self, "key_target", "AUTO")
         for obj, clip in zip(job.targets, clips):
             clip.metrics["generate_ms"] = seconds * 1000.0
-            bake_clip(obj, clip)
-        self.after_bake(context, job, clips)
+            bake_clip(obj, clip, key_target=key_target)
+        after = getattr(self.generator_module, "after_bake", None)
+        if after is not None:
+            after(job, clips)
+        self._warn_constrained(job, clips)
+        for note in job.extra.get("notes", ()):
+            self.report({"INFO"}, note)
+        summary = getattr(self.generator_module, "summary", None)
+        line = summary(job, clips) if summary is not None else None
+        names = ", ".join(obj.name for obj in job.targets)
+        self.report(
+            {"INFO"},
+            line or f"Baked {clips[0].generator.replace('_', ' ')} on {names} "
+            f"({clips[0].frame_count} keys, {seconds * 1000:.0f} ms)",
+        )
+        return {"FINISHED"}
+
+    def _warn_constrained(self, job: Job, clips: list[Clip]) -> None:
         for obj, clip in zip(job.targets, clips):
             driven = constrained_bones(obj, clip.keyed_bones())
             if driven:
@@ -60,16 +125,6 @@ class GeneratorMixin:
                     f"{obj.name}: keyed bones driven by constraints (their keys may not show): "
                     f"{', '.join(driven[:8])}{' …' if len(driven) > 8 else ''}",
                 )
-        names = ", ".join(obj.name for obj in job.targets)
-        self.report(
-            {"INFO"},
-            f"Baked {clips[0].generator.replace('_', ' ')} on {names} "
-            f"({clips[0].frame_count} keys, {seconds * 1000:.0f} ms)",
-        )
-        return {"FINISHED"}
-
-    def after_bake(self, context, job: Job, clips: list[Clip]) -> None:
-        """Hook for operators that report more (e.g. a printed error table)."""
 
     # ------------------------------------------------------------------ scripts / blender -b
     def execute(self, context):
@@ -84,7 +139,6 @@ class GeneratorMixin:
 
     # ------------------------------------------------------------------ sidebar: worker thread + modal
     def invoke(self, context, _event):
-        wm = context.window_manager
         if context.window is None:
             return self.execute(context)
         try:
@@ -99,14 +153,13 @@ class GeneratorMixin:
         def work():
             try:
                 self._result["clips"] = self._job.compute(self._progress)
-            except (InputError, Cancelled) as err:
-                self._result["error"] = err
-            except Exception as err:  # reported on the main thread, never lost in the worker
+            except Exception as err:  # Cancelled, InputError or a bug: reported on the main thread
                 self._result["error"] = err
 
         self._thread = threading.Thread(target=work, daemon=True)
         self._thread.start()
-        self._timer = wm.event_timer_add(0.05, window=context.window)
+        wm = context.window_manager
+        self._timer = wm.event_timer_add(MODAL_TICK_S, window=context.window)
         wm.progress_begin(0, 100)
         wm.modal_handler_add(self)
         return {"RUNNING_MODAL"}
@@ -115,7 +168,7 @@ class GeneratorMixin:
         wm = context.window_manager
         if event.type == "ESC":
             self._progress.cancel()
-        if event.type != "TIMER" and event.type != "ESC":
+        elif event.type != "TIMER":
             return {"PASS_THROUGH"}
         wm.progress_update(int(self._progress.fraction * 100))
         if self._thread.is_alive():
@@ -126,10 +179,33 @@ class GeneratorMixin:
         if isinstance(err, Cancelled):
             self.report({"WARNING"}, "Bake cancelled; nothing was changed.")
             return {"CANCELLED"}
-        if isinstance(err, InputError):
-            self.report({"ERROR"}, str(err))
-            return {"CANCELLED"}
         if err is not None:
-            self.report({"ERROR"}, f"ProcAnim failed: {type(err).__name__}: {err}")
+            text = str(err) if isinstance(err, InputError) else f"ProcAnim failed: {type(err).__name__}: {err}"
+            self.report({"ERROR"}, text)
             return {"CANCELLED"}
         return self._finish(context, self._job, self._result["clips"], time.perf_counter() - self._t0)
+
+
+def operator_arguments(module) -> dict:
+    """The operator's bpy properties: object names, the generator's settings, the common ones."""
+    props = {arg.name: arg.string_property() for arg in module.OBJECTS}
+    props.update(module.settings(ui=False))
+    props.update(common_settings())
+    props.update(getattr(module, "operator_settings", dict)())
+    return props
+
+
+def operator_class(entry, module) -> type:
+    """The operator class of registry ``entry`` whose behaviour is ``module`` (see the docstring)."""
+    return type(
+        f"PROCANIM_OT_{entry.id}",
+        (GeneratorOperator, bpy.types.Operator),
+        {
+            "bl_idname": entry.operator,
+            "bl_label": f"Generate {entry.label}",
+            "bl_description": entry.description,
+            "generator_module": module,
+            "__annotations__": operator_arguments(module),
+            "__doc__": entry.description,
+        },
+    )

@@ -31,7 +31,7 @@ def resolve_armature(name: str, context) -> bpy.types.Object:
         if obj is None:
             raise InputError("Pick an armature in the ProcAnim sidebar or make one active.")
     if obj.type != "ARMATURE":
-        raise InputError(f"'{obj.name}' is a {obj.type.lower()}, not an armature.")
+        raise InputError(f"'{obj.name}' is {article(obj.type.lower())}, not an armature.")
     if obj.library is not None or obj.data.library is not None:
         raise InputError(
             f"'{obj.name}' is linked from a library and cannot be animated here; "
@@ -40,15 +40,34 @@ def resolve_armature(name: str, context) -> bpy.types.Object:
     return obj
 
 
+def require_uniform_scale(obj, fix: str) -> float:
+    """The object's uniform scale (metres per armature unit); InputError naming the object and the
+    ``fix`` when it is scaled unevenly, mirrored or to nothing."""
+    world = np.array(obj.matrix_world, dtype=float)
+    scales = np.linalg.norm(world[:3, :3], axis=0)
+    if np.any(scales < 1e-9) or np.ptp(scales) > 1e-4 * scales.max() or np.linalg.det(world[:3, :3]) < 0:
+        raise InputError(
+            f"'{obj.name}' must have a uniform, positive scale (it has {', '.join(f'{v:.3g}' for v in scales)}); "
+            f"apply its scale (Ctrl+A ▸ Scale) or {fix}."
+        )
+    return float(scales.mean())
+
+
+def article(noun: str) -> str:
+    """``noun`` with "a" or "an" (for messages: "an armature", "a mesh")."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+
+
 def resolve_object(name: str, kinds: tuple, what: str):
     """An object of one of ``kinds`` by name, or an InputError naming what was wrong."""
     obj = bpy.data.objects.get(name) if name else None
+    kinds_text = " or ".join(article(k.lower()) for k in kinds)
     if obj is None:
-        raise InputError(f"Pick a {what}." if not name else f"There is no object named '{name}' for the {what}.")
+        if not name:
+            raise InputError(f"Pick {article(what)} ({kinds_text} object).")
+        raise InputError(f"There is no object named '{name}' for the {what}.")
     if obj.type not in kinds:
-        raise InputError(
-            f"'{obj.name}' is a {obj.type.lower()}; the {what} must be a {' or '.join(k.lower() for k in kinds)}."
-        )
+        raise InputError(f"'{obj.name}' is {article(obj.type.lower())}; the {what} must be {kinds_text}.")
     return obj
 
 
@@ -85,6 +104,16 @@ def read_rigmap(obj) -> RigMap:
     if rm.get("hips") and rm.get("chest"):
         rm.spine_bones = chain_between(parents, rm.roles["hips"], rm.roles["chest"])
     return rm
+
+
+def read_rig(obj) -> tuple[Skeleton, RigMap]:
+    """The armature's Skeleton and role map; InputError when no role could be found."""
+    skeleton, rigmap = read_skeleton(obj), read_rigmap(obj)
+    if not rigmap.roles:
+        raise InputError(
+            f"No bone roles could be found on '{obj.name}'; use Detect Roles or assign them in the Character panel."
+        )
+    return skeleton, rigmap
 
 
 def constrained_bones(obj, names) -> list[str]:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-import bpy
-from bpy.props import EnumProperty, FloatProperty, IntProperty, StringProperty
+from bpy.props import EnumProperty, FloatProperty, IntProperty
 
+from ..procanim_addon import registry
 from ..procanim_addon.duck import PRESETS, DuckParams, generate_duck_walk
-from ..procanim_addon.errors import InputError
-from .base import GeneratorMixin, Job
-from .bridge import read_rigmap, read_skeleton, resolve_armature
+from .base import Job
+from .bridge import read_rig
+from .objects import ARMATURE
+
+ENTRY = registry.get("duck_walk")
+OBJECTS = (ARMATURE,)
 
 _D = DuckParams()
 PRESET_ITEMS = [("CUSTOM", "Custom", "Use the slider values as given")] + [
@@ -22,7 +25,7 @@ GAITS = [
 ]
 
 
-def duck_walk_properties(ui: bool) -> dict:
+def settings(ui: bool) -> dict:
     """The duck walk's settings as bpy properties, shared by the operator and the sidebar's settings.
 
     ``ui=True`` adds the sliders' limits (0–10, fps ≥ 1 …) for the panel; the operator has none, so a
@@ -75,18 +78,9 @@ def duck_walk_properties(ui: bool) -> dict:
     }
 
 
-class PROCANIM_OT_duck_walk(GeneratorMixin, bpy.types.Operator):
-    """Bake a procedural duck walk (amplitude, speed, Laban weight and direction) onto the armature"""
-
-    bl_idname = "procanim.duck_walk"
-    bl_label = "Generate Duck Walk"
-    bl_options = {"REGISTER", "UNDO"}
-
-    __annotations__ = {
-        "armature": StringProperty(
-            name="Armature", description="Armature object name (empty: the sidebar's or the active one)"
-        ),
-        **duck_walk_properties(ui=False),
+def operator_settings() -> dict:
+    """Arguments scripts have and the sidebar does not (it sets the sliders with emotion buttons)."""
+    return {
         "preset": EnumProperty(
             name="Preset",
             description="Emotion preset (overrides the four sliders)",
@@ -95,20 +89,14 @@ class PROCANIM_OT_duck_walk(GeneratorMixin, bpy.types.Operator):
         ),
     }
 
-    def prepare(self, context) -> Job:
-        obj = resolve_armature(self.armature, context)
-        values = (self.amplitude, self.speed, self.weight, self.direction)
-        if self.preset != "CUSTOM":
-            values = PRESETS[self.preset][1]
-        params = DuckParams(self.frame_start, self.frame_end, self.fps, self.key_interval, *values, gait=self.gait)
-        params.validate()
-        skeleton = read_skeleton(obj)
-        rigmap = read_rigmap(obj)
-        if not rigmap.roles:
-            raise InputError(
-                f"No bone roles could be found on '{obj.name}'; use Detect Roles or assign them in the Character panel."
-            )
-        return Job([obj], lambda progress: [generate_duck_walk(skeleton, rigmap, params)])
 
-
-classes = (PROCANIM_OT_duck_walk,)
+def prepare(args, context) -> Job:
+    obj = ARMATURE.resolve(args, context, ENTRY.settings)
+    values = (args.amplitude, args.speed, args.weight, args.direction)
+    preset = getattr(args, "preset", "CUSTOM")
+    if preset != "CUSTOM":
+        values = PRESETS[preset][1]
+    params = DuckParams(args.frame_start, args.frame_end, args.fps, args.key_interval, *values, gait=args.gait)
+    params.validate()
+    skeleton, rigmap = read_rig(obj)
+    return Job([obj], lambda progress: [generate_duck_walk(skeleton, rigmap, params, progress=progress)])

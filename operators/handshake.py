@@ -11,19 +11,22 @@ from __future__ import annotations
 
 import json
 
-import bpy
 import numpy as np
-from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
+from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty
 
+from ..procanim_addon import registry
 from ..procanim_addon.errors import InputError
 from ..procanim_addon.frames import character_frame
 from ..procanim_addon.handshake import HandshakeParams, generate_handshake
 from ..procanim_addon.handshake.character import ARM_ROLES
 from ..procanim_addon.ik.solve import SOLVERS
-from .base import GeneratorMixin, Job
-from .bridge import obj_fps, read_rigmap, read_skeleton, resolve_armature
+from .base import Job, argument_given
+from .bridge import obj_fps, read_rigmap, read_skeleton
+from .objects import ObjectArgument
 
+ENTRY = registry.get("handshake")
 _H = HandshakeParams()
+DOMINANCE = "0–1: a dominant character keeps the grip out of its own space (it moves toward the other)"
 
 SOLVER_LABELS = {
     "JACOBIAN_TRANSPOSE": ("Jacobian Transpose", "IK along the motion path, Jacobian transpose iterations"),
@@ -73,139 +76,135 @@ def facing_error_deg(skeleton, rigmap, world: np.ndarray, other_world_point: np.
     return float(np.degrees(np.arccos(np.clip(forward @ toward / (nf * nt), -1.0, 1.0))))
 
 
-class PROCANIM_OT_handshake(GeneratorMixin, bpy.types.Operator):
-    """Bake a handshake between two humanoid armatures (invitation, approach, shake, retreat)"""
+INITIATOR = ObjectArgument("initiator", "Initiator", "Armature that offers its hand", "ARMATURE", "initiator")
+PARTNER = ObjectArgument("partner", "Partner", "Armature that answers the invitation", "ARMATURE", "partner")
+OBJECTS = (INITIATOR, PARTNER)
 
-    bl_idname = "procanim.handshake"
-    bl_label = "Generate Handshake"
-    bl_options = {"REGISTER", "UNDO"}
 
-    initiator: StringProperty(
-        name="Initiator", description="Armature that offers its hand (empty: the Handshake panel's initiator)"
-    )
-    partner: StringProperty(
-        name="Partner", description="Armature that answers the invitation (empty: the Handshake panel's partner)"
-    )
-    frame_start: IntProperty(name="Start Frame", description="First frame of the handshake", default=1)
-    solver_initiator: EnumProperty(
-        name="Initiator Solver", description="Controller of the initiator's arm", items=SOLVER_ITEMS, default="DLS"
-    )
-    solver_partner: EnumProperty(
-        name="Partner Solver", description="Controller of the partner's arm", items=SOLVER_ITEMS, default="DLS"
-    )
-    dominance_initiator: FloatProperty(
-        name="Initiator Dominance",
-        description="0–1: a dominant character keeps the grip out of its own space (it moves toward the other)",
-        default=_H.dominance_initiator,
-    )
-    dominance_partner: FloatProperty(
-        name="Partner Dominance",
-        description="0–1: a dominant character keeps the grip out of its own space (it moves toward the other)",
-        default=_H.dominance_partner,
-    )
-    accept: BoolProperty(
-        name="Accept",
-        description="The partner accepts the invitation (off: it refuses and the initiator withdraws its hand)",
-        default=True,
-    )
-    neutral_frames: IntProperty(
-        name="Neutral", description="Frames both stand still before the invitation", default=_H.neutral_frames
-    )
-    dummy_frames: IntProperty(
-        name="Invitation", description="Frames of the initiator's invitation (dummy phase)", default=_H.dummy_frames
-    )
-    response_frames: IntProperty(
-        name="Response", description="Frames the partner takes to answer the invitation", default=_H.response_frames
-    )
-    approach_frames: IntProperty(
-        name="Approach", description="Frames for a hand to reach the point of contact", default=_H.approach_frames
-    )
-    shake_frames: IntProperty(
-        name="Shake", description="Frames of the primary shake (one up-and-down cycle)", default=_H.shake_frames
-    )
-    secondary_shakes: IntProperty(
-        name="Secondary Shakes",
-        description="Number of smaller shakes after the primary one",
-        default=_H.secondary_shakes,
-    )
-    secondary_frames: IntProperty(
-        name="Secondary Frames", description="Frames of each secondary shake", default=_H.secondary_frames
-    )
-    retreat_frames: IntProperty(
-        name="Retreat", description="Frames for the hands to return to the rest pose", default=_H.retreat_frames
-    )
-    hold_frames: IntProperty(name="Hold", description="Frames the rest pose is held at the end", default=_H.hold_frames)
+def settings(ui: bool) -> dict:
+    """The handshake's shared settings (operator and sidebar): start, accept and phase timings."""
 
-    def _pick(self, name: str, context, role: str):
-        if name:
-            return resolve_armature(name, context)
-        settings = getattr(context.scene, "procanim_handshake", None)
-        obj = getattr(settings, role, None) if settings is not None else None
-        if obj is None:
-            raise InputError(f"Pick the {role} (an armature) in the Handshake panel or pass its name.")
-        return resolve_armature(obj.name, context)
+    def frames(name, label, description, low):
+        limits = {"min": low, "soft_max": 240} if ui else {}
+        return IntProperty(name=label, description=description, default=getattr(_H, name), **limits)
 
-    def _personal(self, argument: str, obj, field: str):
-        """The argument when given, else the value stored on the character (Handshake panel)."""
-        stored = getattr(obj, "procanim_character", None)
-        if self.properties.is_property_set(argument) or stored is None:
-            return getattr(self, argument)
-        return getattr(stored, field)
+    return {
+        "frame_start": IntProperty(name="Start Frame", description="First frame of the handshake", default=1),
+        "accept": BoolProperty(
+            name="Accept",
+            description="The partner accepts the invitation (off: it refuses and the initiator withdraws its hand)",
+            default=True,
+        ),
+        "neutral_frames": frames("neutral_frames", "Neutral", "Frames both stand still before the invitation", 0),
+        "dummy_frames": frames("dummy_frames", "Invitation", "Frames of the initiator's invitation (dummy phase)", 2),
+        "response_frames": frames("response_frames", "Response", "Frames the partner takes to answer", 0),
+        "approach_frames": frames("approach_frames", "Approach", "Frames for a hand to reach the point of contact", 2),
+        "shake_frames": frames("shake_frames", "Shake", "Frames of the primary shake (one up-and-down cycle)", 2),
+        "secondary_shakes": frames("secondary_shakes", "Secondary Shakes", "Smaller shakes after the primary one", 0),
+        "secondary_frames": frames("secondary_frames", "Secondary Frames", "Frames of each secondary shake", 2),
+        "retreat_frames": frames("retreat_frames", "Retreat", "Frames for the hands to return to rest", 2),
+        "hold_frames": frames("hold_frames", "Hold", "Frames the rest pose is held at the end", 0),
+    }
 
-    def prepare(self, context) -> Job:
-        a = self._pick(self.initiator, context, "initiator")
-        b = self._pick(self.partner, context, "partner")
-        if a == b:
-            raise InputError(f"The initiator and the partner are both '{a.name}'; pick two different armatures.")
-        for name in TIMINGS:
-            value = getattr(self, name)
-            if value > MAX_PHASE_FRAMES:
-                what = name.replace("_", " ").capitalize()
-                raise InputError(f"{what} must be at most {MAX_PHASE_FRAMES} (got {value}).")
-        params = HandshakeParams(
-            frame_start=self.frame_start,
-            fps=obj_fps(a),
-            solver_initiator=self._personal("solver_initiator", a, "solver"),
-            solver_partner=self._personal("solver_partner", b, "solver"),
-            dominance_initiator=self._personal("dominance_initiator", a, "dominance"),
-            dominance_partner=self._personal("dominance_partner", b, "dominance"),
-            accept=self.accept,
-            **{name: getattr(self, name) for name in TIMINGS},
-        )
-        params.validate()
-        inputs = []
-        for obj in (a, b):
-            skeleton, rigmap = read_skeleton(obj), read_rigmap(obj)
-            rigmap.require(list(ARM_ROLES))
-            world = _world(obj)
-            if not np.all(np.isfinite(world)):
-                raise InputError(f"'{obj.name}' has an invalid (non-finite) transform.")
-            inputs.append((skeleton, rigmap, world))
-        for (skeleton, rigmap, world), obj, other in ((inputs[0], a, b), (inputs[1], b, a)):
-            angle = facing_error_deg(skeleton, rigmap, world, _world(other)[:3, 3])
-            if angle > MAX_FACING_DEG:
-                raise InputError(
-                    f"'{obj.name}' faces {angle:.0f}° away from '{other.name}'; turn the two characters "
-                    "roughly toward each other."
-                )
-        names = (a.name, b.name)
 
-        def compute(progress):
-            progress(0.0)
-            try:
-                clip_a, clip_b, report = generate_handshake(inputs[0], inputs[1], params)
-            except InputError as err:
-                raise InputError(f"Handshake '{names[0]}' → '{names[1]}': {err}") from None
-            progress(1.0)
-            for clip, other in ((clip_a, names[1]), (clip_b, names[0])):
-                clip.metrics["initiator"], clip.metrics["partner"] = names
-                clip.metrics["other"] = other
-            return [clip_a, clip_b]
+def character_settings() -> dict:
+    """Each character's controller and personality, kept on the character object (the sidebar)."""
+    return {
+        "solver": EnumProperty(
+            name="Solver", description="Controller that moves this character's arm", items=SOLVER_ITEMS, default="DLS"
+        ),
+        "dominance": FloatProperty(
+            name="Dominance", description=DOMINANCE, default=_H.dominance_initiator, min=0.0, max=1.0
+        ),
+    }
 
-        return Job([a, b], compute)
 
-    def after_bake(self, context, job: Job, clips) -> None:
-        print(format_report(clips[0].metrics))
+def operator_settings() -> dict:
+    """Per-character arguments: given to a script, else read from the character (Handshake panel)."""
+    return {
+        "solver_initiator": EnumProperty(
+            name="Initiator Solver", description="Controller of the initiator's arm", items=SOLVER_ITEMS, default="DLS"
+        ),
+        "solver_partner": EnumProperty(
+            name="Partner Solver", description="Controller of the partner's arm", items=SOLVER_ITEMS, default="DLS"
+        ),
+        "dominance_initiator": FloatProperty(
+            name="Initiator Dominance", description=DOMINANCE, default=_H.dominance_initiator
+        ),
+        "dominance_partner": FloatProperty(
+            name="Partner Dominance", description=DOMINANCE, default=_H.dominance_partner
+        ),
+    }
+
+
+def _personal(args, argument: str, obj, field: str):
+    """The argument when given, else the value stored on the character (Handshake panel)."""
+    stored = getattr(obj, "procanim_character", None)
+    if argument_given(args, argument) or stored is None:
+        return getattr(args, argument)
+    return getattr(stored, field)
+
+
+def _params(args, a, b) -> HandshakeParams:
+    for name in TIMINGS:
+        value = getattr(args, name)
+        if value > MAX_PHASE_FRAMES:
+            what = name.replace("_", " ").capitalize()
+            raise InputError(f"{what} must be at most {MAX_PHASE_FRAMES} (got {value}).")
+    params = HandshakeParams(
+        frame_start=args.frame_start,
+        fps=obj_fps(a),
+        solver_initiator=_personal(args, "solver_initiator", a, "solver"),
+        solver_partner=_personal(args, "solver_partner", b, "solver"),
+        dominance_initiator=_personal(args, "dominance_initiator", a, "dominance"),
+        dominance_partner=_personal(args, "dominance_partner", b, "dominance"),
+        accept=args.accept,
+        **{name: getattr(args, name) for name in TIMINGS},
+    )
+    params.validate()
+    return params
+
+
+def _character(obj):
+    skeleton, rigmap = read_skeleton(obj), read_rigmap(obj)
+    rigmap.require(list(ARM_ROLES))
+    world = _world(obj)
+    if not np.all(np.isfinite(world)):
+        raise InputError(f"'{obj.name}' has an invalid (non-finite) transform.")
+    return skeleton, rigmap, world
+
+
+def prepare(args, context) -> Job:
+    a = INITIATOR.resolve(args, context, ENTRY.settings)
+    b = PARTNER.resolve(args, context, ENTRY.settings)
+    if a == b:
+        raise InputError(f"The initiator and the partner are both '{a.name}'; pick two different armatures.")
+    params = _params(args, a, b)
+    inputs = [_character(a), _character(b)]
+    for (skeleton, rigmap, world), obj, other in ((inputs[0], a, b), (inputs[1], b, a)):
+        angle = facing_error_deg(skeleton, rigmap, world, _world(other)[:3, 3])
+        if angle > MAX_FACING_DEG:
+            raise InputError(
+                f"'{obj.name}' faces {angle:.0f}° away from '{other.name}'; turn the two characters "
+                "roughly toward each other."
+            )
+    names = (a.name, b.name)
+
+    def compute(progress):
+        try:
+            clip_a, clip_b, _report = generate_handshake(inputs[0], inputs[1], params, progress=progress)
+        except InputError as err:
+            raise InputError(f"Handshake '{names[0]}' → '{names[1]}': {err}") from None
+        for clip, other in ((clip_a, names[1]), (clip_b, names[0])):
+            clip.metrics["initiator"], clip.metrics["partner"] = names
+            clip.metrics["other"] = other
+        return [clip_a, clip_b]
+
+    return Job([a, b], compute)
+
+
+def after_bake(job: Job, clips) -> None:
+    print(format_report(clips[0].metrics))
 
 
 def format_report(m: dict) -> str:
@@ -230,5 +229,3 @@ def format_report(m: dict) -> str:
     )
     return "\n".join(lines)
 
-
-classes = (PROCANIM_OT_handshake,)

@@ -8,26 +8,21 @@ Clip is baked by the shared baker. With root motion ``OBJECT`` the engine's per-
 
 from __future__ import annotations
 
-import bpy
 import numpy as np
-from bpy.props import EnumProperty, FloatProperty, FloatVectorProperty, IntProperty, StringProperty
+from bpy.props import EnumProperty, FloatProperty, FloatVectorProperty, IntProperty
 
+from ..procanim_addon import registry
 from ..procanim_addon import transforms as tf
 from ..procanim_addon.errors import InputError
 from ..procanim_addon.ground import FlatGround, Ground
 from ..procanim_addon.rig_roles import LEG_ROLES
 from ..procanim_addon.terrain.mesh import TerrainMesh
 from ..procanim_addon.walk import PathWalkParams, generate_path_walk
-from .base import GeneratorMixin, Job
-from .bridge import (
-    obj_fps,
-    read_curve_polyline,
-    read_mesh_triangles,
-    read_rigmap,
-    read_skeleton,
-    resolve_armature,
-    resolve_object,
-)
+from .base import Job
+from .bridge import obj_fps, read_curve_polyline, read_mesh_triangles, read_rigmap, read_skeleton, require_uniform_scale
+from .objects import ARMATURE, ObjectArgument
+
+ENTRY = registry.get("path_walk")
 
 _P = PathWalkParams()
 ROOT_MOTION = [
@@ -36,7 +31,7 @@ ROOT_MOTION = [
 ]
 
 
-def path_walk_properties(ui: bool) -> dict:
+def settings(ui: bool) -> dict:
     """The path walk's settings as bpy properties, shared by the operator and the sidebar's settings.
 
     ``ui=True`` gives the sidebar hard limits; the operator gets the same range as soft limits only, so
@@ -148,107 +143,88 @@ def path_walk_properties(ui: bool) -> dict:
     }
 
 
-class PROCANIM_OT_path_walk(GeneratorMixin, bpy.types.Operator):
-    """Bake a walk along a curve object (turns, slopes, stairs) from ground reaction forces"""
+PATH = ObjectArgument("path", "Path", "Curve object to walk along (drag a curve here)", "CURVE", "walking path")
+GROUND = ObjectArgument("ground", "Ground", "Mesh the path is dropped onto: floor, ramp, stairs (empty: the "
+                        "curve's own height)", "MESH", "ground", optional=True)
+OBJECTS = (ARMATURE, PATH, GROUND)
 
-    bl_idname = "procanim.path_walk"
-    bl_label = "Generate Path Walk"
-    bl_options = {"REGISTER", "UNDO"}
 
-    __annotations__ = {
-        "armature": StringProperty(
-            name="Armature", description="Armature object name (empty: the sidebar's or the active one)"
-        ),
-        "path": StringProperty(name="Path", description="Curve object to walk along (empty: the sidebar's path)"),
-        "ground": StringProperty(
-            name="Ground",
-            description="Mesh object the path is dropped onto (empty: the sidebar's ground, else the curve's height)",
-        ),
-        **path_walk_properties(ui=False),
-    }
+def _params(args, fps: float) -> PathWalkParams:
+    return PathWalkParams(
+        frame_start=args.frame_start,
+        fps=fps,
+        cadence_spm=args.cadence,
+        speed_mps=args.speed,
+        stride_m=args.stride,
+        double_support=args.double_support,
+        arm_swing_fwd_deg=args.arm_swing_forward,
+        arm_swing_back_deg=args.arm_swing_back,
+        armpit_deg=args.armpit_angle,
+        elbow_deg=args.elbow_angle,
+        delta_x=tuple(args.delta_x),
+        delta_y=tuple(args.delta_y),
+        delta_z=tuple(args.delta_z),
+        root_motion=args.root_motion,
+        corner_radius_m=args.corner_radius,
+        clearance_m=args.clearance,
+        stand_s=args.stand_time,
+    ).validate()
 
-    def _params(self, fps: float) -> PathWalkParams:
-        return PathWalkParams(
-            frame_start=self.frame_start,
-            fps=fps,
-            cadence_spm=self.cadence,
-            speed_mps=self.speed,
-            stride_m=self.stride,
-            double_support=self.double_support,
-            arm_swing_fwd_deg=self.arm_swing_forward,
-            arm_swing_back_deg=self.arm_swing_back,
-            armpit_deg=self.armpit_angle,
-            elbow_deg=self.elbow_angle,
-            delta_x=tuple(self.delta_x),
-            delta_y=tuple(self.delta_y),
-            delta_z=tuple(self.delta_z),
-            root_motion=self.root_motion,
-            corner_radius_m=self.corner_radius,
-            clearance_m=self.clearance,
-            stand_s=self.stand_time,
-        ).validate()
 
-    def prepare(self, context) -> Job:
-        obj = resolve_armature(self.armature, context)
-        settings = getattr(context.scene, "procanim", None)
-        walk_settings = getattr(settings, "path_walk", None)
-        path_name = self.path or (walk_settings.path.name if walk_settings and walk_settings.path else "")
-        ground_name = self.ground or (walk_settings.ground.name if walk_settings and walk_settings.ground else "")
-        curve = resolve_object(path_name, ("CURVE",), "walking path (a curve object)")
-        params = self._params(obj_fps(obj))
-        if params.root_motion == "OBJECT":
-            scale = np.array(obj.matrix_basis.to_scale(), dtype=float)
-            if np.ptp(scale) > 1e-4 * np.max(np.abs(scale)):
-                raise InputError(
-                    f"'{obj.name}' is scaled unevenly ({scale[0]:.3g}, {scale[1]:.3g}, {scale[2]:.3g}); "
-                    "apply its scale or use Root Motion 'Root Bone'."
-                )
-        points = read_curve_polyline(curve, obj)
-        depsgraph = context.evaluated_depsgraph_get()
-        ground: Ground | None = None
-        if ground_name:
-            ground_obj = resolve_object(ground_name, ("MESH",), "ground (a mesh object)")
-            verts, tris = read_mesh_triangles(ground_obj, obj, depsgraph, what="ground")
-            ground = TerrainMesh(verts, tris, name=ground_obj.name)
-        elif np.ptp(points[:, 2]) < 1e-6:
-            # A level curve and no ground object: its own height is a plane. Same result as the
-            # engine's path-height ground, whose per-query nearest-sample search grows with
-            # frames × path samples (procanim_addon/walk/path.py PathHeightGround.height).
-            ground = FlatGround(float(points[0, 2]))
-        skeleton = read_skeleton(obj)
-        rigmap = read_rigmap(obj)
-        missing = [r for r in LEG_ROLES if not skeleton.has(rigmap.get(r) or "")]
-        if missing:
-            raise InputError(
-                f"'{obj.name}' has no bones for the leg roles {', '.join(missing)}; "
-                "use Detect Roles or assign them in the ProcAnim > Character panel."
-            )
-        basis = np.array(obj.matrix_basis, dtype=float)
-        unit_scale = float(np.mean(np.array(obj.matrix_basis.to_scale(), dtype=float)))
+def _ground(ground_obj, obj, points, depsgraph) -> Ground | None:
+    """The ground mesh in the armature's space; a level curve without one walks its own plane."""
+    if ground_obj is not None:
+        verts, tris = read_mesh_triangles(ground_obj, obj, depsgraph, what="ground")
+        return TerrainMesh(verts, tris, name=ground_obj.name)
+    if np.ptp(points[:, 2]) < 1e-6:
+        # A level curve and no ground object: its own height is a plane. Same result as the
+        # engine's path-height ground, whose per-query nearest-sample search grows with
+        # frames × path samples (procanim_addon/walk/path.py PathHeightGround.height).
+        return FlatGround(float(points[0, 2]))
+    return None
 
-        def compute(progress):
-            progress(0.05)
-            clip = generate_path_walk(skeleton, rigmap, points, ground, params)
-            progress(0.95)
-            if clip.object_locations is not None and clip.object_rotations is not None:
-                # the engine's object delta D is in armature space: new local transform = basis @ D
-                R = tf.quat_to_mat3(clip.object_rotations)
-                clip.object_locations = clip.object_locations @ basis[:3, :3].T + basis[:3, 3]
-                rot0 = basis[:3, :3] / unit_scale
-                clip.object_rotations = tf.mat3_to_quat(np.einsum("ij,fjk->fik", rot0, R))
-            progress(1.0)
-            return [clip]
 
-        return Job([obj], compute, extra={"path": curve.name, "ground": ground_name})
+def _object_motion(clip, basis: np.ndarray, unit_scale: float) -> None:
+    """Root motion OBJECT: the engine's object delta D is in armature space; the object's new
+    local transform is ``basis @ D``."""
+    R = tf.quat_to_mat3(clip.object_rotations)
+    clip.object_locations = clip.object_locations @ basis[:3, :3].T + basis[:3, 3]
+    rot0 = basis[:3, :3] / unit_scale
+    clip.object_rotations = tf.mat3_to_quat(np.einsum("ij,fjk->fik", rot0, R))
 
-    def after_bake(self, context, job: Job, clips) -> None:
-        m = clips[0].metrics
-        self.report(
-            {"INFO"},
-            f"Path walk on '{job.targets[0].name}' along '{job.extra['path']}': {m.get('step_count', 0)} steps, "
-            f"skate {m.get('skate_mean_cm_s', 0):.2f} cm/s, "
-            f"pelvis off path {m.get('pelvis_deviation_mean_cm', 0):.1f} cm",
+
+def prepare(args, context) -> Job:
+    obj = ARMATURE.resolve(args, context, ENTRY.settings)
+    curve = PATH.resolve(args, context, ENTRY.settings)
+    ground_obj = GROUND.resolve(args, context, ENTRY.settings)
+    params = _params(args, obj_fps(obj))
+    if params.root_motion == "OBJECT":
+        require_uniform_scale(obj, "use Root Motion 'Root Bone'")
+    points = read_curve_polyline(curve, obj)
+    ground = _ground(ground_obj, obj, points, context.evaluated_depsgraph_get())
+    skeleton = read_skeleton(obj)
+    rigmap = read_rigmap(obj)
+    missing = [r for r in LEG_ROLES if not skeleton.has(rigmap.get(r) or "")]
+    if missing:
+        raise InputError(
+            f"'{obj.name}' has no bones for the leg roles {', '.join(missing)}; "
+            "use Detect Roles or assign them in the ProcAnim > Character panel."
         )
+    basis = np.array(obj.matrix_basis, dtype=float)
+    unit_scale = float(np.mean(np.array(obj.matrix_basis.to_scale(), dtype=float)))
+
+    def compute(progress):
+        clip = generate_path_walk(skeleton, rigmap, points, ground, params, progress=progress)
+        if clip.object_locations is not None and clip.object_rotations is not None:
+            _object_motion(clip, basis, unit_scale)
+        return [clip]
+
+    return Job([obj], compute, extra={"path": curve.name, "ground": ground_obj.name if ground_obj else ""})
 
 
-classes = (PROCANIM_OT_path_walk,)
+def summary(job: Job, clips) -> str:
+    m = clips[0].metrics
+    return (
+        f"Path walk on '{job.targets[0].name}' along '{job.extra['path']}': {m.get('step_count', 0)} steps, "
+        f"skate {m.get('skate_mean_cm_s', 0):.2f} cm/s, pelvis off path {m.get('pelvis_deviation_mean_cm', 0):.1f} cm"
+    )

@@ -1,13 +1,13 @@
-"""Property groups: the sidebar's settings (scene), role maps (armature data), bake info (action)."""
+"""Property groups: the sidebar's settings (scene), role maps (armature data), bake info (action).
+
+Each generator's settings group is made from the registry (:func:`.generator.settings_class`) and
+hangs under ``scene.procanim.<entry.settings>``.
+"""
 
 from __future__ import annotations
 
 import bpy
-from bpy.props import CollectionProperty, PointerProperty, StringProperty
-
-from ..operators.duck_walk import duck_walk_properties
-from .path_walk import ProcAnimPathWalkSettings
-from .terrain import ProcAnimTerrainSettings
+from bpy.props import BoolProperty, CollectionProperty, PointerProperty, StringProperty
 
 
 def _is_armature(_self, obj):
@@ -28,34 +28,23 @@ class ProcAnimActionInfo(bpy.types.PropertyGroup):
     )
 
 
-class ProcAnimDuckSettings(bpy.types.PropertyGroup):
-    __annotations__ = duck_walk_properties(ui=True)
+def scene_settings_class(generator_settings: dict) -> type:
+    """``scene.procanim``: the picked armature, the roles toggle and one group per generator
+    (``generator_settings``: settings name → (label, PropertyGroup type))."""
+    annotations = {
+        "armature": PointerProperty(
+            name="Armature", description="Character to bake onto", type=bpy.types.Object, poll=_is_armature
+        ),
+        "show_roles": BoolProperty(name="Show Roles", description="List every role and its bone", default=False),
+    }
+    for name, (label, group) in generator_settings.items():
+        annotations[name] = PointerProperty(name=label, description=f"{label} settings", type=group)
+    return type("ProcAnimSettings", (bpy.types.PropertyGroup,), {"__annotations__": annotations})
 
 
-class ProcAnimSettings(bpy.types.PropertyGroup):
-    armature: PointerProperty(
-        name="Armature", description="Character to bake onto", type=bpy.types.Object, poll=_is_armature
-    )
-    duck: PointerProperty(name="Duck Walk", description="Duck walk settings", type=ProcAnimDuckSettings)
-    path_walk: PointerProperty(name="Path Walk", description="Path walk settings", type=ProcAnimPathWalkSettings)
-    terrain: PointerProperty(name="Terrain", description="Terrain adaptation settings", type=ProcAnimTerrainSettings)
-    show_roles: bpy.props.BoolProperty(name="Show Roles", description="List every role and its bone", default=False)
-
-
-# Property-group types are registered before the pointer properties that use them.
-classes = (
-    ProcAnimRole,
-    ProcAnimActionInfo,
-    ProcAnimDuckSettings,
-    ProcAnimPathWalkSettings,
-    ProcAnimTerrainSettings,
-    ProcAnimSettings,
-)
-
-
-def register_properties():
+def register_properties(scene_settings: type):
     bpy.types.Scene.procanim = PointerProperty(
-        name="ProcAnim", description="ProcAnim sidebar settings", type=ProcAnimSettings
+        name="ProcAnim", description="ProcAnim sidebar settings", type=scene_settings
     )
     bpy.types.Armature.procanim_roles = CollectionProperty(
         name="Roles", description="ProcAnim role → bone map", type=ProcAnimRole

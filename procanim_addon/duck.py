@@ -215,7 +215,7 @@ def _hermite(s, p0, m0, p1, m1, span):
     return h00 * p0 + h10 * span * m0 + h01 * p1 + h11 * span * m1
 
 
-def generate_duck_walk(skeleton: Skeleton, rigmap: RigMap, params: DuckParams) -> Clip:
+def generate_duck_walk(skeleton: Skeleton, rigmap: RigMap, params: DuckParams, progress=None) -> Clip:
     """Bake-ready clip of the duck walk on ``skeleton`` (keys at ``params.key_frames()``)."""
     params.validate()
     rig = _Rig(skeleton, rigmap)

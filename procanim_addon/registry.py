@@ -5,8 +5,11 @@ Every layer that needs "all generators" iterates :data:`GENERATORS`: the add-on'
 preview. An entry names, for one generator:
 
 * ``id`` — the generator id: ``Clip.generator``, ``action.procanim.generator``, the module name of
-  its operator (``operators/<id>.py``) and panel (``panels/<id>.py``), the sidebar settings
-  (``scene.procanim.<id>``) and the operator (``procanim.<id>``);
+  its operator (``operators/<id>.py``) and panel (``panels/<id>.py``), the operator
+  (``procanim.<id>``) and the panel (``PROCANIM_PT_<id>``);
+* ``settings`` — where the sidebar keeps its settings: ``scene.procanim.<settings>`` (user presets
+  store these data paths, so the name stays when an id changes);
+* ``parent`` — the id of the generator whose panel holds this one's as a sub-panel ("" = top level);
 * ``engine`` — the engine entry point, ``engine(..., params, progress=no_progress)`` (see
   :mod:`.progress`), and ``params``, its parameter dataclass (with ``validate()``);
 * ``demo`` and ``bench`` — its scene in ``tools/demos/<demo>.py`` and its benchmark
@@ -35,9 +38,11 @@ class Generator:
     description: str
     engine: Callable
     params: type
+    settings: str
     demo: str
     bench: str
     characters: int = 1
+    parent: str = ""
 
     @property
     def operator(self) -> str:
@@ -52,15 +57,17 @@ class Generator:
 
 GENERATORS: tuple[Generator, ...] = (
     Generator("duck_walk", "Duck Walk", "Laban-style walk cycle with emotion presets on a bird rig",
-              duck.generate_duck_walk, duck.DuckParams, demo="duck", bench="bake_speed"),
+              duck.generate_duck_walk, duck.DuckParams, settings="duck", demo="duck", bench="bake_speed"),
     Generator("handshake", "Handshake", "Two humanoids shake hands: invitation, approach, shake, retreat",
-              generate_handshake, HandshakeParams, demo="handshake", bench="handshake_blender", characters=2),
+              generate_handshake, HandshakeParams, settings="handshake", demo="handshake",
+              bench="handshake_blender", characters=2),
     Generator("path_walk", "Path Walk", "A humanoid walks along a curve over stairs and turns",
-              generate_path_walk, PathWalkParams, demo="path_walk", bench="path_walk_blender"),
+              generate_path_walk, PathWalkParams, settings="path_walk", demo="path_walk", bench="path_walk_blender"),
     Generator("adapt_terrain", "Terrain", "The armature's action re-fitted to an uneven terrain mesh",
-              adapt_to_terrain, AdaptParams, demo="terrain", bench="terrain_blender"),
+              adapt_to_terrain, AdaptParams, settings="terrain", demo="terrain", bench="terrain_blender"),
     Generator("source_motion", "Source Motion", "A walk, jump or forward roll made on flat ground",
-              motions.generate, motions.SourceMotionParams, demo="terrain", bench="terrain_engine"),
+              motions.generate, motions.SourceMotionParams, settings="source_motion", demo="terrain",
+              bench="terrain_engine", parent="adapt_terrain"),
 )
 
 BY_ID = {g.id: g for g in GENERATORS}

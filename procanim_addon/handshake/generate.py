@@ -247,7 +247,7 @@ def _check_facing(ci: Character, cp: Character, max_deg: float) -> None:
                              f"{max_deg:.0f}°). Turn the characters toward each other.")
 
 
-def generate_handshake(initiator, partner, params: HandshakeParams | None = None):
+def generate_handshake(initiator, partner, params: HandshakeParams | None = None, progress=None):
     """Bake a handshake between two characters.
 
     initiator, partner: ``(Skeleton, RigMap, world_matrix (4, 4))`` each.

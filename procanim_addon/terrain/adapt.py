@@ -141,7 +141,7 @@ def _same_mesh(a: TerrainMesh, b: TerrainMesh) -> bool:
 
 
 def adapt_to_terrain(skeleton, rigmap, source: Clip, reference: TerrainMesh | None, terrain: TerrainMesh,
-                     params: AdaptParams | None = None) -> Clip:
+                     params: AdaptParams | None = None, progress=None) -> Clip:
     """The source clip re-fitted from ``reference`` to ``terrain`` (see the module docstring).
 
     ``reference`` None is a flat ground at the motion's own ground height: the lowest foot point

@@ -136,7 +136,8 @@ def _envelope(excess: np.ndarray, width: int) -> np.ndarray:
     return np.maximum(sm, e)
 
 
-def generate_path_walk(skeleton, rigmap, path_points, ground=None, params: PathWalkParams | None = None) -> Clip:
+def generate_path_walk(skeleton, rigmap, path_points, ground=None, params: PathWalkParams | None = None,
+                       progress=None) -> Clip:
     """Bake a walk along ``path_points`` (N, 3), armature space, onto ``skeleton``.
 
     ground: a :class:`~procanim_addon.ground.Ground` (None: the path's own heights).

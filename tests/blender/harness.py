@@ -197,3 +197,76 @@ def keyframes(fcurve) -> np.ndarray:
     co = np.empty(2 * n, dtype=np.float32)
     fcurve.keyframe_points.foreach_get("co", co)
     return co.reshape(n, 2).astype(np.float64)
+
+
+# --------------------------------------------------------------------------------------------
+# Drawing panels without a window
+
+
+class RecordingLayout:
+    """Stands in for a UILayout (there is no window here): records what a draw() asks for, and
+    checks that every property and operator argument it names exists (a typo would otherwise only
+    print in Blender's console). Log entries: ``("prop", name)``, ``("label", text)``,
+    ``("operator", idname, text)``, ``("arg", idname, name, value)``, ``("menu", idname)``."""
+
+    def __init__(self, log):
+        self.log = log
+        self.enabled = True
+
+    def __getattr__(self, name):  # row, column, box, grid_flow, split … return sub-layouts
+        return lambda *a, **k: RecordingLayout(self.log)
+
+    def prop(self, data, name, **_kw):
+        assert name in data.bl_rna.properties, f"a panel draws a missing property {name!r} of {data}"
+        self.log.append(("prop", name))
+
+    def prop_search(self, data, name, *_a, **_kw):
+        self.prop(data, name)
+
+    def label(self, text="", **_kw):
+        self.log.append(("label", text))
+
+    def menu(self, idname, **_kw):
+        self.log.append(("menu", idname))
+
+    def operator(self, idname, text="", **_kw):
+        module, name = idname.split(".")
+        names = getattr(getattr(bpy.ops, module), name).get_rna_type().properties.keys()
+        log = self.log
+
+        class Args:
+            def __setattr__(self, key, value):
+                assert key in names, f"{idname} has no argument {key!r}"
+                log.append(("arg", idname, key, value))
+                object.__setattr__(self, key, value)
+
+        log.append(("operator", idname, text))
+        return Args()
+
+
+def draw_log(draw, owner=None) -> list:
+    """What ``draw(self, context)`` (a panel's or menu's draw) asks of its layout."""
+    from types import SimpleNamespace
+
+    log: list = []
+    draw(SimpleNamespace(layout=RecordingLayout(log), bl_rna=getattr(owner, "bl_rna", None)), bpy.context)
+    return log
+
+
+def button_args(log, idname: str) -> dict:
+    """The arguments a drawn button of operator ``idname`` carries (the last such button)."""
+    starts = [i for i, e in enumerate(log) if e[0] == "operator" and e[1] == idname]
+    assert starts, f"no {idname} button was drawn"
+    args = {}
+    for entry in log[starts[-1] + 1 :]:
+        if entry[0] != "arg" or entry[1] != idname:
+            break
+        args[entry[2]] = entry[3]
+    return args
+
+
+def addon_module(extension, name: str):
+    """A module of the installed add-on, e.g. ``addon_module(ext, "procanim_addon.registry")``."""
+    import importlib
+
+    return importlib.import_module(f"{extension.module}.{name}")

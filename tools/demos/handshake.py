@@ -25,7 +25,7 @@ def build(scene):
         objs.append(obj)
     bpy.context.view_layer.update()
     host, guest = objs
-    settings = scene.procanim_handshake
+    settings = scene.procanim.handshake
     settings.initiator, settings.partner = host, guest
     result = bpy.ops.procanim.handshake(initiator=host.name, partner=guest.name, frame_start=1)
     assert result == {"FINISHED"}, result
