@@ -4,34 +4,15 @@ and the figures of the last bake come from :mod:`.generator`)."""
 from __future__ import annotations
 
 import bpy
-from bl_operators.presets import AddPresetBase
 
 from ..operators.duck_walk import settings as duck_settings
 from ..procanim_addon.duck import PRESETS
+from .presets import draw_preset_row, preset_classes
 
-PRESET_SUBDIR = "procanim/duck_walk"
 SLIDERS = ("amplitude", "speed", "weight", "direction")
 
 
-class PROCANIM_MT_duck_presets(bpy.types.Menu):
-    """User presets of the duck walk, saved like Blender's own presets"""
-
-    bl_label = "Duck Walk Presets"
-    preset_subdir = PRESET_SUBDIR
-    preset_operator = "script.execute_preset"
-    draw = bpy.types.Menu.draw_preset
-
-
-class PROCANIM_OT_duck_preset_add(AddPresetBase, bpy.types.Operator):
-    """Save the duck walk settings as a preset, or remove one"""
-
-    bl_idname = "procanim.duck_preset_add"
-    bl_label = "Add Duck Walk Preset"
-    preset_menu = "PROCANIM_MT_duck_presets"
-    # Full paths, no preset_defines: Blender 4.3 under Python 3.13 exec()s the defines and eval()s the
-    # values in scopes that do not share names (NameError), so nothing may rely on a defined name.
-    preset_values = [f"bpy.context.scene.procanim.duck.{f}" for f in duck_settings(ui=True)]
-    preset_subdir = PRESET_SUBDIR
+PRESET_MENU, PRESET_ADD = preset_classes("duck_walk", "Duck Walk", "duck", duck_settings(ui=True))
 
 
 class PROCANIM_OT_duck_emotion(bpy.types.Operator):
@@ -55,10 +36,7 @@ class PROCANIM_OT_duck_emotion(bpy.types.Operator):
 
 
 def draw(layout, duck, _context) -> None:
-    row = layout.row(align=True)
-    row.menu("PROCANIM_MT_duck_presets", text=PROCANIM_MT_duck_presets.bl_label)
-    row.operator("procanim.duck_preset_add", text="", icon="ADD")
-    row.operator("procanim.duck_preset_add", text="", icon="REMOVE").remove_active = True
+    draw_preset_row(layout, PRESET_MENU, PRESET_ADD)
     grid = layout.grid_flow(columns=2, align=True)
     for key, (label, _v, _d) in PRESETS.items():
         grid.operator("procanim.duck_emotion", text=label).preset = key
@@ -73,4 +51,4 @@ def draw(layout, duck, _context) -> None:
     layout.operator("procanim.duck_emotion", text="Reset", icon="LOOP_BACK").preset = "NEUTRAL"
 
 
-classes = (PROCANIM_MT_duck_presets, PROCANIM_OT_duck_preset_add, PROCANIM_OT_duck_emotion)
+classes = (PRESET_MENU, PRESET_ADD, PROCANIM_OT_duck_emotion)

@@ -253,13 +253,13 @@ def test_user_presets_save_and_restore_the_settings():
     duck_settings = bpy.context.scene.procanim.duck
     duck_settings.amplitude, duck_settings.weight, duck_settings.key_interval = 8.5, 2.0, 2
     name = "procanim test preset"
-    assert bpy.ops.procanim.duck_preset_add(name=name) == {"FINISHED"}
+    assert bpy.ops.procanim.duck_walk_preset_add(name=name) == {"FINISHED"}
     folder = bpy.utils.user_resource("SCRIPTS", path=os.path.join("presets", "procanim", "duck_walk"))
     path = os.path.join(folder, "procanim_test_preset.py")
     try:
         assert os.path.isfile(path)
         duck_settings.amplitude, duck_settings.weight, duck_settings.key_interval = 1.0, 9.0, 5
-        assert bpy.ops.script.execute_preset(filepath=path, menu_idname="PROCANIM_MT_duck_presets") == {"FINISHED"}
+        assert bpy.ops.script.execute_preset(filepath=path, menu_idname="PROCANIM_MT_duck_walk_presets") == {"FINISHED"}
         assert (duck_settings.amplitude, duck_settings.weight, duck_settings.key_interval) == (8.5, 2.0, 2)
     finally:
         if os.path.isfile(path):
