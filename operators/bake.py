@@ -25,20 +25,35 @@ from ..procanim_addon import transforms as tf
 from ..procanim_addon.clip import Clip
 from ..procanim_addon.errors import InputError
 from .compat import action_fcurves, assign_action
+from .fingerprint import fingerprint, keep_edited, untouched
 
 EULER_MODES = {"XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX"}
 
 
-def _target_action(obj, generator: str):
-    """The action to write into, and the previous action to keep (or None)."""
+def _target_action(obj, generator: str, notes: list | None = None):
+    """The action to write into, and the previous action to keep (or None).
+
+    A previous bake of the same generator is rewritten in place while its keys are untouched; once
+    the animator has edited them it is kept (``<name>.edited``, fake user) and a new action is baked,
+    with a note saying so.
+    """
     import bpy
 
     ad = obj.animation_data
     current = ad.action if ad else None
     if current is not None and current.procanim.generator == generator and current.procanim.owner == obj.name:
-        for fc in action_fcurves(current):
-            _remove_fcurve(current, fc)
-        return current, None
+        if untouched(current, obj):
+            for fc in action_fcurves(current):
+                _remove_fcurve(current, fc)
+            return current, None
+        kept = keep_edited(current)
+        if notes is not None:
+            notes.append(f"'{kept}' holds your edits of the previous bake; it is kept and a new action was baked.")
+        action = bpy.data.actions.new(f"{obj.name}.{generator}")
+        # the new bake follows what the edited one followed: the animator's action before ProcAnim
+        # (for a terrain adaptation, its source motion)
+        action.procanim.previous_action = current.procanim.previous_action
+        return action, None
     action = bpy.data.actions.new(f"{obj.name}.{generator}")
     return action, current
 
@@ -86,17 +101,18 @@ def _rotation_channels(mode: str, quats: np.ndarray):
     return "rotation_axis_angle", np.column_stack((angle, axis))
 
 
-def bake_clip(obj, clip: Clip, key_target: str = "AUTO"):
+def bake_clip(obj, clip: Clip, key_target: str = "AUTO", notes: list | None = None):
     """Write ``clip`` onto armature ``obj`` as its active action; returns the action.
 
     ``key_target`` (``AUTO``, ``IK_CONTROLS``, ``FK_CONTROLS``, ``DEFORM``): which bones receive the
-    keys; today every target keys the clip's bones (control rigs: issue 10).
+    keys; today every target keys the clip's bones (control rigs: issue 10). Messages for the user
+    (an edited bake kept aside …) are appended to ``notes``.
 
     Raises :class:`InputError` if the clip holds a non-finite value (nothing is written then).
     """
     if not clip.is_finite():
         raise InputError("The generator produced invalid (NaN) values; nothing was baked. Try less extreme settings.")
-    action, previous = _target_action(obj, clip.generator)
+    action, previous = _target_action(obj, clip.generator, notes)
     if previous is not None:
         previous.use_fake_user = True
         action.procanim.previous_action = previous.name
@@ -146,6 +162,7 @@ def bake_clip(obj, clip: Clip, key_target: str = "AUTO"):
         else (clip.frame_range[0], clip.frame_range[0] + 1)
     )
     action.use_frame_range = False
+    info.fingerprint = fingerprint(action, obj)
     return action
 
 

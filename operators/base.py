@@ -97,14 +97,15 @@ class GeneratorOperator:
             )
             return {"CANCELLED"}
         key_target = getattr(self, "key_target", "AUTO")
+        notes = job.extra.setdefault("notes", [])
         for obj, clip in zip(job.targets, clips):
             clip.metrics["generate_ms"] = seconds * 1000.0
-            bake_clip(obj, clip, key_target=key_target)
+            bake_clip(obj, clip, key_target=key_target, notes=notes)
         after = getattr(self.generator_module, "after_bake", None)
         if after is not None:
             after(job, clips)
         self._warn_constrained(job, clips)
-        for note in job.extra.get("notes", ()):
+        for note in notes:
             self.report({"INFO"}, note)
         summary = getattr(self.generator_module, "summary", None)
         line = summary(job, clips) if summary is not None else None

@@ -26,6 +26,9 @@ class ProcAnimActionInfo(bpy.types.PropertyGroup):
     previous_action: StringProperty(
         name="Previous Action", description="Action the armature had before this bake (kept with a fake user)"
     )
+    fingerprint: StringProperty(
+        name="Fingerprint", description="What the bake wrote: a re-run replaces the action only while it matches"
+    )
 
 
 def scene_settings_class(generator_settings: dict) -> type:

@@ -4,30 +4,12 @@ settings, the figures of a bake read in words; a new generator needs one registr
 
 from __future__ import annotations
 
-import math
 import types
 
 import bpy
 import pytest
 from harness import REPO_ROOT, addon_module, button_args, draw_log
-
-SCENE_SETUP = {}  # generator id -> function(scene) that picks what its Generate needs
-
-
-def add_human(name="Human", **kw):
-    assert bpy.ops.procanim.add_human(name=name, **kw) == {"FINISHED"}
-    return bpy.data.objects[name]
-
-
-def add_curve(name, points):
-    cu = bpy.data.curves.new(name, "CURVE")
-    sp = cu.splines.new("POLY")
-    sp.points.add(len(points) - 1)
-    for p, co in zip(sp.points, points):
-        p.co = (*co, 1.0)
-    obj = bpy.data.objects.new(name, cu)
-    bpy.context.collection.objects.link(obj)
-    return obj
+from scenes import SCENE_SETUP, add_human, pick_adapt, pick_duck, pick_pair
 
 
 def plain(value):
@@ -65,38 +47,6 @@ def test_every_generator_has_its_operator_panel_settings_demo_and_bench(procanim
         assert (REPO_ROOT / "bench" / f"{entry.bench}.py").is_file(), entry.bench
 
 
-def _duck(scene):
-    assert bpy.ops.procanim.add_duck(name="Duck") == {"FINISHED"}
-    scene.procanim.armature = bpy.data.objects["Duck"]
-
-
-def _pair(scene):
-    a, b = add_human("Ann"), add_human("Bob", location=(0.0, -0.9, 0.0))
-    b.rotation_euler[2] = math.pi
-    bpy.context.view_layer.update()
-    scene.procanim.handshake.initiator, scene.procanim.handshake.partner = a, b
-
-
-def _walker(scene):
-    scene.procanim.armature = add_human()
-    scene.procanim.path_walk.path = add_curve("Line", [(0.0, 0.0, 0.0), (0.0, -3.0, 0.0)])
-
-
-def _adapt(scene):
-    human = add_human()
-    scene.procanim.armature = human
-    assert bpy.ops.procanim.source_motion(armature=human.name, kind="WALK", steps=2) == {"FINISHED"}
-    assert bpy.ops.procanim.add_zigzag(armature=human.name, level="ANKLE") == {"FINISHED"}
-
-
-def _source(scene):
-    scene.procanim.armature = add_human()
-
-
-SCENE_SETUP = {"duck_walk": _duck, "handshake": _pair, "path_walk": _walker, "adapt_terrain": _adapt,
-               "source_motion": _source}
-
-
 @pytest.mark.parametrize("generator", list(SCENE_SETUP))
 def test_panel_generate_carries_the_sidebar_settings_and_bakes(procanim_extension, registry, generator):
     entry = registry.get(generator)
@@ -125,7 +75,7 @@ def test_panel_generate_carries_the_sidebar_settings_and_bakes(procanim_extensio
 
 
 def test_duck_figures_read_with_units_and_tooltips(procanim_extension):
-    _duck(bpy.context.scene)
+    pick_duck(bpy.context.scene)
     assert bpy.ops.procanim.duck_walk(armature="Duck") == {"FINISHED"}
     log = draw_log(bpy.types.PROCANIM_PT_duck_walk.draw)
     rows = [(log[i][2], log[i + 3][1]) for i, e in enumerate(log)
@@ -140,7 +90,7 @@ def test_duck_figures_read_with_units_and_tooltips(procanim_extension):
 
 
 def test_terrain_whole_action_leaves_the_range_to_the_action(procanim_extension):
-    _adapt(bpy.context.scene)
+    pick_adapt(bpy.context.scene)
     st = bpy.context.scene.procanim.terrain
     assert st.use_action_range
     args = button_args(draw_log(bpy.types.PROCANIM_PT_adapt_terrain.draw), "procanim.adapt_terrain")
@@ -154,7 +104,7 @@ def test_terrain_whole_action_leaves_the_range_to_the_action(procanim_extension)
 
 def test_handshake_panel_shows_each_characters_settings_and_table_3(procanim_extension):
     scene = bpy.context.scene
-    _pair(scene)
+    pick_pair(scene)
     hs = scene.procanim.handshake
     a, b = hs.initiator, hs.partner
     b.procanim_character.solver = "FABRIK"

@@ -1,0 +1,55 @@
+"""Small scenes for the Blender tests: what each generator's Generate needs, picked in the sidebar."""
+
+from __future__ import annotations
+
+import math
+
+import bpy
+
+
+def add_human(name="Human", **kw):
+    assert bpy.ops.procanim.add_human(name=name, **kw) == {"FINISHED"}
+    return bpy.data.objects[name]
+
+
+def add_curve(name, points):
+    cu = bpy.data.curves.new(name, "CURVE")
+    sp = cu.splines.new("POLY")
+    sp.points.add(len(points) - 1)
+    for p, co in zip(sp.points, points):
+        p.co = (*co, 1.0)
+    obj = bpy.data.objects.new(name, cu)
+    bpy.context.collection.objects.link(obj)
+    return obj
+
+
+def pick_duck(scene):
+    assert bpy.ops.procanim.add_duck(name="Duck") == {"FINISHED"}
+    scene.procanim.armature = bpy.data.objects["Duck"]
+
+
+def pick_pair(scene):
+    a, b = add_human("Ann"), add_human("Bob", location=(0.0, -0.9, 0.0))
+    b.rotation_euler[2] = math.pi
+    bpy.context.view_layer.update()
+    scene.procanim.handshake.initiator, scene.procanim.handshake.partner = a, b
+
+
+def pick_walker(scene):
+    scene.procanim.armature = add_human()
+    scene.procanim.path_walk.path = add_curve("Line", [(0.0, 0.0, 0.0), (0.0, -3.0, 0.0)])
+
+
+def pick_adapt(scene):
+    human = add_human()
+    scene.procanim.armature = human
+    assert bpy.ops.procanim.source_motion(armature=human.name, kind="WALK", steps=2) == {"FINISHED"}
+    assert bpy.ops.procanim.add_zigzag(armature=human.name, level="ANKLE") == {"FINISHED"}
+
+
+def pick_source(scene):
+    scene.procanim.armature = add_human()
+
+
+SCENE_SETUP = {"duck_walk": pick_duck, "handshake": pick_pair, "path_walk": pick_walker, "adapt_terrain": pick_adapt,
+               "source_motion": pick_source}
