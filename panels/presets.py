@@ -41,7 +41,8 @@ def preset_classes(generator_id: str, label: str, settings: str, fields) -> tupl
 
 def draw_preset_row(layout, menu: type, operator: type) -> None:
     """The preset menu with its + and − buttons, as Blender draws them."""
+    label, idname = getattr(menu, "bl_label"), getattr(operator, "bl_idname")  # noqa: B009 - made by type()
     row = layout.row(align=True)
-    row.menu(menu.__name__, text=menu.bl_label)
-    row.operator(operator.bl_idname, text="", icon="ADD")
-    row.operator(operator.bl_idname, text="", icon="REMOVE").remove_active = True
+    row.menu(menu.__name__, text=label)
+    row.operator(idname, text="", icon="ADD")
+    row.operator(idname, text="", icon="REMOVE").remove_active = True
