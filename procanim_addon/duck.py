@@ -1,11 +1,15 @@
-"""Duck walk — the "Le Quack Walker" cycle (METHODS.md §M1), on any bird armature.
+"""Duck walk — the "Le Quack Walker" cycle, on any bird armature.
+
+Source: the "Le Quack Walker" article (a blog report of the Character Essences project: a Maya
+Python plugin, its GUI, formulas in "Method" and "Animation Graphs and Code", and a survey of 34
+participants in "Results").
 
 The article keyed IK foot controls, toes, spine, tail, neck and a master control with
 trigonometric functions of a phase angle θ. ProcAnim computes the same control trajectories in the
 armature's space, then poses the FK bones (two-bone IK for the legs), so it works on rigs with or
 without IK controls and bakes exactly what Blender will show.
 
-Symbols (METHODS.md): a = Amplitude/5, s = Speed/5, w = Weight/10, d = Direction/10, q_a (lift
+Symbols (the article's code): a = Amplitude/5, s = Speed/5, w = Weight/10, d = Direction/10, q_a (lift
 divisor: 1, 2, 3 by weight), q_b = 0.9 (fore-aft divisor), g = 20°/unit (rotation gain),
 θ(f) = (f − f₀)·s·2π/fps.
 
@@ -35,11 +39,13 @@ import numpy as np
 
 from . import transforms as tf
 from .clip import Clip
+from .curves import hermite
 from .errors import InputError
 from .frames import character_frame
 from .ik.two_bone import solve_two_bone
 from .metrics import foot_skate, penetration
-from .posing import aim_rotation, unposed, world_rotation_to_local
+from .posing import aim_rotation, basis_for, refresh, unposed, world_rotation_to_local
+from .progress import ProgressFn, no_progress, part
 from .rig_roles import RigMap
 from .skeleton import Skeleton
 
@@ -160,7 +166,26 @@ def master_forward(p: DuckParams, frames_rel: np.ndarray, theta: np.ndarray) -> 
     return theta * 2.0 * p.a / (np.pi * p.fore_aft_divisor)  # 2a/q_b per half cycle: the stance sweep
 
 
+
 # --------------------------------------------------------------------------- generator
+
+#: Keys posed at a time: the generator works on chunks of at most this many keys (numpy over the
+#: chunk) and reports its progress after each of the :data:`STEPS` of a chunk, so a report comes
+#: every few milliseconds however long the bake. ProcAnim's choice: about 50 ms of work per chunk.
+CHUNK_KEYS = 512
+#: At least two chunks, so a bake reports at least 2 × len(STEPS) ≥ 20 times.
+MIN_CHUNKS = 2
+#: What one chunk does, in order (one progress report after each).
+STEPS = ("ankle.L", "ankle.R", "root", "hips", "tail", "neck",
+         "thigh.L", "shin.L", "foot.L", "toe.L", "thigh.R", "shin.R", "foot.R", "toe.R")
+
+
+#: A planted ankle must stay within this fraction of thigh + shin from the hip joint (ProcAnim's
+#: choice, not the article's: a knee kept 0.5 % short of straight still has a bend direction).
+REACH_MARGIN = 0.995
+#: Half-width (rad of phase) of the central difference that gives the ankle's speed at lift-off
+#: and touch-down for the planted gait's swing correction.
+PHASE_STEP_RAD = 1e-4
 
 
 class _Rig:
@@ -183,7 +208,7 @@ class _Rig:
                     f"The {side} leg bones must be a chain thigh → shin → foot "
                     f"({skeleton.names[thigh]}, {skeleton.names[shin]}, {skeleton.names[foot]})."
                 )
-        if "root" in idx and not _ancestor(skeleton, idx["root"], idx["hips"]):
+        if "root" in idx and not skeleton.is_ancestor(idx["root"], idx["hips"]):
             del idx["root"]
         bad = skeleton.unsupported_bones([i for i in idx.values()])
         if bad:
@@ -191,186 +216,231 @@ class _Rig:
                 "These bones do not inherit rotation/scale/location the default way, so ProcAnim cannot "
                 f"pose them exactly: {', '.join(bad)}."
             )
-
-
-def _ancestor(sk: Skeleton, a: int, b: int) -> bool:
-    p = sk.parents[b]
-    while p >= 0:
-        if p == a:
-            return True
-        p = sk.parents[p]
-    return False
+        self.hips_rest = skeleton.heads[idx["hips"]]
+        # the master turns about the character's rest centre (between the hips, on the ground)
+        self.pivot = np.array([self.hips_rest[0], self.hips_rest[1], self.cf.ground_z])
 
 
 def _yaw_quat(deg: np.ndarray) -> np.ndarray:
     return tf.quat_from_axis_angle(np.broadcast_to([0.0, 0.0, 1.0], np.shape(deg) + (3,)), np.radians(deg))
 
 
-def _hermite(s, p0, m0, p1, m1, span):
-    s = s[:, None]
-    h00 = 2 * s**3 - 3 * s**2 + 1
-    h10 = s**3 - 2 * s**2 + s
-    h01 = -2 * s**3 + 3 * s**2
-    h11 = s**3 - s**2
-    return h00 * p0 + h10 * span * m0 + h01 * p1 + h11 * span * m1
+class _Cycle:
+    """The article's controls as armature-space motion: master, ankle targets (metres)."""
 
+    def __init__(self, rig: _Rig, params: DuckParams):
+        self.rig, self.p = rig, params
+        self.u = params.unit_per_leg * rig.cf.leg_length  # metres per article unit
 
-def generate_duck_walk(skeleton: Skeleton, rigmap: RigMap, params: DuckParams, progress=None) -> Clip:
-    """Bake-ready clip of the duck walk on ``skeleton`` (keys at ``params.key_frames()``)."""
-    params.validate()
-    rig = _Rig(skeleton, rigmap)
-    sk, cf, idx = skeleton, rig.cf, rig.idx
-    u = params.unit_per_leg * cf.leg_length  # metres per article unit
-    frames = params.key_frames()
-    rel = frames - params.frame_start
-    theta = rel * params.s * 2.0 * np.pi / params.fps  # θ(f) = f·s·2π/fps
-    ch = article_channels(params, theta)
-    fwd, left, up = cf.forward, cf.left, cf.up
-    n = len(frames)
-
-    def master(th, fr):
+    def master(self, th, fr):
         """Master (root) translation (m) and yaw (deg) at phase th / relative frames fr."""
-        c = article_channels(params, th)
-        pos = np.outer(master_forward(params, fr, th), fwd) * u + np.outer(c["master_weave"], left) * u
+        cf, u = self.rig.cf, self.u
+        c = article_channels(self.p, th)
+        pos = np.outer(master_forward(self.p, fr, th), cf.forward) * u + np.outer(c["master_weave"], cf.left) * u
         return pos, c["master_yaw"]
 
-    m_pos, m_yaw = master(theta, rel)
-    m_rot = _yaw_quat(m_yaw)
-    # the master turns about the character's rest centre (between the hips, on the ground)
-    hips_rest = sk.heads[idx["hips"]]
-    pivot = np.array([hips_rest[0], hips_rest[1], cf.ground_z])
-
-    def to_master(points_rest, pos, rot):
+    def to_master(self, points_rest, pos, rot):
+        pivot = self.rig.pivot
         return tf.quat_rotate(rot, points_rest - pivot) + pivot + pos
 
-    # ---- ankle targets (armature space): the article's controls, moved with the master
-    def ankle_article(side, th):
-        fr = th / max(params.s * 2.0 * np.pi / params.fps, 1e-12)  # frames for that phase
-        c = article_channels(params, th)
-        pos, yaw = master(th, fr)
-        rest_ankle = sk.heads[idx[f"foot.{side}"]]
+    def ankle_article(self, side: str, th):
+        """The article's ankle control at phase θ (the left foot's phase), moved with the master."""
+        p, rig, cf, u = self.p, self.rig, self.rig.cf, self.u
+        fr = th / max(p.s * 2.0 * np.pi / p.fps, 1e-12)  # frames for that phase
+        c = article_channels(p, th)
+        pos, yaw = self.master(th, fr)
+        rest_ankle = rig.sk.heads[rig.idx[f"foot.{side}"]]
         local = (
             rest_ankle
-            + np.outer(c[f"foot_fore_{side}"], fwd) * u
-            + np.outer(c[f"foot_lateral_{side}"], left) * u
-            + np.outer(c[f"foot_lift_{side}"], up) * u
+            + np.outer(c[f"foot_fore_{side}"], cf.forward) * u
+            + np.outer(c[f"foot_lateral_{side}"], cf.left) * u
+            + np.outer(c[f"foot_lift_{side}"], cf.up) * u
         )
-        return to_master(local, pos, _yaw_quat(yaw))
+        return self.to_master(local, pos, _yaw_quat(yaw))
 
-    ankle, contact = {}, {}
-    for side, off in (("L", 0.0), ("R", np.pi)):
-        th = theta + off
-        contact[side] = ch[f"foot_lift_{side}"] <= 1e-12
-        art = ankle_article(side, theta)
-        if params.gait == "PLANTED" and params.s > 0 and params.a > 0:
-            art = _planted(lambda sd, t, off=off: ankle_article(sd, t - off), side, th, art)
-        ankle[side] = art
+    def ankle(self, side: str, theta, ch):
+        """Ankle target (armature space, m) and contact flags of one foot at the phases θ."""
+        off = 0.0 if side == "L" else np.pi
+        contact = ch[f"foot_lift_{side}"] <= 1e-12
+        art = self.ankle_article(side, theta)
+        if self.p.gait == "PLANTED" and self.p.s > 0 and self.p.a > 0:
+            art = _planted(lambda sd, t: self.ankle_article(sd, t - off), side, theta + off, art)
+        return art, contact
 
-    # ---- body: master ∘ (sway, bounce) ∘ yaw/roll about the hips
+
+class _Keys:
+    """Pose channels of one chunk of keys and the armature-space pose they give, kept up to date."""
+
+    def __init__(self, sk: Skeleton, n: int):
+        self.sk, self.n = sk, n
+        self.locations = np.zeros((n, len(sk), 3))
+        self.rotations = tf.quat_identity((n, len(sk)))
+        self.key_loc = np.zeros(len(sk), bool)
+        self.key_rot = np.zeros(len(sk), bool)
+        self.pose = sk.fk(self.locations, self.rotations)
+        self.local = np.broadcast_to(np.eye(4), (n, len(sk), 4, 4)).copy()  # each bone's basis matrix
+
+    def set_bone(self, i, loc=None, rot=None):
+        if loc is not None and not self.sk.connected[i]:
+            self.locations[:, i] = loc
+            self.key_loc[i] = True
+        if rot is not None:
+            self.rotations[:, i] = rot
+            self.key_rot[i] = True
+        refresh(self.sk, self.locations, self.rotations, self.pose, i, self.local)
+
+    def place(self, i, pos, rot_world):
+        """Put bone i's head at ``pos`` with orientation ``rot_world``·rest (armature space)."""
+        sk = self.sk
+        q_rest = tf.mat3_to_quat(sk.matrix_local[i, :3, :3])
+        want = tf.compose(pos, tf.quat_mul(rot_world, np.broadcast_to(q_rest, (self.n, 4))))
+        loc, rot, _ = tf.decompose(basis_for(sk, self.pose, i, want))
+        self.set_bone(i, loc, rot)
+
+    def unposed(self, i):
+        return unposed(self.sk, self.pose, i)
+
+
+def _pose_body(keys: _Keys, cyc: _Cycle, ch, m_pos, m_rot, ankle, contact, tick):
+    """Root (the master) and hips: master ∘ (sway, bounce) ∘ yaw/roll about the hips, lowered where a
+    planted ankle would be out of reach. Returns the hips' rotation and the lowered keys."""
+    rig, u, n = cyc.rig, cyc.u, keys.n
+    sk, idx, fwd, left, up = rig.sk, rig.idx, rig.cf.forward, rig.cf.left, rig.cf.up
     body_off = np.outer(ch["body_lateral"], left) * u + np.outer(ch["body_height"], up) * u
     body_rot = tf.quat_mul(
         _yaw_quat(ch["body_yaw"]), tf.quat_from_axis_angle(np.broadcast_to(fwd, (n, 3)), np.radians(ch["body_roll"]))
     )
-    hips_target_pos = to_master(hips_rest + body_off, m_pos, m_rot)
-    reach_clamped = np.zeros(n, bool)
-
-    locations = np.zeros((n, len(sk), 3))
-    rotations = tf.quat_identity((n, len(sk)))
-    key_loc = np.zeros(len(sk), bool)
-    key_rot = np.zeros(len(sk), bool)
-    pose = sk.fk(locations, rotations)
-
-    def set_bone(i, loc=None, rot=None):
-        if loc is not None and not sk.connected[i]:
-            locations[:, i] = loc
-            key_loc[i] = True
-        if rot is not None:
-            rotations[:, i] = rot
-            key_rot[i] = True
-        for j in [i, *sk.descendants(i)]:  # keep the pose of everything below i up to date
-            pose[:, j] = unposed(sk, pose, j) @ tf.compose(locations[:, j], rotations[:, j])
-
-    def place(i, pos, rot_world):
-        """Put bone i's head at ``pos`` with orientation ``rot_world``·rest (armature space)."""
-        q_rest = tf.mat3_to_quat(sk.matrix_local[i, :3, :3])
-        want = tf.compose(pos, tf.quat_mul(rot_world, np.broadcast_to(q_rest, (n, 4))))
-        parent = sk.parents[i]
-        basis = sk.basis_for(None if parent < 0 else pose[:, parent], i, want)
-        loc, rot, _ = tf.decompose(basis)
-        set_bone(i, loc, rot)
-
+    hips_target_pos = cyc.to_master(rig.hips_rest + body_off, m_pos, m_rot)
     if "root" in idx:
         root = idx["root"]
-        place(root, to_master(np.broadcast_to(sk.heads[root], (n, 3)), m_pos, m_rot), m_rot)
-
+        keys.place(root, cyc.to_master(np.broadcast_to(sk.heads[root], (n, 3)), m_pos, m_rot), m_rot)
+    tick()
     # reach clamp: lower the hips until both planted ankles are reachable
     hips_rot_world = tf.quat_mul(m_rot, body_rot)
-    hip_joint_rest = {s: sk.heads[idx[f"thigh.{s}"]] for s in "LR"}
     drop = np.zeros(n)
     for side in "LR":
         thigh, shin = idx[f"thigh.{side}"], idx[f"shin.{side}"]
-        reach = (sk.lengths[thigh] + sk.lengths[shin]) * 0.995
-        hip_j = tf.quat_rotate(hips_rot_world, hip_joint_rest[side] - hips_rest) + hips_target_pos
+        reach = (sk.lengths[thigh] + sk.lengths[shin]) * REACH_MARGIN
+        hip_j = tf.quat_rotate(hips_rot_world, sk.heads[thigh] - rig.hips_rest) + hips_target_pos
         vec = hip_j - ankle[side]
         horiz = np.linalg.norm(vec - np.outer(vec @ up, up), axis=-1)
         vert = vec @ up
         need = vert - np.sqrt(np.maximum(reach**2 - horiz**2, 0.0))
         need = np.where(contact[side], np.maximum(need, 0.0), 0.0)
         drop = np.maximum(drop, need)
-    reach_clamped = drop > 1e-9
-    hips_target_pos = hips_target_pos - np.outer(drop, up)
-    place(idx["hips"], hips_target_pos, hips_rot_world)
+    keys.place(idx["hips"], hips_target_pos - np.outer(drop, up), hips_rot_world)
+    tick()
+    return hips_rot_world, drop > 1e-9
 
+
+def _pose_tail_and_neck(keys: _Keys, cyc: _Cycle, ch, hips_rot_world, tick):
+    """Tail yaw; neck counter-motion (offset and yaw, in the hips' frame)."""
+    idx, left, up, u = cyc.rig.idx, cyc.rig.cf.left, cyc.rig.cf.up, cyc.u
     if "tail" in idx:
         t = idx["tail"]
-        set_bone(t, rot=world_rotation_to_local(unposed(sk, pose, t), _yaw_quat(ch["tail_yaw"])))
+        keys.set_bone(t, rot=world_rotation_to_local(keys.unposed(t), _yaw_quat(ch["tail_yaw"])))
+    tick()
     if "neck" in idx:
         k = idx["neck"]
-        u_neck = unposed(sk, pose, k)
+        u_neck = keys.unposed(k)
         off_world = np.outer(ch["neck_height"], up) * u + np.outer(ch["neck_lateral"], left) * u
         off_world = tf.quat_rotate(hips_rot_world, off_world)
         off_local = np.einsum("fji,fj->fi", u_neck[:, :3, :3], off_world)
-        set_bone(k, loc=off_local, rot=world_rotation_to_local(u_neck, _yaw_quat(ch["neck_yaw"])))
+        keys.set_bone(k, loc=off_local, rot=world_rotation_to_local(u_neck, _yaw_quat(ch["neck_yaw"])))
+    tick()
 
-    # ---- legs: two-bone IK to the ankle targets, then foot pitch and toe curl
+
+def _pose_leg(keys: _Keys, cyc: _Cycle, side: str, ankle, ch, m_rot, hips_rot_world, tick):
+    """Two-bone IK to the ankle target, then the article's foot pitch and toe curl."""
+    rig, n = cyc.rig, keys.n
+    sk, idx, cf = rig.sk, rig.idx, rig.cf
+    thigh, shin, foot = idx[f"thigh.{side}"], idx[f"shin.{side}"], idx[f"foot.{side}"]
+    hip_j = keys.pose[:, thigh, :3, 3] if sk.connected[thigh] else keys.unposed(thigh)[:, :3, 3]
+    knee_rest = sk.heads[shin]
+    a0, a1 = sk.heads[thigh], sk.heads[foot]
+    line = tf.normalize(a1 - a0)
+    pole_rest = knee_rest - a0 - np.dot(knee_rest - a0, line) * line
+    if np.linalg.norm(pole_rest) < 1e-6 * cf.leg_length:  # a straight rest leg: bend the knee forward
+        pole_rest = cf.forward.copy()
+    pole = tf.quat_rotate(hips_rot_world, np.broadcast_to(pole_rest, (n, 3)))
+    knee, _ = solve_two_bone(hip_j, ankle, pole, sk.lengths[thigh], sk.lengths[shin])
+    keys.set_bone(thigh, rot=aim_rotation(keys.unposed(thigh), knee - hip_j))
+    tick()
+    keys.set_bone(shin, rot=aim_rotation(keys.unposed(shin), ankle - knee))
+    tick()
+    left_now = tf.quat_rotate(m_rot, np.broadcast_to(cf.left, (n, 3)))
+    pitch = tf.quat_from_axis_angle(left_now, np.radians(ch[f"foot_pitch_{side}"]))
+    q_rest = tf.mat3_to_quat(sk.matrix_local[foot, :3, :3])
+    target = tf.quat_mul(tf.quat_mul(pitch, m_rot), np.broadcast_to(q_rest, (n, 4)))
+    keys.set_bone(foot, rot=tf.quat_mul(tf.quat_conj(tf.mat3_to_quat(keys.unposed(foot)[:, :3, :3])), target))
+    tick()
+    toe = idx.get(f"toe.{side}")
+    if toe is not None and sk.parents[toe] == foot:
+        drop_m = -ch[f"toe_height_{side}"] * cyc.u  # the article's toe height, as a curl down
+        ang = np.arcsin(np.clip(drop_m / max(sk.lengths[toe], 1e-9), -1.0, 1.0))
+        keys.set_bone(toe, rot=world_rotation_to_local(keys.unposed(toe), tf.quat_from_axis_angle(left_now, ang)))
+    tick()
+
+
+def _pose_keys(cyc: _Cycle, frames: np.ndarray, progress: ProgressFn):
+    """Pose channels of the keys at ``frames`` (one chunk): ``(keys, contact, reach_clamped)``."""
+    p, sk = cyc.p, cyc.rig.sk
+    done = [0]
+
+    def tick():
+        done[0] += 1
+        progress(done[0] / len(STEPS))
+
+    rel = frames - p.frame_start
+    theta = rel * p.s * 2.0 * np.pi / p.fps  # θ(f) = f·s·2π/fps
+    ch = article_channels(p, theta)
+    m_pos, m_yaw = cyc.master(theta, rel)
+    m_rot = _yaw_quat(m_yaw)
+    ankle, contact = {}, {}
     for side in "LR":
-        thigh, shin, foot = idx[f"thigh.{side}"], idx[f"shin.{side}"], idx[f"foot.{side}"]
-        hip_j = pose[:, thigh, :3, 3] if sk.connected[thigh] else unposed(sk, pose, thigh)[:, :3, 3]
-        knee_rest = sk.heads[shin]
-        a0, a1 = sk.heads[thigh], sk.heads[foot]
-        line = tf.normalize(a1 - a0)
-        pole_rest = knee_rest - a0 - np.dot(knee_rest - a0, line) * line
-        if np.linalg.norm(pole_rest) < 1e-6 * cf.leg_length:
-            pole_rest = fwd.copy()
-        pole = tf.quat_rotate(hips_rot_world, np.broadcast_to(pole_rest, (n, 3)))
-        knee, _ = solve_two_bone(hip_j, ankle[side], pole, sk.lengths[thigh], sk.lengths[shin])
-        set_bone(thigh, rot=aim_rotation(unposed(sk, pose, thigh), knee - hip_j))
-        set_bone(shin, rot=aim_rotation(unposed(sk, pose, shin), ankle[side] - knee))
-        left_now = tf.quat_rotate(m_rot, np.broadcast_to(left, (n, 3)))
-        pitch = tf.quat_from_axis_angle(left_now, np.radians(ch[f"foot_pitch_{side}"]))
-        foot_world = tf.quat_mul(pitch, m_rot)
-        q_rest = tf.mat3_to_quat(sk.matrix_local[foot, :3, :3])
-        u_foot = unposed(sk, pose, foot)
-        target = tf.quat_mul(foot_world, np.broadcast_to(q_rest, (n, 4)))
-        set_bone(foot, rot=tf.quat_mul(tf.quat_conj(tf.mat3_to_quat(u_foot[:, :3, :3])), target))
-        toe_role = f"toe.{side}"
-        if toe_role in idx and sk.parents[idx[toe_role]] == foot:
-            toe = idx[toe_role]
-            drop_m = -ch[f"toe_height_{side}"] * u  # the article's toe height, as a curl down
-            ang = np.arcsin(np.clip(drop_m / max(sk.lengths[toe], 1e-9), -1.0, 1.0))
-            set_bone(toe, rot=world_rotation_to_local(unposed(sk, pose, toe), tf.quat_from_axis_angle(left_now, ang)))
+        ankle[side], contact[side] = cyc.ankle(side, theta, ch)
+        tick()
+    keys = _Keys(sk, len(frames))
+    hips_rot_world, reach_clamped = _pose_body(keys, cyc, ch, m_pos, m_rot, ankle, contact, tick)
+    _pose_tail_and_neck(keys, cyc, ch, hips_rot_world, tick)
+    for side in "LR":
+        _pose_leg(keys, cyc, side, ankle[side], ch, m_rot, hips_rot_world, tick)
+    return keys, contact, reach_clamped
 
+
+def generate_duck_walk(skeleton: Skeleton, rigmap: RigMap, params: DuckParams,
+                       progress: ProgressFn = no_progress) -> Clip:
+    """Bake-ready clip of the duck walk on ``skeleton`` (keys at ``params.key_frames()``).
+
+    ``progress`` (see :mod:`.progress`) hears the fraction done after every step of every chunk
+    of keys and may cancel the bake there.
+    """
+    params.validate()
+    rig = _Rig(skeleton, rigmap)
+    cyc = _Cycle(rig, params)
+    frames = params.key_frames()
+    n = len(frames)
+    chunks = np.array_split(np.arange(n), max(MIN_CHUNKS, -(-n // CHUNK_KEYS)))
+    parts = []
+    for c, keys_idx in enumerate(chunks):
+        span = part(progress, 0.9 * c / len(chunks), 0.9 * (c + 1) / len(chunks))
+        parts.append(_pose_keys(cyc, frames[keys_idx], span))
+    keys = parts[0][0]
     clip = Clip(
-        list(sk.names),
+        list(skeleton.names),
         frames,
         params.fps,
-        locations,
-        rotations,
-        key_location=key_loc,
-        key_rotation=key_rot,
+        np.concatenate([k.locations for k, _, _ in parts]),
+        np.concatenate([k.rotations for k, _, _ in parts]),
+        key_location=keys.key_loc,
+        key_rotation=keys.key_rot,
         generator="duck_walk",
     ).with_continuity()
-    clip.metrics = _metrics(sk, idx, clip, contact, params, cf, u, reach_clamped)
+    contact = {s: np.concatenate([c[s] for _, c, _ in parts]) for s in "LR"}
+    reach_clamped = np.concatenate([r for _, _, r in parts])
+    progress(0.95)
+    clip.metrics = _metrics(skeleton, rig.idx, clip, contact, params, rig.cf, cyc.u, reach_clamped)
+    progress(1.0)
     return clip
 
 
@@ -384,7 +454,7 @@ def _planted(ankle_article, side: str, th: np.ndarray, art: np.ndarray) -> np.nd
     cyc = np.floor(th / two_pi)
     phase = th - cyc * two_pi  # stance: [0, π], swing: (π, 2π)
     stance = phase <= np.pi
-    eps = 1e-4
+    eps = PHASE_STEP_RAD
 
     def horiz(v):
         v = np.array(v, float)
@@ -402,8 +472,8 @@ def _planted(ankle_article, side: str, th: np.ndarray, art: np.ndarray) -> np.nd
         e1 = horiz(ankle_article(side, th1 + np.pi / 2)) - horiz(a1)
         m0 = -horiz((ankle_article(side, th0 + eps) - ankle_article(side, th0 - eps)) / (2 * eps))
         m1 = -horiz((ankle_article(side, th1 + eps) - ankle_article(side, th1 - eps)) / (2 * eps))
-        s = (th[sw] - th0) / np.pi
-        out[sw] = art[sw] + _hermite(s, e0, m0, e1, m1, np.pi)
+        s = ((th[sw] - th0) / np.pi)[:, None]
+        out[sw] = art[sw] + hermite(e0, np.pi * m0, e1, np.pi * m1, s)  # tangents per half cycle (π rad)
     return out
 
 

@@ -1,15 +1,21 @@
-"""Duck walk engine (METHODS.md §M1), checked against the article's formulas written out here."""
+"""Duck walk engine (the "Le Quack Walker" article), checked against the article's formulas written out here."""
 
 from __future__ import annotations
 
 import math
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from procanim_addon import duck, rigs
 from procanim_addon.errors import InputError, MissingRoles
+from procanim_addon.progress import Cancelled
 from procanim_addon.rig_roles import RigMap
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from progress_probe import ProgressProbe  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -119,3 +125,29 @@ def test_missing_leg_roles_are_named(rig):
     partial = RigMap({k: v for k, v in rm.roles.items() if not k.endswith(".R")}, rig_name="Duck")
     with pytest.raises(MissingRoles, match=r"thigh\.R.*shin\.R.*foot\.R"):
         duck.generate_duck_walk(sk, partial, duck.DuckParams())
+
+
+# ---- the generator contract: progress and Esc
+
+
+def test_a_bake_reports_its_progress_at_least_twenty_times_up_to_one(rig):
+    probe = ProgressProbe()
+    duck.generate_duck_walk(*rig, duck.DuckParams(), progress=probe)
+    probe.assert_reported_a_whole_bake()
+
+
+def test_a_long_bake_reports_once_per_step_of_every_chunk_of_keys(rig):
+    probe = ProgressProbe()
+    params = duck.DuckParams(frame_end=3000, key_interval=1)
+    duck.generate_duck_walk(*rig, params, progress=probe)
+    chunks = -(-len(params.key_frames()) // duck.CHUNK_KEYS)
+    assert chunks >= 6 and len(probe.seen) >= chunks * len(duck.STEPS)
+    probe.assert_reported_a_whole_bake()
+
+
+@pytest.mark.parametrize("k", [1, 9, 27])
+def test_esc_during_report_k_cancels_at_report_k_plus_one(rig, k):
+    probe = ProgressProbe(cancel_at=k)
+    with pytest.raises(Cancelled):
+        duck.generate_duck_walk(*rig, duck.DuckParams(), progress=probe)
+    assert probe.calls == k + 1
