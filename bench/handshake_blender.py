@@ -8,7 +8,7 @@ For JT+JT, CCD+CCD, fuzzy+fuzzy, CCD+fuzzy, FABRIK+FABRIK and DLS+DLS: ``procani
 both armatures; then every frame is evaluated (``frame_set``) and the grip points are read from the
 pose bones (grip = documented point on the hand bone, docs/handshake.md). Shake phase: distance
 between the two grip points, and each grip point to the target (C + o(t)·ŝ rebuilt from the
-evaluated elbows, METHODS.md §M2) — mean / std / max in cm; ProcAnim's solver time per solved frame.
+evaluated elbows, Deglorie et al. 2015, §4.1) — mean / std / max in cm; ProcAnim's solver time per solved frame.
 
 Blender's IK: a copy of the initiator's rig with a small "grip" bone on the hand (tail on the grip
 point, parallel to the hand, IK-locked) and an IK constraint (chain clavicle → grip, position + rotation) on it
@@ -44,7 +44,7 @@ CONFIGS = [
 ]
 DISTANCE_M = 0.9
 GRIP_FRACTION, HALF_PALM = 0.5, 0.15  # docs/handshake.md: grip point on the hand bone
-CONTACT_DROP, SHAKE_RATIO, DECAY = 0.6, 0.35, 0.5  # M2 model (defaults of HandshakeParams)
+CONTACT_DROP, SHAKE_RATIO, DECAY = 0.6, 0.35, 0.5  # the paper's model (defaults of HandshakeParams)
 SHAKE = dict(shake_frames=24, secondary_shakes=1, secondary_frames=14)  # passed explicitly: the path is rebuilt
 
 

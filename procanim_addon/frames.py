@@ -1,4 +1,5 @@
-"""A character's own frame: which way it faces, how big it is — read from the rest pose."""
+"""A character's own frame: which way it faces, how big it is — read from the rest pose; and the one
+check that an object's transform carries a uniform, positive scale."""
 
 from __future__ import annotations
 
@@ -66,3 +67,20 @@ def character_frame(skeleton: Skeleton, rigmap: RigMap) -> CharacterFrame:
     if leg <= 1e-6:
         raise InputError("The rig's hips are not above its feet in the rest pose.")
     return CharacterFrame(fwd, up, left, leg, float(np.linalg.norm(heads[thigh_l] - heads[thigh_r])), ground_z)
+
+
+def uniform_scale(matrix, what: str) -> tuple[float, np.ndarray]:
+    """The uniform scale and the rotation ``(3, 3)`` of an object's matrix (4×4 or 3×3).
+
+    The one check every generator and operator uses: raises :class:`InputError` naming ``what``
+    (e.g. ``"'Ann'"`` or ``"The partner"``) when the matrix is not finite, or its scale is zero,
+    negative (mirrored) or differs between axes by more than 1e-4 relative.
+    """
+    m = np.asarray(matrix, float)[:3, :3]
+    scales = np.linalg.norm(m, axis=0) if np.all(np.isfinite(m)) else np.full(3, np.nan)
+    bad = not np.all(np.isfinite(scales)) or np.any(scales < 1e-9)
+    if bad or np.ptp(scales) > 1e-4 * scales.max() or np.linalg.det(m) < 0:
+        got = ", ".join(f"{s:.3g}" for s in scales) + (", mirrored" if not bad and np.linalg.det(m) < 0 else "")
+        raise InputError(f"{what} must have a uniform, positive scale (it has {got}); "
+                         "apply its scale first (Ctrl+A ▸ Scale).")
+    return float(scales.mean()), m / scales

@@ -1,4 +1,5 @@
-"""Quality measures shared by every generator (METHODS.md, "Quality measures"). Units: cm, cm/s, %."""
+"""Quality measures shared by every generator (foot skate, ground penetration, bone stretch, target
+error, rotation jumps); the project's definitions, in docs/. Units: cm, cm/s, %."""
 
 from __future__ import annotations
 

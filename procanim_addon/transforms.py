@@ -143,6 +143,20 @@ def quat_continuity(q: np.ndarray, axis: int = 0) -> np.ndarray:
     return np.moveaxis(q, 0, axis)
 
 
+def quat_to_axis_angle(q: np.ndarray) -> np.ndarray:
+    """Quaternions ``(..., 4)`` to Blender's axis-angle channels ``(..., 4)``: (angle, x, y, z).
+
+    The angle is in [0, π] (a quaternion and its negative give the same value); the axis is unit
+    length, and (0, 1, 0) — Blender's default — where the angle is 0 and no axis is defined.
+    """
+    q = np.asarray(q, float)
+    q = q * np.where(q[..., :1] < 0, -1.0, 1.0)
+    angle = 2.0 * np.arccos(np.clip(q[..., 0], -1.0, 1.0))
+    s = np.sqrt(np.maximum(1.0 - q[..., 0] ** 2, 0.0))[..., None]
+    axis = np.where(s > 1e-8, q[..., 1:] / np.maximum(s, 1e-8), [0.0, 1.0, 0.0])
+    return np.concatenate((angle[..., None], axis), axis=-1)
+
+
 def quat_angle(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Angle (radians) of the rotation taking ``a`` to ``b``."""
     d = np.abs(np.sum(quat_normalize(a) * quat_normalize(b), axis=-1))

@@ -1,4 +1,5 @@
-"""Handshake between two characters (M2: Deglorie et al., GRAPP 2015): model, phases, generator."""
+"""Handshake between two characters (Deglorie et al., "Procedural Animation of Human
+Interaction using Inverse Kinematics and Fuzzy Logic", GRAPP 2015): model, phases, generator."""
 
 from .generate import generate_handshake
 from .params import HandshakeParams

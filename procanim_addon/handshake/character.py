@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import transforms as tf
 from ..errors import InputError
-from ..frames import CharacterFrame, character_frame
+from ..frames import CharacterFrame, character_frame, uniform_scale
 from ..ik.chain import Chain
 from ..ik.limits import arm_limits
 from ..ik.solve import IKSettings, fuzzy_joints_for
@@ -115,27 +115,9 @@ class Character:
         # bones below the chain (fingers) follow it
         for i in range(len(self.skeleton)):
             p = int(self.skeleton.parents[i])
-            if p >= 0 and i not in self.chain.bones and _below(self.skeleton, i, self.chain.bones[0]):
+            if p >= 0 and i not in self.chain.bones and self.skeleton.is_ancestor(self.chain.bones[0], i):
                 pose[i] = pose[p] @ self.skeleton.rest_rel[i]
         return pose
-
-
-def _below(skeleton, i: int, ancestor: int) -> bool:
-    p = int(skeleton.parents[i])
-    while p >= 0:
-        if p == ancestor:
-            return True
-        p = int(skeleton.parents[p])
-    return False
-
-
-def _uniform_scale(world: np.ndarray, name: str) -> tuple[float, np.ndarray]:
-    m = world[:3, :3]
-    scales = np.linalg.norm(m, axis=0)
-    if np.any(scales < 1e-9) or np.ptp(scales) > 1e-4 * scales.max() or np.linalg.det(m) < 0:
-        raise InputError(f"The {name} must have a uniform, positive object scale (got {np.round(scales, 4).tolist()}); "
-                         "apply the scale first.")
-    return float(scales.mean()), m / scales
 
 
 def prepare_character(name, skeleton, rigmap, world, solver, params) -> Character:
@@ -143,7 +125,7 @@ def prepare_character(name, skeleton, rigmap, world, solver, params) -> Characte
     world = np.asarray(world, float).reshape(4, 4)
     if not np.all(np.isfinite(world)):
         raise InputError(f"The {name}'s world matrix is not finite.")
-    scale, rot = _uniform_scale(world, name)
+    scale, rot = uniform_scale(world, f"The {name}")
     rigmap.require(list(ARM_ROLES))
     frame = character_frame(skeleton, rigmap)
     hand = rigmap.index(skeleton, "hand.R")
@@ -181,6 +163,6 @@ def prepare_character(name, skeleton, rigmap, world, solver, params) -> Characte
     spine = [skeleton.index(b) for b in rigmap.spine if skeleton.has(b)]
     if rigmap.get("chest") and skeleton.has(rigmap.bone("chest")) and skeleton.index(rigmap.bone("chest")) not in spine:
         spine.append(skeleton.index(rigmap.bone("chest")))
-    spine = [b for b in spine if b not in bones and _below(skeleton, bones[0], b)]  # only bones that carry the arm
+    spine = [b for b in spine if b not in bones and skeleton.is_ancestor(b, bones[0])]  # only bones that carry the arm
     return Character(name, skeleton, rigmap, world, scale, rot, frame, chain, hand, forearm, upper, body_root, spine,
                      axes, settings, solver, rest_pose)

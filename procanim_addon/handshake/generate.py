@@ -1,8 +1,8 @@
 """The handshake generator: two characters, four phases, any pair of solvers → two Clips and a report.
 
-Frame by frame (M2's framework): each character's state machine picks its phase; a phase builds its
-target path when it starts, from the current poses, sizes and dominance (the arbiter shares the
-poses); the character's solver then moves the right arm (clavicle → hand) toward this frame's
+Frame by frame (the framework of Deglorie et al. 2015, §5): each character's state machine picks its
+phase; a phase builds its target path when it starts, from the current poses, sizes and dominance
+(the arbiter shares the poses); the character's solver then moves the right arm (clavicle → hand) toward this frame's
 target, warm-started from the previous frame. Targets are world-space grip points and hand
 rotations; each character converts them into its own armature space.
 
@@ -24,11 +24,13 @@ import numpy as np
 
 from .. import transforms as tf
 from ..clip import Clip
+from ..curves import smoothstep
 from ..errors import InputError
 from ..ik.solve import solve_frame
+from ..progress import ProgressFn, no_progress
 from .character import Character, prepare_character
 from .grip import grip_rotation
-from .model import contact_point, dominance_weight, horizontal, shake_offsets, shake_vector, smoothstep, step_toward
+from .model import contact_point, dominance_weight, horizontal, shake_offsets, shake_vector, step_toward
 from .params import HandshakeParams
 from .phases import Arbiter, CharacterFSM, Phase
 from .report import alignment_report, shake_report
@@ -131,7 +133,7 @@ class _Actor:
         else:
             p, q, d, lean, rest_w = self.plan.at(f)
             if self.static_target and self.plan.shake is None:
-                p = self.plan.p1  # M2: fuzzy control needs no motion path, only where the phase ends
+                p = self.plan.p1  # the paper's §6.2: fuzzy control needs no motion path, only where the phase ends
             target, wanted = p, (q if rest_w == 0 else wanted)
             self.disp, self.lean = d, lean
             body = ch.body_pose(d, lean)
@@ -233,8 +235,9 @@ def _meeting(ai: _Actor, ap: _Actor, p: HandshakeParams) -> Meeting:
     return Meeting(c, w, grip_rot, step_arm, step_m, leans)
 
 
-def _check_facing(ci: Character, cp: Character, max_deg: float) -> None:
-    """Both must face the other roughly (within ``max_deg``, top view), or a handshake makes no sense."""
+def check_facing(ci: Character, cp: Character, max_deg: float) -> None:
+    """Both must face the other roughly (within ``max_deg``, top view), or a handshake makes no sense:
+    an :class:`InputError` names the one that does not (the only facing check: operators rely on it)."""
     pos = {c.name: c.to_world(c.rest_pose[c.body_root, :3, 3]) for c in (ci, cp)}
     for me, other in ((ci, cp), (cp, ci)):
         fwd = horizontal(me.world_rot @ me.frame.forward)
@@ -247,12 +250,133 @@ def _check_facing(ci: Character, cp: Character, max_deg: float) -> None:
                              f"{max_deg:.0f}°). Turn the characters toward each other.")
 
 
-def generate_handshake(initiator, partner, params: HandshakeParams | None = None, progress=None):
+#: A handshake longer than this many frames is a bug (the phases are at most a few thousand frames).
+FRAME_LIMIT = 100_000
+#: Share of the progress bar the per-frame loop fills; the report (FK of both clips) takes the rest.
+LOOP_SHARE = 0.95
+
+
+def expected_frames(p: HandshakeParams) -> int:
+    """Frames a bake takes when no hand has to wait for the other (for the progress bar)."""
+    if not p.accept:
+        return p.neutral_frames + max(p.dummy_frames, p.response_frames) + p.retreat_frames + p.hold_frames
+    shake = p.shake_frames + p.secondary_shakes * p.secondary_frames
+    return p.neutral_frames + p.dummy_frames + p.approach_frames + shake + p.retreat_frames + p.hold_frames
+
+
+class _Handshake:
+    """The two actors, their state machines and the arbiter, frame by frame (Deglorie et al. 2015, §5)."""
+
+    def __init__(self, ci: Character, cp: Character, p: HandshakeParams):
+        self.p = p
+        self.fi, self.fp = CharacterFSM("initiator", True), CharacterFSM("partner", False)
+        self.arbiter = Arbiter(self.fi, self.fp, p.accept, p.response_frames)
+        self.ai = _Actor(ci, self.fi, p.fuzzy_static_targets and ci.solver == "FUZZY")
+        self.ap = _Actor(cp, self.fp, p.fuzzy_static_targets and cp.solver == "FUZZY")
+        self.meeting: Meeting | None = None
+        self.shake_frames = p.shake_frames + p.secondary_shakes * p.secondary_frames
+        self.end_hold: int | None = None
+
+    def _approach(self, a: _Actor, f: int) -> None:
+        a.fsm.go(Phase.APPROACH, f)
+        name = a.ch.name
+        a.begin(Phase.APPROACH, f, self.p.approach_frames, self.meeting.contact,
+                tf.mat3_to_quat(self.meeting.grip_rot[name]), self.meeting.step_arm[name], self.meeting.lean[name])
+
+    def _retreat(self, a: _Actor, f: int) -> None:
+        a.fsm.go(Phase.RETREAT, f)
+        p_rest, q_rest = a.neutral()
+        a.begin(Phase.RETREAT, f, self.p.retreat_frames, p_rest, q_rest, np.zeros(3), 0.0, ease=True)
+
+    def _invite(self, f: int) -> None:
+        """N → D: the arbiter settles the meeting; the initiator's hand goes a short way toward C."""
+        p, ai = self.p, self.ai
+        self.meeting = _meeting(ai, self.ap, p)
+        self.arbiter.invite(f)
+        q_grip = tf.mat3_to_quat(self.meeting.grip_rot["initiator"])
+        p_rest, q_rest = ai.neutral()
+        ai.begin(Phase.DUMMY, f, p.dummy_frames, p_rest + p.dummy_fraction * (self.meeting.contact - p_rest),
+                 tf.quat_slerp(q_rest, q_grip, p.dummy_fraction), np.zeros(3))
+
+    def _start_shake(self, f: int) -> None:
+        """A → S for both: one shared path ``C + o(t) ŝ``, ŝ built now from the current elbows
+        (⊥ elbow line, 35 % of the elbow distance)."""
+        p, ai, ap = self.p, self.ai, self.ap
+        s_vec = shake_vector(ai.ch.elbow_world(ai.pose), ap.ch.elbow_world(ap.pose), p.shake_ratio)
+        offsets = shake_offsets(p.shake_frames, p.secondary_shakes, p.secondary_frames, p.secondary_decay)
+        for a in (ai, ap):
+            q = tf.mat3_to_quat(self.meeting.grip_rot[a.ch.name])
+            a.plan = Plan(Phase.SHAKE, f, self.shake_frames, self.meeting.contact.copy(), self.meeting.contact.copy(),
+                          q, q, a.disp.copy(), a.disp.copy(), a.lean, a.lean, shake=offsets, shake_vec=s_vec)
+
+    def transitions(self, f: int) -> bool:
+        """The phase changes at the start of frame ``f``; True when the bake is over."""
+        p, fi, fp, ai, ap = self.p, self.fi, self.fp, self.ai, self.ap
+        if f == p.neutral_frames and fi.phase is Phase.NEUTRAL and self.arbiter.invited_at is None:
+            self._invite(f)
+        answer = self.arbiter.poll(f)
+        if answer and fp.phase is Phase.NEUTRAL and fi.phase in (Phase.DUMMY, Phase.APPROACH):
+            self._approach(ap, f)
+        if fi.phase is Phase.DUMMY and ai.plan.done(f - 1):
+            if answer:
+                self._approach(ai, f)
+            elif answer is False:
+                self._retreat(ai, f)
+        if (fi.phase is Phase.APPROACH and fp.phase is Phase.APPROACH
+                and self.arbiter.try_shake(f, ai.arrived(f, self.meeting.contact, p),
+                                           ap.arrived(f, self.meeting.contact, p))):
+            self._start_shake(f)
+        for a in (ai, ap):
+            if a.fsm.phase is Phase.SHAKE and a.plan.done(f - 1):
+                self._retreat(a, f)
+        for a in (ai, ap):
+            if a.fsm.phase is Phase.RETREAT and a.plan.done(f - 1):
+                a.fsm.go(Phase.NEUTRAL, f)
+                a.plan = None
+        if self.end_hold is None and fi.phase is Phase.NEUTRAL and fp.phase is Phase.NEUTRAL and len(fi.history) > 1:
+            self.end_hold = f + p.hold_frames
+        return self.end_hold is not None and f >= self.end_hold
+
+    def solve(self, f: int, tick) -> None:
+        """Frame ``f``: each character's solver moves its arm; the arbiter shares the poses."""
+        for k, a in enumerate((self.ai, self.ap)):
+            tick(f + 0.5 * k)
+            a.step_frame(f, self.p.fps)
+        self.arbiter.share("initiator", self.ai.pose)
+        self.arbiter.share("partner", self.ap.pose)
+
+    def report(self, clip_i: Clip, clip_p: Clip) -> dict:
+        """Table 3, the hands' alignment, the phase sequences and the meeting's figures."""
+        ai, ap, ci, cp, meeting = self.ai, self.ap, self.ai.ch, self.ap.ch, self.meeting
+        report = shake_report(ci, cp, clip_i, clip_p, np.array(ai.rec_phase), np.array(ap.rec_phase),
+                              np.array(ai.rec_target), np.array(ai.rec_time), np.array(ap.rec_time))
+        report.update(alignment_report(ci, clip_i, np.array(ai.rec_orient), "initiator"))
+        report.update(alignment_report(cp, clip_p, np.array(ap.rec_orient), "partner"))
+        report.update({
+            "sequence_initiator": self.fi.sequence(), "sequence_partner": self.fp.sequence(),
+            "phase_starts_initiator": [(int(fr), ph.value) for fr, ph in self.fi.history],
+            "phase_starts_partner": [(int(fr), ph.value) for fr, ph in self.fp.history],
+            "contact_point": None if meeting is None else meeting.contact.tolist(),
+            "contact_weight": None if meeting is None else meeting.weight,
+            "step_initiator_m": 0.0 if meeting is None else meeting.step_m["initiator"],
+            "step_partner_m": 0.0 if meeting is None else meeting.step_m["partner"],
+            "lean_initiator_deg": 0.0 if meeting is None else float(np.degrees(meeting.lean["initiator"])),
+            "lean_partner_deg": 0.0 if meeting is None else float(np.degrees(meeting.lean["partner"])),
+            "accepted": bool(self.arbiter.answer),
+            "phase_initiator": "".join(ai.rec_phase), "phase_partner": "".join(ap.rec_phase),
+        })
+        return report
+
+
+def generate_handshake(initiator, partner, params: HandshakeParams | None = None,
+                       progress: ProgressFn = no_progress):
     """Bake a handshake between two characters.
 
     initiator, partner: ``(Skeleton, RigMap, world_matrix (4, 4))`` each.
     Returns ``(clip_initiator, clip_partner, report)``; the report holds the paper's Table 3 for the
     shake phase (see :func:`~procanim_addon.handshake.report.shake_report`) and the phase sequence.
+    ``progress`` (see :mod:`..progress`) hears the fraction done before each character's solve of
+    every frame, and may cancel the bake there.
     Raises :class:`~procanim_addon.errors.InputError` for bad parameters or characters that cannot
     reach each other.
     """
@@ -261,88 +385,23 @@ def generate_handshake(initiator, partner, params: HandshakeParams | None = None
         raise InputError("The initiator and the partner are the same character; pick two.")
     ci = prepare_character("initiator", initiator[0], initiator[1], initiator[2], p.solver_initiator, p)
     cp = prepare_character("partner", partner[0], partner[1], partner[2], p.solver_partner, p)
-    _check_facing(ci, cp, p.max_facing_deg)
-    fi, fp = CharacterFSM("initiator", True), CharacterFSM("partner", False)
-    arbiter = Arbiter(fi, fp, p.accept, p.response_frames)
-    ai = _Actor(ci, fi, p.fuzzy_static_targets and ci.solver == "FUZZY")
-    ap = _Actor(cp, fp, p.fuzzy_static_targets and cp.solver == "FUZZY")
-    meeting = None
-    shake_frames = p.shake_frames + p.secondary_shakes * p.secondary_frames
-    end_hold = None
+    check_facing(ci, cp, p.max_facing_deg)
+    run = _Handshake(ci, cp, p)
+    scale = LOOP_SHARE / (expected_frames(p) + 1)
+
+    def tick(f: float) -> None:
+        progress(min(f * scale, LOOP_SHARE))
+
     f = 0
-    limit = 100000
-    while f < limit:
-        # ---- transitions at the start of frame f
-        if f == p.neutral_frames and fi.phase is Phase.NEUTRAL and arbiter.invited_at is None:
-            meeting = _meeting(ai, ap, p)
-            arbiter.invite(f)
-            q_grip = tf.mat3_to_quat(meeting.grip_rot["initiator"])
-            p_rest, q_rest = ai.neutral()
-            ai.begin(Phase.DUMMY, f, p.dummy_frames, p_rest + p.dummy_fraction * (meeting.contact - p_rest),
-                     tf.quat_slerp(q_rest, q_grip, p.dummy_fraction), np.zeros(3))
-        answer = arbiter.poll(f)
-        if answer and fp.phase is Phase.NEUTRAL and fi.phase in (Phase.DUMMY, Phase.APPROACH):
-            fp.go(Phase.APPROACH, f)
-            ap.begin(Phase.APPROACH, f, p.approach_frames, meeting.contact,
-                     tf.mat3_to_quat(meeting.grip_rot["partner"]), meeting.step_arm["partner"], meeting.lean["partner"])
-        if fi.phase is Phase.DUMMY and ai.plan.done(f - 1):
-            if answer:
-                fi.go(Phase.APPROACH, f)
-                ai.begin(Phase.APPROACH, f, p.approach_frames, meeting.contact,
-                         tf.mat3_to_quat(meeting.grip_rot["initiator"]), meeting.step_arm["initiator"],
-                         meeting.lean["initiator"])
-            elif answer is False:
-                fi.go(Phase.RETREAT, f)
-                p_rest, q_rest = ai.neutral()
-                ai.begin(Phase.RETREAT, f, p.retreat_frames, p_rest, q_rest, np.zeros(3), 0.0, ease=True)
-        if (fi.phase is Phase.APPROACH and fp.phase is Phase.APPROACH
-                and arbiter.try_shake(f, ai.arrived(f, meeting.contact, p), ap.arrived(f, meeting.contact, p))):
-            # built now, from the current elbows: ŝ ⊥ elbow line, 35 % of the elbow distance
-            s_vec = shake_vector(ci.elbow_world(ai.pose), cp.elbow_world(ap.pose), p.shake_ratio)
-            offsets = shake_offsets(p.shake_frames, p.secondary_shakes, p.secondary_frames, p.secondary_decay)
-            for a in (ai, ap):
-                q = tf.mat3_to_quat(meeting.grip_rot[a.ch.name])
-                a.plan = Plan(Phase.SHAKE, f, shake_frames, meeting.contact.copy(), meeting.contact.copy(), q, q,
-                              a.disp.copy(), a.disp.copy(), a.lean, a.lean, shake=offsets, shake_vec=s_vec)
-        for a in (ai, ap):
-            if a.fsm.phase is Phase.SHAKE and a.plan.done(f - 1):
-                a.fsm.go(Phase.RETREAT, f)
-                p_rest, q_rest = a.neutral()
-                a.begin(Phase.RETREAT, f, p.retreat_frames, p_rest, q_rest, np.zeros(3), 0.0, ease=True)
-        for a in (ai, ap):
-            if a.fsm.phase is Phase.RETREAT and a.plan.done(f - 1):
-                a.fsm.go(Phase.NEUTRAL, f)
-                a.plan = None
-        if end_hold is None and fi.phase is Phase.NEUTRAL and fp.phase is Phase.NEUTRAL and len(fi.history) > 1:
-            end_hold = f + p.hold_frames
-        if end_hold is not None and f >= end_hold:
-            break
-        # ---- solve frame f
-        for a in (ai, ap):
-            a.step_frame(f, p.fps)
-        arbiter.share("initiator", ai.pose)
-        arbiter.share("partner", ap.pose)
+    while f < FRAME_LIMIT and not run.transitions(f):
+        run.solve(f, tick)
         f += 1
+    progress(LOOP_SHARE)
     frames = p.frame_start + np.arange(f, dtype=float)
-    clip_i = ai.clip(frames, p.fps, "handshake")
-    clip_p = ap.clip(frames, p.fps, "handshake")
-    report = shake_report(ci, cp, clip_i, clip_p, np.array(ai.rec_phase), np.array(ap.rec_phase),
-                          np.array(ai.rec_target), np.array(ai.rec_time), np.array(ap.rec_time))
-    report.update(alignment_report(ci, clip_i, np.array(ai.rec_orient), "initiator"))
-    report.update(alignment_report(cp, clip_p, np.array(ap.rec_orient), "partner"))
-    report.update({
-        "sequence_initiator": fi.sequence(), "sequence_partner": fp.sequence(),
-        "phase_starts_initiator": [(int(fr), ph.value) for fr, ph in fi.history],
-        "phase_starts_partner": [(int(fr), ph.value) for fr, ph in fp.history],
-        "contact_point": None if meeting is None else meeting.contact.tolist(),
-        "contact_weight": None if meeting is None else meeting.weight,
-        "step_initiator_m": 0.0 if meeting is None else meeting.step_m["initiator"],
-        "step_partner_m": 0.0 if meeting is None else meeting.step_m["partner"],
-        "lean_initiator_deg": 0.0 if meeting is None else float(np.degrees(meeting.lean["initiator"])),
-        "lean_partner_deg": 0.0 if meeting is None else float(np.degrees(meeting.lean["partner"])),
-        "accepted": bool(arbiter.answer),
-        "phase_initiator": "".join(ai.rec_phase), "phase_partner": "".join(ap.rec_phase),
-    })
+    clip_i = run.ai.clip(frames, p.fps, "handshake")
+    clip_p = run.ap.clip(frames, p.fps, "handshake")
+    report = run.report(clip_i, clip_p)
     for clip in (clip_i, clip_p):
         clip.metrics.update({k: v for k, v in report.items() if isinstance(v, (int, float, str, bool))})
+    progress(1.0)
     return clip_i, clip_p, report

@@ -1,4 +1,4 @@
-"""The grip (M2, paper §4.2): where the grip point sits on the hand bone, and the hand's rotation.
+"""The grip (Deglorie et al. 2015, §4.2): where the grip point sits on the hand bone, and the hand's rotation.
 
 Grip point (what the report measures, in the hand bone's rest frame, metres)::
 

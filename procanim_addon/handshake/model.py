@@ -1,4 +1,5 @@
-"""The handshake model of M2 (Deglorie et al. 2015, §4): point of contact, shake vector, shake path.
+"""The handshake model of Deglorie et al. 2015 ("Procedural Animation of Human Interaction using
+Inverse Kinematics and Fuzzy Logic", GRAPP 2015, §4): point of contact, shake vector, shake path.
 
 World space, metres, Z up. Symbols: E_i, E_p the right elbows of initiator and partner, C the point
 of contact, ŝ the shake vector.
@@ -63,11 +64,6 @@ def shake_offsets(primary_frames: int, secondary: int = 0, secondary_frames: int
     for k in range(1, secondary + 1):
         parts.append(0.5 * decay ** k * np.sin(2 * np.pi * np.arange(1, secondary_frames + 1) / secondary_frames))
     return np.concatenate(parts)
-
-
-def smoothstep(u):
-    u = np.clip(np.asarray(u, float), 0.0, 1.0)
-    return u * u * (3.0 - 2.0 * u)
 
 
 def step_toward(shoulder, target, reach: float, direction) -> float | None:

@@ -17,7 +17,7 @@ class HandshakeParams:
       dominance_initiator, dominance_partner: 0..1; the grip moves toward the less dominant one
       accept: the partner accepts the invitation (False: refusal, the initiator retreats)
       fuzzy_static_targets: FUZZY characters aim at each phase's end point instead of following
-                      the straight path (M2: fuzzy control works without motion paths; the shake
+                      the straight path (Deglorie et al. 2015, §6.2: fuzzy control works without motion paths; the shake
                       keeps the shared path so both hands stay synchronised)
     Timing (frames at ``fps``)
       neutral_frames: both stand in the rest pose before the invitation
@@ -30,7 +30,7 @@ class HandshakeParams:
       secondary_shakes, secondary_frames, secondary_decay: smaller shakes after the primary one,
                       each ``secondary_decay`` times the amplitude of the one before
       retreat_frames: R, back to the rest pose;  hold_frames: rest pose held at the end
-    Model (M2; RECON marks values the paper does not give)
+    Model (Deglorie et al. 2015, §4; RECON marks values the paper does not give)
       shake_ratio: shake distance / elbow distance (paper: 0.35)
       dominance_shift: how far (fraction of the elbow line) one unit of dominance difference moves
                        the point of contact (RECON)

@@ -1,4 +1,4 @@
-"""Phases of the handshake (M2, paper §6): one state machine per character and an arbiter.
+"""Phases of the handshake (Deglorie et al. 2015, §5–6): one state machine per character and an arbiter.
 
 States: N (neutral), D (dummy: the initiator's invitation), A (approach), S (shake), R (retreat)::
 

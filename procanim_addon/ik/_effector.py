@@ -67,3 +67,31 @@ def turn3(p, pivot, k, angle: float) -> list:
     kxv = cross3(k, v)
     kv = dot3(k, v) * (1.0 - c)
     return [pivot[i] + v[i] * c + kxv[i] * s + k[i] * kv for i in range(3)]
+
+
+def sweep_tip_to_root(p, t, heads, waxes, angles, locked, count, turn_to) -> list:
+    """One sweep over the angles of the first ``count`` joints, tip to root (CCD and the fuzzy
+    controllers): each angle about its world axis ``w`` through its joint's head ``h`` sees the
+    signed angle from ``u = p − h`` to ``v = t − h`` (projected on the plane ⊥ w, radians) and
+    ``turn_to(j, angle, old)`` returns its new value (limits applied); the effector ``p`` is turned
+    with it. Going tip to root, and within a joint from its innermost angle out, a turn moves
+    only the effector for the angles still to come (their axes and heads sit above it), so one
+    FK per sweep is enough. ``angles`` (lists of floats per joint) is updated in place; returns
+    the effector."""
+    tx, ty, tz = t
+    for j in range(count - 1, -1, -1):
+        h = heads[j]
+        for k in (2, 1, 0):
+            if locked[j][k]:
+                continue
+            w = waxes[j][k]
+            ang, uu, vv = plane_angle(w, [p[0] - h[0], p[1] - h[1], p[2] - h[2]], [tx - h[0], ty - h[1], tz - h[2]])
+            if uu < 1e-14 or vv < 1e-14:
+                continue
+            old = angles[j][k]
+            new = turn_to(j, ang, old, k)
+            if new == old:
+                continue
+            p = turn3(p, h, w, new - old)
+            angles[j][k] = new
+    return p

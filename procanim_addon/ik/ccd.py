@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._effector import effector_of, plane_angle, turn3
+from ._effector import effector_of, sweep_tip_to_root
 
 
 def ccd(chain, base, target, angles, count, eff_local, tol=1e-6, max_iter=300):
@@ -30,23 +30,7 @@ def ccd(chain, base, target, angles, count, eff_local, tol=1e-6, max_iter=300):
         if sum((t[i] - p[i]) ** 2 for i in range(3)) < tol2:
             return th, sweep
         ang_list = th.tolist()
-        heads_l, waxes_l = heads.tolist(), waxes.tolist()
-        for j in range(count - 1, -1, -1):
-            h = heads_l[j]
-            for k in (2, 1, 0):
-                if locked[j][k]:
-                    continue
-                w = waxes_l[j][k]
-                u = [p[0] - h[0], p[1] - h[1], p[2] - h[2]]
-                v = [t[0] - h[0], t[1] - h[1], t[2] - h[2]]
-                ang, uu, vv = plane_angle(w, u, v)
-                if uu < 1e-14 or vv < 1e-14:
-                    continue
-                old = ang_list[j][k]
-                new = min(max(old + ang, lower[j][k]), upper[j][k])
-                if new == old:
-                    continue
-                p = turn3(p, h, w, new - old)
-                ang_list[j][k] = new
+        sweep_tip_to_root(p, t, heads.tolist(), waxes.tolist(), ang_list, locked, count,
+                          lambda j, ang, old, k: min(max(old + ang, lower[j][k]), upper[j][k]))
         th = np.array(ang_list)
     return th, max_iter

@@ -1,4 +1,4 @@
-"""The fuzzy-logic joint controller of M2 (Deglorie et al. 2015, after Samyn et al. 2012).
+"""The fuzzy-logic joint controller of Deglorie et al. 2015 (§6.2, after Samyn et al. 2012).
 
 One controller per joint angle. Input: the signed angular error α (degrees) — the turn about the
 angle's world axis ``w`` from the target direction to the effector direction, seen from the
@@ -15,7 +15,7 @@ weighted average ``Σ μ_i s_i / Σ μ_i`` (μ_i = rule strength; one antecedent
 of the AND is that membership). The speed × time step is added to the angle every tick, so the
 effector lags a moving target and needs no path.
 
-M2's numbers (the authors' controller library): dead zone ±0.1°–3°, outer limit ±60° for arm joints,
+The authors' numbers (their controller library): dead zone ±0.1°–3°, outer limit ±60° for arm joints,
 slow ≈ 80°/s, fast 160–300°/s; clavicle slow 2.5°/s, fast 50°/s.
 """
 
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._effector import effector_of, plane_angle, turn3
+from ._effector import effector_of, sweep_tip_to_root
 
 INPUT_SETS = ("FarL", "CloseL", "Zero", "CloseR", "FarR")
 OUTPUT_SETS = ("FastR", "SlowR", "Zero", "SlowL", "FastL")
@@ -52,9 +52,9 @@ class FuzzyJoint:
 ARM_JOINT = FuzzyJoint(0.1, 60.0, 80.0, 300.0)
 CLAVICLE_JOINT = FuzzyJoint(3.0, 60.0, 2.5, 50.0)
 # The elbow alone closes the radial error (shoulder→hand distance; no shoulder rotation changes it),
-# so it runs near the fast end of M2's arm range even for small errors — the paper's own remedy for
+# so it runs near the fast end of the authors' arm range even for small errors — the paper's own remedy for
 # the lag ("tweaking the controller response speed"). RECON: tuned here (the handshake bench's fuzzy
-# error fell from 1.25 cm with M2's 80°/s to 0.47 cm), not the authors' value.
+# error fell from 1.25 cm with the authors' 80°/s to 0.47 cm), not the authors' value.
 ELBOW_JOINT = FuzzyJoint(0.35, 60.0, 270.0, 300.0)
 
 
@@ -125,25 +125,10 @@ def fuzzy_frame(chain, base, target, angles, count, eff_local, joints, frame_tim
         if tol > 0 and sum((t[i] - p[i]) ** 2 for i in range(3)) < tol * tol:
             return th, tick
         ang_list = th.tolist()
-        heads_l, waxes_l = heads.tolist(), waxes.tolist()
-        # tip to root, innermost angle first: a turn moves only the effector for the angles still to
-        # come (their axes and heads sit above it), so p is turned in place — one FK per tick
-        for j in range(count - 1, -1, -1):
-            h = heads_l[j]
-            for k in (2, 1, 0):
-                if locked[j][k]:
-                    continue
-                w = waxes_l[j][k]
-                u = [p[0] - h[0], p[1] - h[1], p[2] - h[2]]
-                v = [t[0] - h[0], t[1] - h[1], t[2] - h[2]]
-                # α: from the target direction to the effector direction about w (> 0: effector Left)
-                ang, uu, vv = plane_angle(w, v, u)
-                if uu < 1e-14 or vv < 1e-14:
-                    continue
-                speed = angular_speed_scalar(math.degrees(ang), joints[j])
-                old = ang_list[j][k]
-                new = min(max(old + math.radians(speed) * dt, lower[j][k]), upper[j][k])
-                p = turn3(p, h, w, new - old)
-                ang_list[j][k] = new
+        # α, from the target direction to the effector direction about w (> 0: effector Left), is
+        # minus the sweep's angle from the effector to the target
+        sweep_tip_to_root(p, t, heads.tolist(), waxes.tolist(), ang_list, locked, count,
+                          lambda j, ang, old, k: min(max(old + math.radians(angular_speed_scalar(
+                              math.degrees(-ang), joints[j])) * dt, lower[j][k]), upper[j][k]))
         th = np.array(ang_list)
     return th, ticks

@@ -13,7 +13,7 @@ returns per-frame pose-bone quaternions for a Clip, the reached effector positio
 solver time per frame.
 
 Methods: 'JACOBIAN_TRANSPOSE', 'CCD', 'FABRIK', 'DLS' (iterate to ``tolerance_m``) and 'FUZZY' (one
-frame of the M2 controllers: it lags a moving target by design).
+frame of the fuzzy controllers of Deglorie et al. 2015: it lags a moving target by design).
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ class IKSettings:
     pole:            armature-space direction the elbow should point to (None: no swivel)
     pole_joint:      chain index of the bone swivelled (the upper arm); None = n − 3
     pole_weight:     0..1, how much of the swivel is applied per frame
-    fuzzy:           one :class:`FuzzyJoint` per chain bone (None: M2's arm numbers for all)
+    fuzzy:           one :class:`FuzzyJoint` per chain bone (None: the paper's arm numbers for all)
     fuzzy_ticks:     control ticks per frame (None: enough that slow·Δt ≤ dead zone)
     twist_to_parent: hand twist goes to the forearm's twist axis first
     orientation_rounds: re-solves when a wrist limit keeps the last bone from its orientation goal
@@ -206,7 +206,8 @@ def solve_path(method, chain, bases, positions, orientations=None, angles0=None,
 
 
 def fuzzy_joints_for(chain, clavicle_first: bool, elbow: FuzzyJoint | None = None) -> list[FuzzyJoint]:
-    """M2's numbers per chain bone (tip last): the clavicle's slow controller first if there is one,
+    """The fuzzy controllers' numbers (Deglorie et al. 2015) per chain bone (tip last): the
+    clavicle's slow controller first if there is one,
     and ``elbow`` (default :data:`~.fuzzy.ELBOW_JOINT`) for the bone before the hand."""
     joints = [ARM_JOINT] * chain.n
     if clavicle_first and chain.n >= 4:

@@ -1,4 +1,4 @@
-"""The duck walk baked in Blender: channels, frame range, the article's formulas (METHODS.md §M1)
+"""The duck walk baked in Blender: channels, frame range, the article's formulas (the "Le Quack Walker" article)
 on the evaluated pose, planted feet, presets that read differently, and bad input refused.
 
 Expected values are computed here from the article's formulas, not taken from the engine.
@@ -68,7 +68,7 @@ def test_channels_frame_range_and_key_interval():
 
 
 def test_article_formulas_on_the_evaluated_pose():
-    """Gait ARTICLE: master speed, body bounce, body yaw and foot lift equal M1's formulas."""
+    """Gait ARTICLE: master speed, body bounce, body yaw and foot lift equal the article's formulas."""
     duck = add_duck()
     amplitude, speed, weight = 5.0, 5.0, 5.0
     a, s, w, q_a = amplitude / 5, speed / 5, weight / 10, 2.0

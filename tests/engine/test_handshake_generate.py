@@ -1,5 +1,8 @@
 """The handshake generator end to end on two ProcAnim humans (engine FK of the produced clips)."""
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -8,7 +11,11 @@ from procanim_addon.handshake import HandshakeParams, generate_handshake
 from procanim_addon.handshake.character import prepare_character
 from procanim_addon.handshake.report import grip_path
 from procanim_addon.ik.solve import SOLVERS
+from procanim_addon.progress import Cancelled
 from procanim_addon.rigs import human_skeleton
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from progress_probe import ProgressProbe  # noqa: E402
 
 QUICK = dict(neutral_frames=3, dummy_frames=6, response_frames=3, approach_frames=10, shake_frames=12,
              secondary_shakes=1, secondary_frames=8, retreat_frames=10, hold_frames=2)
@@ -270,3 +277,42 @@ def test_a_rig_without_clavicles_shakes_hands_with_a_three_bone_arm():
                                     HandshakeParams(solver_initiator="DLS", solver_partner="DLS", **QUICK))
     assert a[1].bone("clavicle.R") not in ci.keyed_bones() and a[1].bone("upper_arm.R") in ci.keyed_bones()
     assert rep["both_mean_cm"] < 0.05
+
+
+# ---- the generator contract: progress and Esc
+
+
+@pytest.mark.parametrize("accept", [True, False])
+def test_a_bake_reports_progress_before_every_solve_up_to_one(accept):
+    a, b = two_humans()
+    probe = ProgressProbe()
+    ci, _, _ = generate_handshake(a, b, HandshakeParams(accept=accept, **QUICK), progress=probe)
+    assert len(probe.seen) >= 2 * ci.frame_count  # each character's solve of each frame, then the report
+    probe.assert_reported_a_whole_bake()
+
+
+@pytest.mark.parametrize("k", [1, 12, 40])
+def test_esc_during_report_k_cancels_at_report_k_plus_one(k):
+    a, b = two_humans()
+    probe = ProgressProbe(cancel_at=k)
+    with pytest.raises(Cancelled):
+        generate_handshake(a, b, HandshakeParams(**QUICK), progress=probe)
+    assert probe.calls == k + 1
+
+
+# ---- checks made once, in the engine, with one message
+
+
+def test_a_character_facing_away_is_named_with_its_angle():
+    a, b = two_humans()
+    with pytest.raises(InputError, match=r"The partner does not face the initiator \(turned 120° away; at most 90°\)"):
+        generate_handshake(a, (b[0], b[1], placed(0, -1.0, 60)), HandshakeParams(**QUICK))
+
+
+@pytest.mark.parametrize("scales", [(1.0, 1.3, 1.0), (1.0, 1.0, -1.0), (0.0, 0.0, 0.0)])
+def test_a_non_uniform_or_mirrored_scale_is_refused_with_the_shared_message(scales):
+    a, b = two_humans()
+    world = b[2].copy()
+    world[:3, :3] = world[:3, :3] @ np.diag(scales)
+    with pytest.raises(InputError, match=r"The partner must have a uniform, positive scale \(it has .*\); apply"):
+        generate_handshake(a, (b[0], b[1], world), HandshakeParams(**QUICK))

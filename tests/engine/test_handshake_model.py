@@ -1,4 +1,4 @@
-"""The handshake model (M2 §4): point of contact, shake vector, shake path, grip, step."""
+"""The handshake model (Deglorie et al. 2015, §4): point of contact, shake vector, shake path, grip, step."""
 
 import numpy as np
 import pytest

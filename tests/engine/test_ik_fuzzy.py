@@ -1,4 +1,4 @@
-"""The fuzzy joint controller of M2: memberships, the five rules, weighted-average defuzzification."""
+"""The fuzzy joint controller of Deglorie et al. 2015 (§6.2): memberships, the five rules, defuzzification."""
 
 import numpy as np
 import pytest
