@@ -3,7 +3,8 @@
 Scene: two default ProcAnim humans (1.75 m) 1 m apart, facing each other, default timings. For each
 configuration the shake phase's errors (cm, world space, measured on the engine FK of the produced
 clips: grip point to grip point, and each grip point to the shared target) and each character's
-solver time per solved frame (ms, this machine, pure Python + numpy).
+solver time per solved frame (ms, this machine, pure Python + numpy) and the whole engine call in
+frames per second (both characters, Table-3 report included).
 
     python bench/handshake_engine.py [--json out.json]     (the JSON also holds the per-frame
                                                            error curves, the paper's Figure 9)
@@ -67,7 +68,8 @@ def main(argv=None):
     print(f"Handshake bench — two 1.75 m humans 1 m apart; shake phase {rows[0]['shake_frames']} frames; "
           f"{platform.python_implementation()} {platform.python_version()}, numpy {np.__version__}")
     print("errors in cm (mean / std / max); time = solver ms per solved frame (initiator, partner)")
-    head = f"{'configuration':<16} {'both hands':>20} {'hand 1 → target':>20} {'hand 2 → target':>20} {'ms/frame':>14}"
+    head = (f"{'configuration':<16} {'both hands':>20} {'hand 1 → target':>20} {'hand 2 → target':>20} "
+            f"{'ms/frame':>14} {'frames/s':>9}")
     print(head)
     print("-" * len(head))
     for r in rows:
@@ -75,7 +77,8 @@ def main(argv=None):
             return f"{r[k + '_mean_cm']:.4f}/{r[k + '_std_cm']:.4f}/{r[k + '_max_cm']:.3f}"
 
         print(f"{r['label']:<16} {cell('both'):>20} {cell('initiator'):>20} {cell('partner'):>20} "
-              f"{r['time_ms_initiator']:6.1f},{r['time_ms_partner']:6.1f}")
+              f"{r['time_ms_initiator']:6.3f},{r['time_ms_partner']:6.3f} "
+              f"{len(r['phase_initiator']) / r['wall_s']:9.0f}")
     print()
     print("paper (Table 3, mean/std cm: both, hand 1, hand 2):")
     for k, v in PAPER.items():

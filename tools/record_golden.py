@@ -2,6 +2,7 @@
 
     python tools/record_golden.py engine           # engine scenes (plain Python + numpy)
     <bpy venv>/bin/python tools/record_golden.py demo    # every call the demo scenes make
+    python tools/record_golden.py rerun CASE…       # named cases, from their stored inputs
 
 The fixture (``tests/golden/*.npz``) pins what the generators produce, so that a refactor can prove
 it changed nothing (the test replays each stored call on the current engine and compares within
@@ -135,8 +136,28 @@ def record_demo() -> list[Path]:
     return saved
 
 
+def rerun(names) -> list[Path]:
+    """Re-record stored cases from their stored inputs on the current engine (a change of the
+    output that is intended, for the named cases only: ``demo_handshake_1`` …)."""
+    sys.path.insert(0, str(ROOT / "tests" / "engine"))
+    from golden_io import load_case
+    from test_golden_clips import engine_function
+
+    saved = []
+    for name in names:
+        path = GOLDEN_DIR / f"{name}.npz"
+        generator, args, kwargs, _ = load_case(path)
+        save_case(path, generator, args, kwargs, engine_function(generator)(*args, **kwargs))
+        saved.append(path)
+    return saved
+
+
 def main(argv) -> int:
     what = argv[0] if argv else "engine"
+    if what == "rerun":
+        for path in rerun(argv[1:]):
+            print(f"re-recorded {path.relative_to(ROOT)} from its stored inputs")
+        return 0
     for old in GOLDEN_DIR.glob(f"{what}_*.npz"):
         old.unlink()
     saved = record_engine() if what == "engine" else record_demo()

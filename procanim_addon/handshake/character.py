@@ -42,12 +42,21 @@ class Character:
     solver: str
     rest_pose: np.ndarray  # (B, 4, 4)
 
+    def __post_init__(self):
+        self._world_inv = np.linalg.inv(self.world[:3, :3])  # once: LAPACK per call is slow on small arrays
+        sk = self.skeleton
+        # the bones the handshake reads, parents first: those that carry the arm (root … the
+        # clavicle's parent), then the arm; the others stay at rest in the poses made here
+        carriers = [b for b in range(len(sk)) if sk.is_ancestor(b, self.chain.bones[0])]
+        self._posed = carriers + list(self.chain.bones)
+        self._body_key, self._body = None, self.rest_pose
+
     # ------------------------------------------------------------------ spaces
     def to_world(self, p_arm) -> np.ndarray:
         return self.world[:3, :3] @ np.asarray(p_arm, float) + self.world[:3, 3]
 
     def to_armature(self, p_world) -> np.ndarray:
-        return np.linalg.solve(self.world[:3, :3], np.asarray(p_world, float) - self.world[:3, 3])
+        return self._world_inv @ (np.asarray(p_world, float) - self.world[:3, 3])
 
     def rot_to_armature(self, r_world) -> np.ndarray:
         return self.world_rot.T @ np.asarray(r_world, float)
@@ -72,16 +81,25 @@ class Character:
         return tf.quat_from_axis_angle(axes, np.full(len(self.spine), lean_rad / n))
 
     def body_pose(self, displacement_arm, lean_rad: float = 0.0) -> np.ndarray:
-        """Rest pose ``(B, 4, 4)`` with the body moved by ``displacement_arm`` (armature space) and
-        the spine leaning forward by ``lean_rad``."""
+        """Pose ``(B, 4, 4)`` with the body moved by ``displacement_arm`` (armature space) and the spine
+        leaning forward by ``lean_rad``: the bones that carry the arm and the arm (at rest angles)
+        are posed, the others stay at rest. The last one is cached (a phase holds it for frames)."""
         if not np.any(displacement_arm) and lean_rad == 0.0:
             return self.rest_pose
-        loc = np.zeros((1, len(self.skeleton), 3))
-        loc[0, self.body_root] = self.root_location(displacement_arm)
-        rot = tf.quat_identity((1, len(self.skeleton)))
+        key = (tuple(np.asarray(displacement_arm, float).tolist()), float(lean_rad))
+        if key == self._body_key:
+            return self._body
+        sk = self.skeleton
+        basis = {self.body_root: tf.compose(location=self.root_location(displacement_arm))}
         if lean_rad and self.spine:
-            rot[0, self.spine] = self.lean_rotations(lean_rad)
-        return self.skeleton.fk(locations=loc, rotations=rot)[0]
+            for b, q in zip(self.spine, self.lean_rotations(lean_rad)):
+                basis[b] = tf.compose(location=np.zeros(3), rotation=q)
+        pose = self.rest_pose.copy()
+        for b in self._posed:
+            local = sk.rest_rel[b] @ basis[b] if b in basis else sk.rest_rel[b]
+            pose[b] = local if sk.parents[b] < 0 else pose[sk.parents[b]] @ local
+        self._body_key, self._body = key, pose
+        return pose
 
     def grip_world(self, pose) -> np.ndarray:
         """World position of the grip point on the hand from a full pose ``(..., B, 4, 4)``."""
@@ -107,16 +125,13 @@ class Character:
         return self.scale * float(self.skeleton.lengths[self.forearm])
 
     def pose_with(self, angles, displacement_arm, lean_rad: float = 0.0) -> np.ndarray:
-        """Full pose ``(B, 4, 4)`` with the chain at ``angles`` and the body moved and leaning."""
+        """Pose ``(B, 4, 4)`` with the chain at ``angles`` and the body moved and leaning (the bones
+        below the arm, e.g. fingers, are not posed: nothing here reads them)."""
         body = self.body_pose(displacement_arm, lean_rad)
-        mats = self.chain.fk(self.chain.base_from_pose(body), angles)
         pose = body.copy()
-        pose[self.chain.bones] = mats
-        # bones below the chain (fingers) follow it
-        for i in range(len(self.skeleton)):
-            p = int(self.skeleton.parents[i])
-            if p >= 0 and i not in self.chain.bones and self.skeleton.is_ancestor(self.chain.bones[0], i):
-                pose[i] = pose[p] @ self.skeleton.rest_rel[i]
+        kern = self.chain.kernel()
+        g, h = kern.start(self.chain.base_from_pose(body))
+        pose[self.chain.bones] = kern.matrices(g, h, np.ravel(angles).tolist())
         return pose
 
 

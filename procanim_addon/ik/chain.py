@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import transforms as tf
+from .kernel import Kernel
 
 FULL_TURN = np.pi
 
@@ -126,6 +127,13 @@ class Chain:
         else:
             self.effector_local = np.asarray(effector_local, float)
         self.base_parent = int(skeleton.parents[self.bones[0]])
+        self._kernel = None
+
+    def kernel(self):
+        """The chain's plain-float FK (:class:`~.kernel.Kernel`), built once."""
+        if self._kernel is None:
+            self._kernel = Kernel(self)
+        return self._kernel
 
     # ------------------------------------------------------------------ angles <-> rotations
     def zero_angles(self) -> np.ndarray:

@@ -6,6 +6,10 @@ positions are then turned back into angles bone by bone — each bone swung (sho
 segment points at its new child position, the rotation expressed in the joint's axes and clamped
 into the limits — and the clamped pose's FK gives the positions of the next iteration. So every
 iterate is a valid, limited pose.
+
+Plain floats on the kernel's axis coordinates (see :mod:`.kernel`): a joint's frame before its
+own turn is ``G_j``, its segment in axis coordinates ``d_j``, so the segment in the world is
+``G_j M(θ_j) d_j`` and a world rotation ``q`` of it gives the joint ``M' = G_jᵀ q G_j M``.
 """
 
 from __future__ import annotations
@@ -15,104 +19,103 @@ import math
 import numpy as np
 
 from .. import transforms as tf
-from ._effector import cross3, dot3, effector_of
+from ._effector import distance2
+from .kernel import euler_xyz, mat_mul, mat_t_mul, mat_vec
 
 
-def _positions(chain, base, th, count, eff_local):
-    mats = chain.fk(base, th, count)
-    pts = np.empty((count + 1, 3))
-    pts[:count] = mats[:, :3, 3]
-    pts[count] = effector_of(mats, eff_local)
-    return mats, pts
+def _turn_between(a, b) -> tuple:
+    """Shortest-arc rotation (9-tuple) taking direction ``a`` onto ``b``:
+    ``I + [v]× + [v]×² / (1 + c)`` with ``v = â × b̂``, ``c = â · b̂``."""
+    na = math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
+    nb = math.sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2])
+    ax, ay, az = a[0] / na, a[1] / na, a[2] / na
+    bx, by, bz = b[0] / nb, b[1] / nb, b[2] / nb
+    c = ax * bx + ay * by + az * bz
+    if c < -1.0 + 1e-9:  # opposite: any half turn
+        m = tf.quat_to_mat3(tf.rotation_between(np.array([ax, ay, az]), np.array([bx, by, bz])))
+        return tuple(float(x) for x in m.reshape(9))
+    x, y, z = ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx
+    f = 1.0 / (1.0 + c)
+    return (1.0 - (y * y + z * z) * f, -z + x * y * f, y + x * z * f,
+            z + x * y * f, 1.0 - (x * x + z * z) * f, -x + y * z * f,
+            -y + x * z * f, x + y * z * f, 1.0 - (x * x + y * y) * f)
 
 
-def _to_angles(chain, base, th, pts, count, eff_local):
-    th = th.copy()
-    parent = np.asarray(base, float)
+def _to_angles(kern, g0, h0, th, pts, count):
+    """Angles that swing each bone toward the next of ``pts`` (root first, limits kept)."""
+    g, (hx, hy, hz) = g0, h0
     for j in range(count):
-        pre = parent @ chain.rest_rel[j]
-        rot = chain.joint_matrix(j, th[j])
-        world = pre[:3, :3] @ rot
-        off = eff_local if j == count - 1 else chain.head_offset(j)
-        cur = world @ off
-        want = pts[j + 1] - pre[:3, 3]
-        if want @ want > 1e-24 and cur @ cur > 1e-24:
-            q = _turn_between(cur, want)
-            new_local = pre[:3, :3].T @ q @ world
-            th[j] = chain.clamp_joint(j, chain.angles_of(j, new_local))
-            rot = chain.joint_matrix(j, th[j])
-        parent = pre.copy()
-        parent[:3, :3] = pre[:3, :3] @ rot
+        gm = mat_mul(g, euler_xyz(*th[3 * j:3 * j + 3]))
+        cur = mat_vec(gm, kern.d[j])
+        want = (pts[j + 1][0] - hx, pts[j + 1][1] - hy, pts[j + 1][2] - hz)
+        if want[0] ** 2 + want[1] ** 2 + want[2] ** 2 > 1e-24 and cur[0] ** 2 + cur[1] ** 2 + cur[2] ** 2 > 1e-24:
+            kern.set_joint(th, j, mat_t_mul(g, mat_mul(_turn_between(cur, want), gm)))
+            gm = mat_mul(g, euler_xyz(*th[3 * j:3 * j + 3]))
+        dx, dy, dz = mat_vec(gm, kern.d[j])
+        hx, hy, hz = hx + dx, hy + dy, hz + dz
+        if j + 1 < kern.n:
+            g = mat_mul(gm, kern.c[j + 1])
     return th
 
 
-def _feasible_direction(chain, pre, j, th_j, want, off):
+def _feasible_direction(kern, g, j, want):
     """World direction of bone ``j``'s segment closest to ``want`` that its limits allow, with the
-    joint's frame before rotation ``pre`` (3×3) taken from the current pose."""
-    cur_local = off
-    if want @ want < 1e-24:
+    joint's frame before its turn ``g`` (``G_j``) from the current pose; None for no direction."""
+    if want[0] ** 2 + want[1] ** 2 + want[2] ** 2 < 1e-24:
         return None
-    want_local = pre.T @ want
-    q = _turn_between(cur_local, want_local)
-    ang = chain.clamp_joint(j, chain.angles_of(j, q))
-    r = _joint_rotation(chain, j, ang)
-    d = pre @ (r @ off)
-    return d / math.sqrt(d @ d)
+    d = kern.d[j]
+    q = _turn_between(d, mat_vec((g[0], g[3], g[6], g[1], g[4], g[7], g[2], g[5], g[8]), want))
+    ang = [0.0] * (3 * j + 3)
+    kern.set_joint(ang, j, q)
+    r = euler_xyz(*ang[3 * j:])
+    x, y, z = mat_vec(g, mat_vec(r, d))
+    n = math.sqrt(x * x + y * y + z * z)
+    return x / n, y / n, z / n
 
 
-def _joint_rotation(chain, j, ang):
-    return chain.joint_matrix(j, ang)
+def _stretch(pts, seg, target, count):
+    """Out of reach: the chain straight from its root toward the target."""
+    root = pts[0]
+    dx, dy, dz = target[0] - root[0], target[1] - root[1], target[2] - root[2]
+    reach = max(math.sqrt(dx * dx + dy * dy + dz * dz), 1e-12)
+    for i in range(count):
+        pts[i + 1] = (pts[i][0] + seg[i] * dx / reach, pts[i][1] + seg[i] * dy / reach, pts[i][2] + seg[i] * dz / reach)
 
 
-def _turn_between(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Shortest-arc rotation matrix taking direction ``a`` onto ``b``:
-    ``I + [v]× + [v]×² / (1 + c)`` with ``v = â × b̂``, ``c = â · b̂`` (plain floats inside)."""
-    a = a.tolist()
-    b = b.tolist()
-    na, nb = math.sqrt(dot3(a, a)), math.sqrt(dot3(b, b))
-    a = [x / na for x in a]
-    b = [x / nb for x in b]
-    c = dot3(a, b)
-    if c < -1.0 + 1e-9:
-        return tf.quat_to_mat3(tf.rotation_between(np.array(a), np.array(b)))
-    x, y, z = cross3(a, b)
-    f = 1.0 / (1.0 + c)
-    return np.array([
-        [1.0 - (y * y + z * z) * f, -z + x * y * f, y + x * z * f],
-        [z + x * y * f, 1.0 - (x * x + z * z) * f, -x + y * z * f],
-        [-y + x * z * f, x + y * z * f, 1.0 - (x * x + y * y) * f],
-    ])
+def _passes(kern, gs, pts, seg, target, count):
+    """Backward from the target (each segment the nearest direction its limits allow), then
+    forward from the fixed root."""
+    root = pts[0]
+    pts[-1] = tuple(target)
+    for i in range(count - 1, -1, -1):
+        a, b = pts[i + 1], pts[i]
+        d = _feasible_direction(kern, gs[i], i, (a[0] - b[0], a[1] - b[1], a[2] - b[2]))
+        if d is not None:
+            pts[i] = (a[0] - seg[i] * d[0], a[1] - seg[i] * d[1], a[2] - seg[i] * d[2])
+    pts[0] = root
+    for i in range(count):
+        a, b = pts[i], pts[i + 1]
+        dx, dy, dz = b[0] - a[0], b[1] - a[1], b[2] - a[2]
+        n = max(math.sqrt(dx * dx + dy * dy + dz * dz), 1e-12)
+        pts[i + 1] = (a[0] + seg[i] * dx / n, a[1] + seg[i] * dy / n, a[2] + seg[i] * dz / n)
 
 
-def fabrik(chain, base, target, angles, count, eff_local, tol=1e-6, max_iter=300):
-    """Solve by FABRIK; returns ``(angles (n, 3), iterations)``.
+def fabrik(kern, g0, h0, target, th, count, tol=1e-6, max_iter=300):
+    """Solve by FABRIK from the flat angles ``th`` (updated in place); returns ``(th, iterations)``.
 
     The backward pass is constrained too: each segment takes the direction nearest the wanted one
     that its joint's limits allow, in its parent's current frame.
     """
-    th = np.array(angles, float)
-    offs = [chain.head_offset(j) for j in range(count - 1)] + [np.asarray(eff_local, float)]
-    seg = np.array([np.linalg.norm(o) for o in offs])
+    seg = [math.sqrt(x * x + y * y + z * z) for x, y, z in kern.d[:count]]
+    total = sum(seg)
     for it in range(max_iter):
-        mats, pts = _positions(chain, base, th, count, eff_local)
-        if np.sum((target - pts[-1]) ** 2) < tol * tol:
+        p, heads, _ = kern.detail(g0, h0, th, count)
+        if distance2(target, p) < tol * tol:
             return th, it
-        root = pts[0].copy()
-        reach = np.linalg.norm(target - root)
-        if reach >= seg.sum():  # out of reach: stretch straight toward the target
-            d = (target - root) / max(reach, 1e-12)
-            for i in range(count):
-                pts[i + 1] = pts[i] + seg[i] * d
+        pts = heads + [p]
+        if math.sqrt(distance2(target, pts[0])) >= total:
+            _stretch(pts, seg, target, count)
         else:
-            pres = [(np.asarray(base, float) if j == 0 else mats[j - 1]) @ chain.rest_rel[j] for j in range(count)]
-            pts[-1] = target
-            for i in range(count - 1, -1, -1):
-                d = _feasible_direction(chain, pres[i][:3, :3], i, th[i], pts[i + 1] - pts[i], offs[i])
-                if d is not None:
-                    pts[i] = pts[i + 1] - seg[i] * d
-            pts[0] = root
-            for i in range(count):
-                d = pts[i + 1] - pts[i]
-                pts[i + 1] = pts[i] + seg[i] * d / max(np.linalg.norm(d), 1e-12)
-        th = _to_angles(chain, base, th, pts, count, eff_local)
+            _passes(kern, kern.frames(g0, th, count), pts, seg, target, count)
+        th = _to_angles(kern, g0, h0, th, pts, count)
     return th, max_iter

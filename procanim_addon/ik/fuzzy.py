@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._effector import effector_of, sweep_tip_to_root
+from ._effector import distance2, sweep_tip_to_root
 
 INPUT_SETS = ("FarL", "CloseL", "Zero", "CloseR", "FarR")
 OUTPUT_SETS = ("FastR", "SlowR", "Zero", "SlowL", "FastL")
@@ -106,29 +106,28 @@ def ticks_per_frame(joints, frame_time: float) -> int:
     return max(1, int(math.ceil(need)))
 
 
-def fuzzy_frame(chain, base, target, angles, count, eff_local, joints, frame_time, ticks=None, tol=0.0):
-    """Advance the controllers of the first ``count`` joints by one frame (``frame_time`` s).
+def fuzzy_frame(kern, g0, h0, target, th, count, joints, frame_time, ticks=None, tol=0.0):
+    """Advance the controllers of the first ``count`` joints by one frame (``frame_time`` s), from
+    the flat angles ``th`` (updated in place). Returns ``(th, ticks run)``.
 
     Angles are updated one after the other, tip to root, each seeing the error the previous ones
-    left (so they do not all correct the same error at once). Returns ``(angles (n, 3), ticks run)``.
+    left (so they do not all correct the same error at once): the sweep of CCD
+    (:func:`._effector.sweep_tip_to_root`), with the controller's speed × tick time as the turn.
     """
-    th = np.array(angles, float)
     ticks = ticks_per_frame(joints[:count], frame_time) if ticks is None else int(ticks)
     dt = frame_time / ticks
-    locked = (chain.upper - chain.lower) < 1e-9
-    lower, upper = chain.lower.tolist(), chain.upper.tolist()
-    locked = locked.tolist()
-    t = [float(x) for x in target]
-    for tick in range(ticks):
-        mats, heads, waxes = chain.fk_detail(base, th, count)
-        p = effector_of(mats, eff_local).tolist()
-        if tol > 0 and sum((t[i] - p[i]) ** 2 for i in range(3)) < tol * tol:
-            return th, tick
-        ang_list = th.tolist()
+    lower, upper, locked = kern.lower, kern.upper, kern.locked
+    per_angle = [joints[i // 3] for i in range(3 * count)]
+
+    def turn_to(i, ang, old):
         # α, from the target direction to the effector direction about w (> 0: effector Left), is
         # minus the sweep's angle from the effector to the target
-        sweep_tip_to_root(p, t, heads.tolist(), waxes.tolist(), ang_list, locked, count,
-                          lambda j, ang, old, k: min(max(old + math.radians(angular_speed_scalar(
-                              math.degrees(-ang), joints[j])) * dt, lower[j][k]), upper[j][k]))
-        th = np.array(ang_list)
+        speed = angular_speed_scalar(math.degrees(-ang), per_angle[i])
+        return min(max(old + math.radians(speed) * dt, lower[i]), upper[i])
+
+    for tick in range(ticks):
+        p, heads, axes = kern.detail(g0, h0, th, count)
+        if tol > 0 and distance2(target, p) < tol * tol:
+            return th, tick
+        sweep_tip_to_root(p, target, heads, axes, th, locked, count, turn_to)
     return th, ticks

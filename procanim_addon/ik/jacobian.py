@@ -8,98 +8,95 @@ Both iterate on the angles θ of the first ``count`` joints to move the effector
 * DLS: ``Δθ = Jᵀ (J Jᵀ + λ² I)⁻¹ e`` (λ in metres).
 
 Limits are an active set: an angle at a bound whose gradient pushes outward does not move this
-iteration; every step is clamped into the limits and to ``max_step`` radians per angle.
+iteration; every step is clamped into the limits and to ``max_step`` radians per angle. Plain
+floats throughout (a 3×3 system for DLS, solved by cofactors): with three joints numpy's per-call
+cost would dominate.
 """
 
 from __future__ import annotations
 
-import numpy as np
-
-from ._effector import cross, cross3, dot3, effector_of, free_dofs
+ACTIVE_EPS = 1e-9  # rad: an angle this close to a bound counts as at it
 
 
-def _jacobian(chain, base, angles, count, eff_local):
-    mats, heads, waxes = chain.fk_detail(base, angles, count)
-    p = effector_of(mats, eff_local)
-    cols = cross(waxes, (p - heads)[:, None, :]).reshape(-1, 3)
-    return p, cols.T  # (3,), (3, 3*count)
+def _columns(p, heads, axes, e, th, kern, count):
+    """Jacobian columns ``w × (p − h)`` and gradients ``col · e`` of the angles free to move."""
+    lower, upper, locked = kern.lower, kern.upper, kern.locked
+    ex, ey, ez = e
+    cols, grads, free = [], [], []
+    for i in range(3 * count):
+        hx, hy, hz = heads[i // 3]
+        rx, ry, rz = p[0] - hx, p[1] - hy, p[2] - hz
+        wx, wy, wz = axes[i]
+        c = (wy * rz - wz * ry, wz * rx - wx * rz, wx * ry - wy * rx)
+        g = c[0] * ex + c[1] * ey + c[2] * ez
+        a = th[i]
+        if locked[i] or (a <= lower[i] + ACTIVE_EPS and g < 0) or (a >= upper[i] - ACTIVE_EPS and g > 0):
+            continue
+        cols.append(c)
+        grads.append(g)
+        free.append(i)
+    return cols, grads, free
 
 
-def _step(chain, angles, delta, count, max_step):
-    big = np.max(np.abs(delta)) if delta.size else 0.0
-    if big > max_step:
-        delta = delta * (max_step / big)
-    out = angles.copy()
-    out[:count] = np.minimum(np.maximum(angles[:count] + delta.reshape(count, 3), chain.lower[:count]),
-                             chain.upper[:count])
-    return out
+def _apply(th, free, delta, max_step, kern):
+    """Add ``delta`` (on the free angles) scaled to at most ``max_step`` per angle, within limits."""
+    big = max((abs(x) for x in delta), default=0.0)
+    scale = max_step / big if big > max_step else 1.0
+    lower, upper = kern.lower, kern.upper
+    for i, d in zip(free, delta):
+        th[i] = min(max(th[i] + d * scale, lower[i]), upper[i])
 
 
-def jacobian_transpose(chain, base, target, angles, count, eff_local, tol=1e-6, max_iter=3000, max_step=0.25):
-    """Solve by Jacobian transpose; returns ``(angles (n, 3), iterations)``.
-
-    The per-angle arithmetic (columns ``w × (p − h)``, ``Jᵀe``, ``JJᵀe``) runs on plain floats: with
-    three joints numpy's per-call cost would dominate.
-    """
-    th = np.array(angles, float)
-    t = [float(x) for x in target]
-    lower, upper = chain.lower[:count].tolist(), chain.upper[:count].tolist()
-    locked = [[hi - lo < 1e-9 for lo, hi in zip(lo3, hi3)] for lo3, hi3 in zip(lower, upper)]
-    eps = 1e-9
+def jacobian_transpose(kern, g0, h0, target, th, count, tol=1e-6, max_iter=3000, max_step=0.25):
+    """Solve by Jacobian transpose from the flat angles ``th`` (updated in place); returns
+    ``(th, iterations)``."""
+    tx, ty, tz = target
     for it in range(max_iter):
-        mats, heads, waxes = chain.fk_detail(base, th, count)
-        p = effector_of(mats, eff_local).tolist()
-        e = [t[0] - p[0], t[1] - p[1], t[2] - p[2]]
-        if dot3(e, e) < tol * tol:
+        p, heads, axes = kern.detail(g0, h0, th, count)
+        e = (tx - p[0], ty - p[1], tz - p[2])
+        if e[0] * e[0] + e[1] * e[1] + e[2] * e[2] < tol * tol:
             return th, it
-        ang = th[:count].tolist()
-        heads_l, waxes_l = heads.tolist(), waxes.tolist()
-        cols, grads = [], []
-        jg = [0.0, 0.0, 0.0]
-        for j in range(count):
-            h = heads_l[j]
-            r = [p[0] - h[0], p[1] - h[1], p[2] - h[2]]
-            for k in range(3):
-                c = cross3(waxes_l[j][k], r)
-                g = dot3(c, e)
-                a = ang[j][k]
-                # active set: a locked angle, or one at a bound pushed outward, stays put
-                if locked[j][k] or (a <= lower[j][k] + eps and g < 0) or (a >= upper[j][k] - eps and g > 0):
-                    g = 0.0
-                cols.append(c)
-                grads.append(g)
-                jg[0] += c[0] * g
-                jg[1] += c[1] * g
-                jg[2] += c[2] * g
-        denom = dot3(jg, jg)
+        cols, grads, free = _columns(p, heads, axes, e, th, kern, count)
+        jx = sum(c[0] * g for c, g in zip(cols, grads))  # J Jᵀ e
+        jy = sum(c[1] * g for c, g in zip(cols, grads))
+        jz = sum(c[2] * g for c, g in zip(cols, grads))
+        denom = jx * jx + jy * jy + jz * jz
         if denom < 1e-20:
             return th, it
-        alpha = dot3(e, jg) / denom  # Buss's step
-        biggest = max(abs(g) for g in grads) * abs(alpha)
-        if biggest > max_step:
-            alpha *= max_step / biggest
-        i = 0
-        for j in range(count):
-            for k in range(3):
-                ang[j][k] = min(max(ang[j][k] + alpha * grads[i], lower[j][k]), upper[j][k])
-                i += 1
-        th = th.copy()
-        th[:count] = ang
+        alpha = (e[0] * jx + e[1] * jy + e[2] * jz) / denom  # Buss's step
+        _apply(th, free, [alpha * g for g in grads], max_step, kern)
     return th, max_iter
 
 
-def damped_least_squares(chain, base, target, angles, count, eff_local, tol=1e-6, max_iter=100, max_step=0.25,
-                         damping=0.005):
-    """Solve by damped least squares; returns ``(angles (n, 3), iterations)``."""
-    th = np.array(angles, float)
+def damped_least_squares(kern, g0, h0, target, th, count, tol=1e-6, max_iter=100, max_step=0.25, damping=0.005):
+    """Solve by damped least squares from the flat angles ``th`` (updated in place); returns
+    ``(th, iterations)``."""
+    tx, ty, tz = target
     lam2 = damping * damping
     for it in range(max_iter):
-        p, jac = _jacobian(chain, base, th, count, eff_local)
-        e = target - p
-        if e @ e < tol * tol:
+        p, heads, axes = kern.detail(g0, h0, th, count)
+        e = (tx - p[0], ty - p[1], tz - p[2])
+        if e[0] * e[0] + e[1] * e[1] + e[2] * e[2] < tol * tol:
             return th, it
-        free = free_dofs(chain, th, jac.T @ e, count)
-        j = jac * free[None, :]
-        delta = j.T @ np.linalg.solve(j @ j.T + lam2 * np.eye(3), e)
-        th = _step(chain, th, delta, count, max_step)
+        cols, _, free = _columns(p, heads, axes, e, th, kern, count)
+        # A = J Jᵀ + λ² I (symmetric 3×3), y = A⁻¹ e by cofactors, Δθ = Jᵀ y
+        a00 = a01 = a02 = a11 = a12 = a22 = 0.0
+        for cx, cy, cz in cols:
+            a00 += cx * cx
+            a01 += cx * cy
+            a02 += cx * cz
+            a11 += cy * cy
+            a12 += cy * cz
+            a22 += cz * cz
+        a00 += lam2
+        a11 += lam2
+        a22 += lam2
+        c00, c01, c02 = a11 * a22 - a12 * a12, a02 * a12 - a01 * a22, a01 * a12 - a02 * a11
+        c11, c12, c22 = a00 * a22 - a02 * a02, a01 * a02 - a00 * a12, a00 * a11 - a01 * a01
+        det = a00 * c00 + a01 * c01 + a02 * c02
+        ex, ey, ez = e
+        yx = (c00 * ex + c01 * ey + c02 * ez) / det
+        yy = (c01 * ex + c11 * ey + c12 * ez) / det
+        yz = (c02 * ex + c12 * ey + c22 * ez) / det
+        _apply(th, free, [cx * yx + cy * yy + cz * yz for cx, cy, cz in cols], max_step, kern)
     return th, max_iter

@@ -18,6 +18,7 @@ frame of the fuzzy controllers of Deglorie et al. 2015: it lags a moving target 
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 
@@ -25,10 +26,12 @@ import numpy as np
 
 from .. import transforms as tf
 from ..errors import InputError
+from ._effector import distance2
 from .ccd import ccd
 from .fabrik import fabrik
 from .fuzzy import ARM_JOINT, CLAVICLE_JOINT, ELBOW_JOINT, FuzzyJoint, fuzzy_frame
 from .jacobian import damped_least_squares, jacobian_transpose
+from .kernel import axis_rotation, euler_xyz, mat_mul, mat_t_mul, mat_vec
 from .swivel import apply_swivel
 
 SOLVERS = ("JACOBIAN_TRANSPOSE", "CCD", "FABRIK", "DLS", "FUZZY")
@@ -90,52 +93,67 @@ def check_method(method: str) -> str:
     return m
 
 
-def _position(method, chain, base, target, th, count, eff_local, s: IKSettings, frame_time):
+def _position(method, kern, g0, h0, target, th, count, s: IKSettings, frame_time):
     it = s.max_iterations or _DEFAULT_ITER.get(method, 1)
     if method == "JACOBIAN_TRANSPOSE":
-        return jacobian_transpose(chain, base, target, th, count, eff_local, s.tolerance_m, it, s.max_step_rad)
+        return jacobian_transpose(kern, g0, h0, target, th, count, s.tolerance_m, it, s.max_step_rad)
     if method == "DLS":
-        return damped_least_squares(chain, base, target, th, count, eff_local, s.tolerance_m, it, s.max_step_rad,
-                                    s.damping_m)
+        return damped_least_squares(kern, g0, h0, target, th, count, s.tolerance_m, it, s.max_step_rad, s.damping_m)
     if method == "CCD":
-        return ccd(chain, base, target, th, count, eff_local, s.tolerance_m, it)
+        return ccd(kern, g0, h0, target, th, count, s.tolerance_m, it)
     if method == "FABRIK":
-        return fabrik(chain, base, target, th, count, eff_local, s.tolerance_m, it)
-    joints = s.fuzzy or [ARM_JOINT] * chain.n
-    return fuzzy_frame(chain, base, target, th, count, eff_local, joints, frame_time, s.fuzzy_ticks)
+        return fabrik(kern, g0, h0, target, th, count, s.tolerance_m, it)
+    joints = s.fuzzy or [ARM_JOINT] * kern.n
+    return fuzzy_frame(kern, g0, h0, target, th, count, joints, frame_time, s.fuzzy_ticks)
 
 
-def _twist_about(local: np.ndarray, axis: np.ndarray) -> float:
-    """Twist angle (rad) of rotation ``local`` about unit ``axis`` (swing-twist decomposition)."""
-    q = tf.mat3_to_quat(local)
-    return float(2.0 * np.arctan2(q[1:] @ axis, q[0]))
+def orient_last(kern, g0, th, orientation_a, twist_to_parent=True) -> list:
+    """The flat angles ``th`` (in place) with the last bone turned to an armature-space rotation
+    ``O`` (within limits); ``orientation_a`` is ``O · A_lastᵀ`` (9-tuple, see :mod:`.kernel`).
 
-
-def orient_last(chain, base, angles, orientation, twist_to_parent=True) -> np.ndarray:
-    """Angles with the last bone turned to armature-space rotation ``orientation`` (within limits)."""
-    th = np.array(angles, float)
-    n = chain.n
-    if n == 1:
-        pre = (np.asarray(base, float) @ chain.rest_rel[0])[:3, :3]
-        th[0] = chain.clamp_joint(0, chain.angles_of(0, pre.T @ orientation))
-        return th
-    mats = chain.fk(base, th, n - 1)
-    rr = chain.rest_rel[n - 1]
-    pre = mats[n - 2, :3, :3] @ rr[:3, :3]
-    local = pre.T @ orientation
-    j = n - 2
-    twist_axis = chain.axes[j, 2]
-    head = rr[:3, 3]
-    on_axis = np.linalg.norm(head - twist_axis * (twist_axis @ head)) < 1e-4 * max(1.0, np.linalg.norm(head))
-    if twist_to_parent and on_axis and chain.upper[j, 2] > chain.lower[j, 2]:
-        k = rr[:3, :3].T @ twist_axis
-        tau = _twist_about(local, k)
-        new = float(np.clip(th[j, 2] + tau, chain.lower[j, 2], chain.upper[j, 2]))
-        delta = new - th[j, 2]
-        th[j, 2] = new
-        local = tf.quat_to_mat3(tf.quat_from_axis_angle(k, -delta)) @ local
-    th[n - 1] = chain.clamp_joint(n - 1, chain.angles_of(n - 1, local))
+    The twist the hand needs about the forearm's twist axis goes to the forearm first (when that
+    axis runs through the hand's head and ``twist_to_parent``): swing-twist, the twist angle of a
+    rotation ``m`` about a unit axis ``k`` being ``2 atan2(v·k, 1 + tr m)`` with ``v`` its
+    antisymmetric part ``(m21 − m12, m02 − m20, m10 − m01)``.
+    """
+    last = kern.n - 1
+    g = g0 if last == 0 else kern.frames(g0, th, last)[last]
+    m = mat_t_mul(g, orientation_a)  # the last joint's turn in its axis coordinates
+    j = last - 1
+    if twist_to_parent and kern.twist_k is not None and kern.upper[3 * j + 2] > kern.lower[3 * j + 2]:
+        k = kern.twist_k
+        v = (m[7] - m[5], m[2] - m[6], m[3] - m[1])
+        tau = 2.0 * math.atan2(v[0] * k[0] + v[1] * k[1] + v[2] * k[2], 1.0 + m[0] + m[4] + m[8])
+        old = th[3 * j + 2]
+        new = min(max(old + tau, kern.lower[3 * j + 2]), kern.upper[3 * j + 2])
+        th[3 * j + 2] = new
+        m = mat_mul(axis_rotation(k, old - new), m)
+    kern.set_joint(th, last, m)
     return th
+
+
+def _hand_offset(kern, g0, h0, th):
+    """Head of the last bone and its effector offset ``W_last · effector_local`` (world)."""
+    last = kern.n - 1
+    head, g = kern.point(g0, h0, th, last)
+    return head, mat_vec(mat_mul(g, euler_xyz(*th[3 * last:3 * last + 3])), kern.d[last])
+
+
+def _orient(method, kern, g0, h0, position, orientation_a, th, iters, s, frame_time):
+    """Orient the last bone; while a wrist limit keeps it from its goal, re-aim the arm at the wrist
+    position the hand needs *as it is turned* (not for FUZZY, which acts once per frame)."""
+    th = orient_last(kern, g0, th, orientation_a, s.twist_to_parent)
+    rounds = s.orientation_rounds if method != "FUZZY" and kern.n > 1 else 0
+    for _ in range(rounds):
+        head, off = _hand_offset(kern, g0, h0, th)
+        effector = (head[0] + off[0], head[1] + off[1], head[2] + off[2])
+        if distance2(effector, position) < s.tolerance_m ** 2:
+            return th, iters, effector
+        target = (position[0] - off[0], position[1] - off[1], position[2] - off[2])
+        th, more = _position(method, kern, g0, h0, target, th, kern.n - 1, s, frame_time)
+        iters += more
+        th = orient_last(kern, g0, th, orientation_a, s.twist_to_parent)
+    return th, iters, None
 
 
 def solve_frame(method, chain, base, position, orientation=None, angles=None, settings=None,
@@ -143,39 +161,32 @@ def solve_frame(method, chain, base, position, orientation=None, angles=None, se
     """Solve one frame (see the module docstring). ``angles`` defaults to the rest pose."""
     method = check_method(method)
     s = settings or IKSettings()
-    th = chain.zero_angles() if angles is None else chain.clamp(np.array(angles, float))
-    position = np.asarray(position, float)
-    if orientation is not None and chain.n > 1:
-        orientation = np.asarray(orientation, float)
-        count = chain.n - 1
-        eff_local = chain.head_offset(count - 1)
-        target = position - orientation @ chain.effector_local
-    else:
-        count = chain.n
-        eff_local = chain.effector_local
-        target = position
-    th, iters = _position(method, chain, base, target, th, count, eff_local, s, frame_time)
+    kern = chain.kernel()
+    th = kern.clamp(np.ravel(chain.zero_angles() if angles is None else np.asarray(angles, float)).tolist())
+    g0, h0 = kern.start(base)
+    position = tuple(np.asarray(position, float).tolist())
+    orientation_a = None
+    count, target = kern.n, position
+    if orientation is not None:
+        o = np.asarray(orientation, float)
+        orientation_a = tuple((o @ chain.axes[-1].T).reshape(9).tolist())
+        if kern.n > 1:  # the arm carries the hand's head to where the turned hand needs it
+            count = kern.n - 1
+            target = tuple((np.asarray(position) - o @ chain.effector_local).tolist())
+    th, iters = _position(method, kern, g0, h0, target, th, count, s, frame_time)
     if s.pole is not None and s.pole_weight > 0:
         joint = chain.n - 3 if s.pole_joint is None else s.pole_joint
-        th = apply_swivel(chain, base, th, count, eff_local, s.pole, joint, s.pole_weight)
-        if method != "FUZZY":  # a limit may have clamped the swivel: settle again
-            th, more = _position(method, chain, base, target, th, count, eff_local, s, frame_time)
+        clamped = apply_swivel(kern, g0, h0, th, count, tuple(np.asarray(s.pole, float).tolist()), joint,
+                               s.pole_weight)
+        if clamped and method != "FUZZY":  # a limit clamped the swivel, the effector moved: settle again
+            th, more = _position(method, kern, g0, h0, target, th, count, s, frame_time)
             iters += more
-    if orientation is not None:
-        th = orient_last(chain, base, th, orientation, s.twist_to_parent)
-        # a wrist limit may have clamped the hand's rotation: then the effector misses. Re-aim the
-        # arm at the wrist position the hand needs *as it is turned* (position first, orientation as
-        # close as the limits allow), a few rounds (not for FUZZY, which acts once per frame)
-        for _ in range(s.orientation_rounds if method != "FUZZY" and chain.n > 1 else 0):
-            mats = chain.fk(base, th)
-            if np.sum((chain.effector(mats) - position) ** 2) < s.tolerance_m ** 2:
-                break
-            target = position - mats[-1, :3, :3] @ chain.effector_local
-            th, more = _position(method, chain, base, target, th, count, eff_local, s, frame_time)
-            iters += more
-            th = orient_last(chain, base, th, orientation, s.twist_to_parent)
-    eff = chain.effector(chain.fk(base, th))
-    return FrameSolution(th, eff, int(iters))
+    effector = None
+    if orientation_a is not None:
+        th, iters, effector = _orient(method, kern, g0, h0, position, orientation_a, th, iters, s, frame_time)
+    if effector is None:
+        effector = kern.point(g0, h0, th, kern.n)[0]
+    return FrameSolution(np.array(th).reshape(kern.n, 3), np.array(effector), int(iters))
 
 
 def solve_path(method, chain, bases, positions, orientations=None, angles0=None, settings=None,
