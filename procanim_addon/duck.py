@@ -171,10 +171,11 @@ def master_forward(p: DuckParams, frames_rel: np.ndarray, theta: np.ndarray) -> 
 
 #: Keys posed at a time: the generator works on chunks of at most this many keys (numpy over the
 #: chunk) and reports its progress after each of the :data:`STEPS` of a chunk, so a report comes
-#: every few milliseconds however long the bake. ProcAnim's choice: about 50 ms of work per chunk.
-CHUNK_KEYS = 512
-#: At least two chunks, so a bake reports at least 2 × len(STEPS) ≥ 20 times.
-MIN_CHUNKS = 2
+#: every ~20 ms however long the bake (ProcAnim's choice: ~250 ms of work per chunk; a chunk costs
+#: ~20 ms of fixed numpy overhead, so smaller chunks would slow short bakes down).
+CHUNK_KEYS = 2048
+#: The metrics' reports after the last chunk: with the chunk's steps, ≥ 20 reports per bake.
+METRIC_STEPS = ("continuity", "fk", "skate.L", "skate.R", "penetration", "done")
 #: What one chunk does, in order (one progress report after each).
 STEPS = ("ankle.L", "ankle.R", "root", "hips", "tail", "neck",
          "thigh.L", "shin.L", "foot.L", "toe.L", "thigh.R", "shin.R", "foot.R", "toe.R")
@@ -420,11 +421,17 @@ def generate_duck_walk(skeleton: Skeleton, rigmap: RigMap, params: DuckParams,
     cyc = _Cycle(rig, params)
     frames = params.key_frames()
     n = len(frames)
-    chunks = np.array_split(np.arange(n), max(MIN_CHUNKS, -(-n // CHUNK_KEYS)))
+    chunks = np.array_split(np.arange(n), -(-n // CHUNK_KEYS))
     parts = []
     for c, keys_idx in enumerate(chunks):
-        span = part(progress, 0.9 * c / len(chunks), 0.9 * (c + 1) / len(chunks))
+        span = part(progress, 0.8 * c / len(chunks), 0.8 * (c + 1) / len(chunks))
         parts.append(_pose_keys(cyc, frames[keys_idx], span))
+    done = [0]
+
+    def tick():
+        done[0] += 1
+        progress(0.8 + 0.2 * done[0] / len(METRIC_STEPS))
+
     keys = parts[0][0]
     clip = Clip(
         list(skeleton.names),
@@ -438,9 +445,9 @@ def generate_duck_walk(skeleton: Skeleton, rigmap: RigMap, params: DuckParams,
     ).with_continuity()
     contact = {s: np.concatenate([c[s] for _, c, _ in parts]) for s in "LR"}
     reach_clamped = np.concatenate([r for _, _, r in parts])
-    progress(0.95)
-    clip.metrics = _metrics(skeleton, rig.idx, clip, contact, params, rig.cf, cyc.u, reach_clamped)
-    progress(1.0)
+    tick()
+    clip.metrics = _metrics(skeleton, rig.idx, clip, contact, params, rig.cf, cyc.u, reach_clamped, tick)
+    tick()
     return clip
 
 
@@ -477,8 +484,9 @@ def _planted(ankle_article, side: str, th: np.ndarray, art: np.ndarray) -> np.nd
     return out
 
 
-def _metrics(sk, idx, clip, contact, params, cf, u, reach_clamped) -> dict:
+def _metrics(sk, idx, clip, contact, params, cf, u, reach_clamped, tick) -> dict:
     pose = sk.fk(clip.locations, clip.rotations)
+    tick()
     m = {"keys": int(clip.frame_count), "unit_m": float(u), "leg_length_m": float(cf.leg_length)}
     fps_keys = params.fps / params.key_interval
     skate, low = [], []
@@ -486,10 +494,12 @@ def _metrics(sk, idx, clip, contact, params, cf, u, reach_clamped) -> dict:
         ankle = pose[:, idx[f"foot.{side}"], :3, 3]
         skate.append(foot_skate(ankle, contact[side], fps_keys))
         low.append(ankle[:, 2])
+        tick()
     m["skate_mean_cm_s"] = max(s["skate_mean_cm_s"] for s in skate)
     m["skate_p95_cm_s"] = max(s["skate_p95_cm_s"] for s in skate)
     rest_ankle_z = min(sk.heads[idx["foot.L"]][2], sk.heads[idx["foot.R"]][2])
     m.update(penetration(rest_ankle_z - np.concatenate(low)))
+    tick()
     duration = (clip.frames[-1] - clip.frames[0]) / params.fps
     root_i = idx.get("root", idx["hips"])
     travel = pose[-1, root_i, :3, 3] - pose[0, root_i, :3, 3]

@@ -94,6 +94,7 @@ class Kernel:
         self.lower = [float(x) for x in chain.lower.reshape(-1)]
         self.upper = [float(x) for x in chain.upper.reshape(-1)]
         self.locked = [hi - lo < 1e-9 for lo, hi in zip(self.lower, self.upper)]
+        self._last_key, self._last = None, None
         # the last bone's twist passes to its parent's twist axis (a2) when that axis runs through
         # the last bone's head: that axis in the last joint's axis coordinates, else None
         self.twist_k = None
@@ -125,7 +126,15 @@ class Kernel:
 
     def detail(self, g, h, th, count: int):
         """Like :meth:`point`, and each joint's head ``[(x, y, z)] * count`` and the world axis of
-        every angle (a flat list, ``3 · count`` unit 3-tuples) — what CCD and the Jacobian need."""
+        every angle (a flat list, ``3 · count`` unit 3-tuples) — what CCD and the Jacobian need.
+        The last call's result is kept: a solver's final check and the swivel after it share one FK."""
+        key = (g, h, count, tuple(th))
+        if key == self._last_key:
+            return self._last
+        self._last_key, self._last = key, self._detail(g, h, th, count)
+        return self._last
+
+    def _detail(self, g, h, th, count: int):
         c, d = self.c, self.d
         hx, hy, hz = h
         heads, axes = [], []
@@ -156,20 +165,19 @@ class Kernel:
     def matrices(self, g, h, th) -> np.ndarray:
         """Armature-space matrices ``(n, 4, 4)`` of the chain's bones (``W_j = G_j M_j A_j``, head
         ``h_j``): :meth:`.chain.Chain.fk` for one frame, on floats."""
-        out = np.zeros((self.n, 4, 4))
-        out[:, 3, 3] = 1.0
+        rows = []
         hx, hy, hz = h
         for j in range(self.n):
             gm = mat_mul(g, euler_xyz(th[3 * j], th[3 * j + 1], th[3 * j + 2]))
-            out[j, :3, :3] = np.reshape(mat_mul(gm, self.axes[j]), (3, 3))
-            out[j, :3, 3] = hx, hy, hz
+            w = mat_mul(gm, self.axes[j])
+            rows += (w[0], w[1], w[2], hx, w[3], w[4], w[5], hy, w[6], w[7], w[8], hz, 0.0, 0.0, 0.0, 1.0)
             dx, dy, dz = self.d[j]
             hx += gm[0] * dx + gm[1] * dy + gm[2] * dz
             hy += gm[3] * dx + gm[4] * dy + gm[5] * dz
             hz += gm[6] * dx + gm[7] * dy + gm[8] * dz
             if j + 1 < self.n:
                 g = mat_mul(gm, self.c[j + 1])
-        return out
+        return np.array(rows).reshape(self.n, 4, 4)
 
     def set_joint(self, th, j: int, m) -> bool:
         """Joint ``j``'s angles in ``th`` (in place) from its turn ``m`` in axis coordinates,

@@ -206,10 +206,10 @@ def solve_path(method, chain, bases, positions, orientations=None, angles0=None,
     iters = np.zeros(f, int)
     secs = np.zeros(f)
     for i in range(f):
-        t0 = time.perf_counter()
+        t0 = time.thread_time()
         sol = solve_frame(method, chain, bases[i], positions[i], None if orientations is None else orientations[i],
                           th, settings, 1.0 / fps)
-        secs[i] = time.perf_counter() - t0
+        secs[i] = time.thread_time() - t0
         th = sol.angles
         out[i], eff[i], iters[i] = th, sol.effector, sol.iterations
     rot = tf.quat_continuity(chain.quaternions(out), axis=0)

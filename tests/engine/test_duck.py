@@ -138,14 +138,14 @@ def test_a_bake_reports_its_progress_at_least_twenty_times_up_to_one(rig):
 
 def test_a_long_bake_reports_once_per_step_of_every_chunk_of_keys(rig):
     probe = ProgressProbe()
-    params = duck.DuckParams(frame_end=3000, key_interval=1)
+    params = duck.DuckParams(frame_end=9000, key_interval=1)
     duck.generate_duck_walk(*rig, params, progress=probe)
     chunks = -(-len(params.key_frames()) // duck.CHUNK_KEYS)
-    assert chunks >= 6 and len(probe.seen) >= chunks * len(duck.STEPS)
+    assert chunks >= 4 and len(probe.seen) >= chunks * len(duck.STEPS)
     probe.assert_reported_a_whole_bake()
 
 
-@pytest.mark.parametrize("k", [1, 9, 27])
+@pytest.mark.parametrize("k", [1, 9, 19])
 def test_esc_during_report_k_cancels_at_report_k_plus_one(rig, k):
     probe = ProgressProbe(cancel_at=k)
     with pytest.raises(Cancelled):
