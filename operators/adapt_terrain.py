@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 import bpy
-from bpy.props import BoolProperty, FloatProperty, IntProperty
+from bpy.props import BoolProperty
 
 from ..procanim_addon import registry
 from ..procanim_addon.errors import InputError
@@ -20,6 +20,7 @@ from ..procanim_addon.terrain.mesh import TerrainMesh
 from .base import Job, argument_given
 from .bridge import read_action_clip, read_mesh_triangles, read_rig, require_uniform_scale
 from .compat import action_fcurves, assign_action
+from .limits import frame, number
 from .objects import ARMATURE, ObjectArgument
 
 ENTRY = registry.get("adapt_terrain")
@@ -31,7 +32,6 @@ _OBJECT_CHANNELS = {
     "scale",
     "delta_location",
 }
-_P = AdaptParams()
 
 
 def source_action(obj):
@@ -71,42 +71,23 @@ def read_source_clip(obj, action, skeleton, frame_start: int, frame_end: int):
 
 
 def settings(ui: bool) -> dict:
-    """The adaptation's settings as bpy properties, shared by the operator and the sidebar."""
+    """The adaptation's settings as bpy properties, shared by the operator and the sidebar (frame
+    limits: Blender's frame range; solver limits: ``procanim_addon/limits.py``)."""
     return {
-        "frame_start": IntProperty(
-            name="Start Frame", description="First frame to adapt (not given: the action's first frame)", default=1
-        ),
-        "frame_end": IntProperty(
-            name="End Frame", description="Last frame to adapt (not given: the action's last frame)", default=250
-        ),
-        "damping": FloatProperty(
-            name="Damping",
-            description="d of the damped update: part of the previous step carried into the next (0 ≤ d < 1)",
-            default=_P.damping,
-            min=0.0,
-            max=0.95,
-        ),
-        "tolerance": FloatProperty(
-            name="Tolerance",
-            description="Key frames are refined until the spline between them is this close to the per-frame solve",
-            default=_P.tolerance_m,
-            min=1e-5,
-            soft_max=0.05,
-            subtype="DISTANCE",
-            unit="LENGTH",
-        ),
-        "key_interval": IntProperty(
-            name="Key Interval",
-            description="Frames between the first key frames of the multi-resolution solve",
-            default=_P.key_interval,
-            min=1,
-            soft_max=32,
-        ),
+        "frame_start": frame("Start Frame", "First frame to adapt (not given: the action's first frame)", 1, ui),
+        "frame_end": frame("End Frame", "Last frame to adapt (not given: the action's last frame)", 250, ui),
+        "damping": number(AdaptParams, "damping", ui, "Damping",
+                          "d of the damped update: part of the previous step carried into the next (0 ≤ d < 1)"),
+        "tolerance": number(AdaptParams, "tolerance_m", ui, "Tolerance",
+                            "Key frames are refined until the spline between them is this close to the per-frame "
+                            "solve", subtype="DISTANCE", unit="LENGTH"),
+        "key_interval": number(AdaptParams, "key_interval", ui, "Key Interval",
+                               "Frames between the first key frames of the multi-resolution solve"),
         "refuse_infeasible": BoolProperty(
             name="Refuse Infeasible",
             description="Cancel when the terrain rises more than the motion can step; off: adapt anyway and "
             "report the collisions",
-            default=_P.refuse_infeasible,
+            default=AdaptParams.refuse_infeasible,
         ),
     }
 
@@ -190,7 +171,7 @@ def prepare(args, context) -> Job:
     _check_source(obj, action)
     skeleton, rigmap = _skeleton(obj)
     frame_start, frame_end, note = frame_range(args, action)
-    unit = require_uniform_scale(obj, "adapt an unscaled copy")
+    unit = require_uniform_scale(obj)
     params = AdaptParams(
         unit_m=unit * context.scene.unit_settings.scale_length,
         damping=args.damping,

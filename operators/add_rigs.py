@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import bpy
 import numpy as np
 from bpy.props import FloatProperty, FloatVectorProperty, StringProperty
@@ -9,6 +11,9 @@ from mathutils import Matrix
 
 from ..procanim_addon.rigs import body_mesh, duck_template, human_template
 from .bridge import store_rigmap
+
+MIN_HEIGHT_M, MAX_HEIGHT_M = 0.05, 50.0  # a mouse to a giant: outside this a rig is a typo
+MAX_LOCATION_M = 1e5  # 100 km from the origin: beyond it float precision ruins the rig
 
 
 def build_character(context, template, name: str, location) -> bpy.types.Object:
@@ -66,12 +71,21 @@ class _AddCharacter:
 
     name: StringProperty(name="Name", description="Name of the new armature object", default="")
     location: FloatVectorProperty(
-        name="Location", description="Where the character stands (m)", subtype="TRANSLATION", size=3
+        name="Location",
+        description="Where the character stands (m)",
+        subtype="TRANSLATION",
+        size=3,
+        min=-MAX_LOCATION_M,
+        max=MAX_LOCATION_M,
     )
 
     def execute(self, context):
-        if not (0.05 <= self.height <= 50.0):
-            self.report({"ERROR"}, f"Height must be between 0.05 and 50 m (got {self.height:g}).")
+        if not (MIN_HEIGHT_M <= self.height <= MAX_HEIGHT_M):
+            limits = f"{MIN_HEIGHT_M} and {MAX_HEIGHT_M:g} m"
+            self.report({"ERROR"}, f"Height must be between {limits} (got {self.height:g}).")
+            return {"CANCELLED"}
+        if not all(math.isfinite(v) for v in self.location):
+            self.report({"ERROR"}, f"Location must be finite numbers (got {tuple(self.location)}).")
             return {"CANCELLED"}
         template = self.template(self.height)
         obj = build_character(context, template, self.name or template.name, self.location)
@@ -86,7 +100,8 @@ class PROCANIM_OT_add_human(_AddCharacter, bpy.types.Operator):
     bl_idname = "procanim.add_human"
     bl_label = "Add ProcAnim Human"
     height: FloatProperty(
-        name="Height", description="Standing height (m)", default=1.75, min=0.05, soft_max=3.0, unit="LENGTH"
+        name="Height", description="Standing height (m)", default=1.75, min=MIN_HEIGHT_M, max=MAX_HEIGHT_M,
+        soft_max=3.0, unit="LENGTH",
     )
     template = staticmethod(human_template)
 
@@ -97,7 +112,8 @@ class PROCANIM_OT_add_duck(_AddCharacter, bpy.types.Operator):
     bl_idname = "procanim.add_duck"
     bl_label = "Add ProcAnim Duck"
     height: FloatProperty(
-        name="Height", description="Standing height (m)", default=0.5, min=0.05, soft_max=3.0, unit="LENGTH"
+        name="Height", description="Standing height (m)", default=0.5, min=MIN_HEIGHT_M, max=MAX_HEIGHT_M,
+        soft_max=3.0, unit="LENGTH",
     )
     template = staticmethod(duck_template)
 

@@ -37,6 +37,7 @@ class PROCANIM_OT_add_zigzag(bpy.types.Operator):
         description="Length of each cell along the direction of travel",
         default=0.8,
         min=0.05,
+        max=100.0,
         subtype="DISTANCE",
         unit="LENGTH",
     )
@@ -45,6 +46,7 @@ class PROCANIM_OT_add_zigzag(bpy.types.Operator):
         description="Width of the cells across the direction of travel",
         default=3.0,
         min=0.1,
+        max=1000.0,
         subtype="DISTANCE",
         unit="LENGTH",
     )
@@ -52,6 +54,8 @@ class PROCANIM_OT_add_zigzag(bpy.types.Operator):
         name="Start",
         description="Distance ahead of the character where the first cell begins",
         default=0.3,
+        min=-1000.0,
+        max=1000.0,
         subtype="DISTANCE",
         unit="LENGTH",
     )

@@ -92,13 +92,7 @@ def _rotation_channels(mode: str, quats: np.ndarray):
         return "rotation_quaternion", tf.quat_continuity(quats, axis=0)
     if mode in EULER_MODES:
         return "rotation_euler", tf.euler_sequence_from_mat3(tf.quat_to_mat3(quats), mode)
-    # AXIS_ANGLE: (angle, x, y, z)
-    q = tf.quat_continuity(quats, axis=0)
-    q = q * np.where(q[:, :1] < 0, -1.0, 1.0)
-    angle = 2.0 * np.arccos(np.clip(q[:, 0], -1.0, 1.0))
-    s = np.sqrt(np.maximum(1.0 - q[:, 0] ** 2, 0.0))
-    axis = np.where(s[:, None] > 1e-8, q[:, 1:] / np.maximum(s[:, None], 1e-8), [0.0, 1.0, 0.0])
-    return "rotation_axis_angle", np.column_stack((angle, axis))
+    return "rotation_axis_angle", tf.quat_to_axis_angle(tf.quat_continuity(quats, axis=0))
 
 
 def bake_clip(obj, clip: Clip, key_target: str = "AUTO", notes: list | None = None):

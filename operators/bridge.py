@@ -9,6 +9,7 @@ import numpy as np
 from ..procanim_addon import transforms as tf
 from ..procanim_addon.clip import Clip
 from ..procanim_addon.errors import InputError
+from ..procanim_addon.frames import uniform_scale
 from ..procanim_addon.rig_roles import ROLES, RigMap, chain_between, detect
 from ..procanim_addon.skeleton import Skeleton
 from .compat import action_fcurves
@@ -40,17 +41,10 @@ def resolve_armature(name: str, context) -> bpy.types.Object:
     return obj
 
 
-def require_uniform_scale(obj, fix: str) -> float:
-    """The object's uniform scale (metres per armature unit); InputError naming the object and the
-    ``fix`` when it is scaled unevenly, mirrored or to nothing."""
-    world = np.array(obj.matrix_world, dtype=float)
-    scales = np.linalg.norm(world[:3, :3], axis=0)
-    if np.any(scales < 1e-9) or np.ptp(scales) > 1e-4 * scales.max() or np.linalg.det(world[:3, :3]) < 0:
-        raise InputError(
-            f"'{obj.name}' must have a uniform, positive scale (it has {', '.join(f'{v:.3g}' for v in scales)}); "
-            f"apply its scale (Ctrl+A ▸ Scale) or {fix}."
-        )
-    return float(scales.mean())
+def require_uniform_scale(obj) -> float:
+    """The object's uniform scale (metres per armature unit); InputError naming the object when it
+    is scaled unevenly, mirrored or to nothing (the engine's one check: ``frames.uniform_scale``)."""
+    return uniform_scale(np.array(obj.matrix_world, dtype=float), f"'{obj.name}'")[0]
 
 
 def article(noun: str) -> str:

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from bpy.props import EnumProperty, FloatProperty, IntProperty
+from bpy.props import EnumProperty
 
 from ..procanim_addon import registry
 from ..procanim_addon.duck import PRESETS, DuckParams, generate_duck_walk
 from .base import Job
 from .bridge import read_rig
+from .limits import number
 from .objects import ARMATURE
 
 ENTRY = registry.get("duck_walk")
 OBJECTS = (ARMATURE,)
 
-_D = DuckParams()
 PRESET_ITEMS = [("CUSTOM", "Custom", "Use the slider values as given")] + [
     (key, label, desc) for key, (label, _values, desc) in PRESETS.items()
 ]
@@ -26,53 +26,20 @@ GAITS = [
 
 
 def settings(ui: bool) -> dict:
-    """The duck walk's settings as bpy properties, shared by the operator and the sidebar's settings.
-
-    ``ui=True`` adds the sliders' limits (0–10, fps ≥ 1 …) for the panel; the operator has none, so a
-    script passing an out-of-range value gets a clear error instead of a silent clamp.
-    """
-
-    def lim(**limits):
-        return limits if ui else {}
-
+    """The duck walk's settings as bpy properties, shared by the operator and the sidebar's settings
+    (limits: ``procanim_addon/limits.py``; see :func:`.limits.number`)."""
     return {
-        "frame_start": IntProperty(name="Start Frame", description="First frame of the walk", default=_D.frame_start),
-        "frame_end": IntProperty(name="End Frame", description="Last frame of the walk", default=_D.frame_end),
-        "fps": FloatProperty(
-            name="FPS",
-            description="Frames per second the cycle is timed for",
-            default=_D.fps,
-            **lim(min=1.0, soft_max=120.0),
+        "frame_start": number(DuckParams, "frame_start", ui, "Start Frame", "First frame of the walk"),
+        "frame_end": number(DuckParams, "frame_end", ui, "End Frame", "Last frame of the walk"),
+        "fps": number(DuckParams, "fps", ui, "FPS", "Frames per second the cycle is timed for"),
+        "key_interval": number(
+            DuckParams, "key_interval", ui, "Key Every", "A key every N frames on every control (the article: 3)"
         ),
-        "key_interval": IntProperty(
-            name="Key Every",
-            description="A key every N frames on every control (the article: 3)",
-            default=_D.key_interval,
-            **lim(min=1, soft_max=12),
-        ),
-        "amplitude": FloatProperty(
-            name="Amplitude",
-            description="Stride length (0–10); 0 stands still",
-            default=_D.amplitude,
-            **lim(min=0.0, max=10.0),
-        ),
-        "speed": FloatProperty(
-            name="Speed",
-            description="Cycle rate (0–10): Speed 5 is one gait cycle per second",
-            default=_D.speed,
-            **lim(min=0.0, max=10.0),
-        ),
-        "weight": FloatProperty(
-            name="Weight",
-            description="Laban weight: light (0) bounces, heavy (10) sits low",
-            default=_D.weight,
-            **lim(min=0.0, max=10.0),
-        ),
-        "direction": FloatProperty(
-            name="Direction",
-            description="Laban space: direct (0) walks straight, indirect (10) weaves and turns",
-            default=_D.direction,
-            **lim(min=0.0, max=10.0),
+        "amplitude": number(DuckParams, "amplitude", ui, "Amplitude", "Stride length (0–10); 0 stands still"),
+        "speed": number(DuckParams, "speed", ui, "Speed", "Cycle rate (0–10): Speed 5 is one gait cycle per second"),
+        "weight": number(DuckParams, "weight", ui, "Weight", "Laban weight: light (0) bounces, heavy (10) sits low"),
+        "direction": number(
+            DuckParams, "direction", ui, "Direction", "Laban space: direct (0) walks straight, indirect (10) weaves"
         ),
         "gait": EnumProperty(name="Gait", description="How the feet meet the ground", items=GAITS, default="PLANTED"),
     }

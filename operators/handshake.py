@@ -12,16 +12,16 @@ from __future__ import annotations
 import json
 
 import numpy as np
-from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty
+from bpy.props import BoolProperty, EnumProperty
 
 from ..procanim_addon import registry
 from ..procanim_addon.errors import InputError
-from ..procanim_addon.frames import character_frame
 from ..procanim_addon.handshake import HandshakeParams, generate_handshake
 from ..procanim_addon.handshake.character import ARM_ROLES
 from ..procanim_addon.ik.solve import SOLVERS
 from .base import Job, argument_given
 from .bridge import obj_fps, read_rigmap, read_skeleton
+from .limits import number
 from .objects import ObjectArgument
 
 ENTRY = registry.get("handshake")
@@ -58,22 +58,10 @@ REPORT_ROWS = (
 )
 
 MAX_PHASE_FRAMES = 2400  # 100 s at 24 fps: longer phases are a typo, not a handshake
-MAX_FACING_DEG = 90.0  # a character whose forward is further than this from the other is "facing away"
 
 
 def _world(obj) -> np.ndarray:
     return np.array(obj.matrix_world, dtype=float)
-
-
-def facing_error_deg(skeleton, rigmap, world: np.ndarray, other_world_point: np.ndarray) -> float:
-    """Angle (degrees, top view) between where the character faces and the direction to the other."""
-    forward = world[:3, :3] @ character_frame(skeleton, rigmap).forward
-    toward = np.asarray(other_world_point, float) - world[:3, 3]
-    forward[2] = toward[2] = 0.0
-    nf, nt = np.linalg.norm(forward), np.linalg.norm(toward)
-    if nf < 1e-9 or nt < 1e-9:
-        return 0.0
-    return float(np.degrees(np.arccos(np.clip(forward @ toward / (nf * nt), -1.0, 1.0))))
 
 
 INITIATOR = ObjectArgument("initiator", "Initiator", "Armature that offers its hand", "ARMATURE", "initiator")
@@ -82,28 +70,28 @@ OBJECTS = (INITIATOR, PARTNER)
 
 
 def settings(ui: bool) -> dict:
-    """The handshake's shared settings (operator and sidebar): start, accept and phase timings."""
+    """The handshake's shared settings (operator and sidebar): start, accept and phase timings
+    (limits: ``procanim_addon/limits.py``; see :func:`.limits.number`)."""
 
-    def frames(name, label, description, low):
-        limits = {"min": low, "soft_max": 240} if ui else {}
-        return IntProperty(name=label, description=description, default=getattr(_H, name), **limits)
+    def frames(name, label, description):
+        return number(HandshakeParams, name, ui, label, description)
 
     return {
-        "frame_start": IntProperty(name="Start Frame", description="First frame of the handshake", default=1),
+        "frame_start": frames("frame_start", "Start Frame", "First frame of the handshake"),
         "accept": BoolProperty(
             name="Accept",
             description="The partner accepts the invitation (off: it refuses and the initiator withdraws its hand)",
             default=True,
         ),
-        "neutral_frames": frames("neutral_frames", "Neutral", "Frames both stand still before the invitation", 0),
-        "dummy_frames": frames("dummy_frames", "Invitation", "Frames of the initiator's invitation (dummy phase)", 2),
-        "response_frames": frames("response_frames", "Response", "Frames the partner takes to answer", 0),
-        "approach_frames": frames("approach_frames", "Approach", "Frames for a hand to reach the point of contact", 2),
-        "shake_frames": frames("shake_frames", "Shake", "Frames of the primary shake (one up-and-down cycle)", 2),
-        "secondary_shakes": frames("secondary_shakes", "Secondary Shakes", "Smaller shakes after the primary one", 0),
-        "secondary_frames": frames("secondary_frames", "Secondary Frames", "Frames of each secondary shake", 2),
-        "retreat_frames": frames("retreat_frames", "Retreat", "Frames for the hands to return to rest", 2),
-        "hold_frames": frames("hold_frames", "Hold", "Frames the rest pose is held at the end", 0),
+        "neutral_frames": frames("neutral_frames", "Neutral", "Frames both stand still before the invitation"),
+        "dummy_frames": frames("dummy_frames", "Invitation", "Frames of the initiator's invitation (dummy phase)"),
+        "response_frames": frames("response_frames", "Response", "Frames the partner takes to answer"),
+        "approach_frames": frames("approach_frames", "Approach", "Frames for a hand to reach the point of contact"),
+        "shake_frames": frames("shake_frames", "Shake", "Frames of the primary shake (one up-and-down cycle)"),
+        "secondary_shakes": frames("secondary_shakes", "Secondary Shakes", "Smaller shakes after the primary one"),
+        "secondary_frames": frames("secondary_frames", "Secondary Frames", "Frames of each secondary shake"),
+        "retreat_frames": frames("retreat_frames", "Retreat", "Frames for the hands to return to rest"),
+        "hold_frames": frames("hold_frames", "Hold", "Frames the rest pose is held at the end"),
     }
 
 
@@ -113,9 +101,7 @@ def character_settings() -> dict:
         "solver": EnumProperty(
             name="Solver", description="Controller that moves this character's arm", items=SOLVER_ITEMS, default="DLS"
         ),
-        "dominance": FloatProperty(
-            name="Dominance", description=DOMINANCE, default=_H.dominance_initiator, min=0.0, max=1.0
-        ),
+        "dominance": number(HandshakeParams, "dominance_initiator", True, "Dominance", DOMINANCE),
     }
 
 
@@ -128,12 +114,8 @@ def operator_settings() -> dict:
         "solver_partner": EnumProperty(
             name="Partner Solver", description="Controller of the partner's arm", items=SOLVER_ITEMS, default="DLS"
         ),
-        "dominance_initiator": FloatProperty(
-            name="Initiator Dominance", description=DOMINANCE, default=_H.dominance_initiator
-        ),
-        "dominance_partner": FloatProperty(
-            name="Partner Dominance", description=DOMINANCE, default=_H.dominance_partner
-        ),
+        "dominance_initiator": number(HandshakeParams, "dominance_initiator", False, "Initiator Dominance", DOMINANCE),
+        "dominance_partner": number(HandshakeParams, "dominance_partner", False, "Partner Dominance", DOMINANCE),
     }
 
 
@@ -181,13 +163,6 @@ def prepare(args, context) -> Job:
         raise InputError(f"The initiator and the partner are both '{a.name}'; pick two different armatures.")
     params = _params(args, a, b)
     inputs = [_character(a), _character(b)]
-    for (skeleton, rigmap, world), obj, other in ((inputs[0], a, b), (inputs[1], b, a)):
-        angle = facing_error_deg(skeleton, rigmap, world, _world(other)[:3, 3])
-        if angle > MAX_FACING_DEG:
-            raise InputError(
-                f"'{obj.name}' faces {angle:.0f}° away from '{other.name}'; turn the two characters "
-                "roughly toward each other."
-            )
     names = (a.name, b.name)
 
     def compute(progress):

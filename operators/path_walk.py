@@ -9,7 +9,7 @@ Clip is baked by the shared baker. With root motion ``OBJECT`` the engine's per-
 from __future__ import annotations
 
 import numpy as np
-from bpy.props import EnumProperty, FloatProperty, FloatVectorProperty, IntProperty
+from bpy.props import EnumProperty
 
 from ..procanim_addon import registry
 from ..procanim_addon import transforms as tf
@@ -20,11 +20,11 @@ from ..procanim_addon.terrain.mesh import TerrainMesh
 from ..procanim_addon.walk import PathWalkParams, generate_path_walk
 from .base import Job
 from .bridge import obj_fps, read_curve_polyline, read_mesh_triangles, read_rigmap, read_skeleton, require_uniform_scale
+from .limits import number
 from .objects import ARMATURE, ObjectArgument
 
 ENTRY = registry.get("path_walk")
 
-_P = PathWalkParams()
 ROOT_MOTION = [
     ("BONE", "Root Bone", "Move the rig's root bone (the hips when it has none); the object stays put"),
     ("OBJECT", "Object", "Move and turn the armature object; the bones walk in place around it"),
@@ -32,114 +32,44 @@ ROOT_MOTION = [
 
 
 def settings(ui: bool) -> dict:
-    """The path walk's settings as bpy properties, shared by the operator and the sidebar's settings.
+    """The path walk's settings as bpy properties, shared by the operator and the sidebar's settings
+    (limits: ``procanim_addon/limits.py``; see :func:`.limits.number`)."""
+    P = PathWalkParams  # noqa: N806 - the parameter class, as in the engine
 
-    ``ui=True`` gives the sidebar hard limits; the operator gets the same range as soft limits only, so
-    a script passing an out-of-range value gets the engine's message instead of a silent clamp.
-    """
-
-    def lim(lo, hi, **extra):
-        return {"min": lo, "max": hi, **extra} if ui else {"soft_min": lo, "soft_max": hi}
+    def deg(field, name, description):
+        return number(P, field, ui, name, description)
 
     return {
-        "frame_start": IntProperty(name="Start Frame", description="First frame of the walk", default=_P.frame_start),
-        "cadence": FloatProperty(
-            name="Cadence",
-            description="Steps per minute (the paper: 100; normal walking 100–120)",
-            default=_P.cadence_spm,
-            **lim(20.0, 240.0, soft_min=60.0, soft_max=140.0),
-        ),
-        "speed": FloatProperty(
-            name="Speed",
-            description="Walking speed in m/s; when above 0 it times each step instead of the cadence",
-            default=_P.speed_mps,
-            unit="VELOCITY",
-            **lim(0.0, 3.0),
-        ),
-        "stride": FloatProperty(
-            name="Stride",
-            description="Step length (heel strike to the other heel strike); 0 = from the leg length",
-            default=_P.stride_m,
-            unit="LENGTH",
-            **lim(0.0, 2.0),
-        ),
-        "double_support": FloatProperty(
-            name="Double Support",
-            description="Time both feet are down, as a fraction of a step (the paper: 0.25)",
-            default=_P.double_support,
-            **lim(0.05, 0.45),
-        ),
-        "arm_swing_forward": FloatProperty(
-            name="Arm Swing Forward",
-            description="Upper-arm swing ahead of the body, degrees (ordinary walking: 30)",
-            default=_P.arm_swing_fwd_deg,
-            **lim(0.0, 90.0),
-        ),
-        "arm_swing_back": FloatProperty(
-            name="Arm Swing Back",
-            description="Upper-arm swing behind the body, degrees (ordinary walking: 9)",
-            default=_P.arm_swing_back_deg,
-            **lim(0.0, 90.0),
-        ),
-        "armpit_angle": FloatProperty(
-            name="Armpit Angle",
-            description="Arms lifted away from the body (armpit angle ρ), degrees",
-            default=_P.armpit_deg,
-            **lim(-10.0, 80.0),
-        ),
-        "elbow_angle": FloatProperty(
-            name="Elbow Angle",
-            description="Mean elbow bend β_c while the arm swings, degrees",
-            default=_P.elbow_deg,
-            **lim(0.0, 120.0),
-        ),
-        "delta_x": FloatVectorProperty(
-            name="δ Progression",
-            description="Personality offsets δ_x1..3 added to the progression force coefficients",
-            size=3,
-            default=_P.delta_x,
-            **lim(-1.0, 1.0),
-        ),
-        "delta_y": FloatVectorProperty(
-            name="δ Vertical",
-            description="Personality offsets δ_y1..3 added to the vertical force coefficients (1.3, f_v, 0.4)",
-            size=3,
-            default=_P.delta_y,
-            **lim(-1.0, 1.0),
-        ),
-        "delta_z": FloatVectorProperty(
-            name="δ Lateral",
-            description="Personality offsets δ_z1..3 added to the lateral force coefficients (0.07, −0.03, −0.03)",
-            size=3,
-            default=_P.delta_z,
-            **lim(-1.0, 1.0),
-        ),
+        "frame_start": number(P, "frame_start", ui, "Start Frame", "First frame of the walk"),
+        "cadence": number(P, "cadence_spm", ui, "Cadence", "Steps per minute (the paper: 100; normal walking 100–120)"),
+        "speed": number(P, "speed_mps", ui, "Speed", "Walking speed in m/s; when above 0 it times each step instead "
+                        "of the cadence", unit="VELOCITY"),
+        "stride": number(P, "stride_m", ui, "Stride", "Step length (heel strike to the other heel strike); 0 = from "
+                         "the leg length", unit="LENGTH"),
+        "double_support": number(P, "double_support", ui, "Double Support",
+                                 "Time both feet are down, as a fraction of a step (the paper: 0.25)"),
+        "arm_swing_forward": deg("arm_swing_fwd_deg", "Arm Swing Forward",
+                                 "Upper-arm swing ahead of the body, degrees (ordinary walking: 30)"),
+        "arm_swing_back": deg("arm_swing_back_deg", "Arm Swing Back",
+                              "Upper-arm swing behind the body, degrees (ordinary walking: 9)"),
+        "armpit_angle": deg("armpit_deg", "Armpit Angle", "Arms lifted away from the body (armpit angle ρ), degrees"),
+        "elbow_angle": deg("elbow_deg", "Elbow Angle", "Mean elbow bend β_c while the arm swings, degrees"),
+        "delta_x": number(P, "delta_x", ui, "δ Progression",
+                          "Personality offsets δ_x1..3 added to the progression force coefficients"),
+        "delta_y": number(P, "delta_y", ui, "δ Vertical",
+                          "Personality offsets δ_y1..3 added to the vertical force coefficients (1.3, f_v, 0.4)"),
+        "delta_z": number(P, "delta_z", ui, "δ Lateral",
+                          "Personality offsets δ_z1..3 added to the lateral force coefficients (0.07, −0.03, −0.03)"),
         "root_motion": EnumProperty(
-            name="Root Motion",
-            description="What carries the character along the path",
-            items=ROOT_MOTION,
+            name="Root Motion", description="What carries the character along the path", items=ROOT_MOTION,
             default="BONE",
         ),
-        "corner_radius": FloatProperty(
-            name="Corner Radius",
-            description="How much sharp corners of the path are rounded",
-            default=_P.corner_radius_m,
-            unit="LENGTH",
-            **lim(0.0, 5.0),
-        ),
-        "clearance": FloatProperty(
-            name="Clearance",
-            description="Lowest gap between the swinging sole and the ground or a stair nosing",
-            default=_P.clearance_m,
-            unit="LENGTH",
-            **lim(0.0, 0.5),
-        ),
-        "stand_time": FloatProperty(
-            name="Stand Time",
-            description="Seconds standing still before the first step and after the last",
-            default=_P.stand_s,
-            **lim(0.0, 10.0),
-        ),
+        "corner_radius": number(P, "corner_radius_m", ui, "Corner Radius",
+                                "How much sharp corners of the path are rounded", unit="LENGTH"),
+        "clearance": number(P, "clearance_m", ui, "Clearance",
+                            "Lowest gap between the swinging sole and the ground or a stair nosing", unit="LENGTH"),
+        "stand_time": number(P, "stand_s", ui, "Stand Time",
+                             "Seconds standing still before the first step and after the last"),
     }
 
 
@@ -199,7 +129,7 @@ def prepare(args, context) -> Job:
     ground_obj = GROUND.resolve(args, context, ENTRY.settings)
     params = _params(args, obj_fps(obj))
     if params.root_motion == "OBJECT":
-        require_uniform_scale(obj, "use Root Motion 'Root Bone'")
+        require_uniform_scale(obj)
     points = read_curve_polyline(curve, obj)
     ground = _ground(ground_obj, obj, points, context.evaluated_depsgraph_get())
     skeleton = read_skeleton(obj)

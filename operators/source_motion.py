@@ -3,12 +3,13 @@ height, baked onto a humanoid armature: the inputs of the terrain experiment (Jo
 
 from __future__ import annotations
 
-from bpy.props import EnumProperty, FloatProperty, IntProperty
+from bpy.props import EnumProperty
 
 from ..procanim_addon import registry
 from ..procanim_addon.motions import SourceMotionParams, generate
 from .base import Job
 from .bridge import read_rig
+from .limits import number
 from .objects import ARMATURE
 
 ENTRY = registry.get("source_motion")
@@ -22,13 +23,13 @@ KINDS = [
 
 
 def settings(ui: bool) -> dict:
-    """The source motion's settings (operator and sidebar)."""
+    """The source motion's settings (operator and sidebar; limits: ``procanim_addon/limits.py``)."""
+    P = SourceMotionParams  # noqa: N806 - the parameter class, as in the engine
     return {
         "kind": EnumProperty(name="Motion", description="Which source motion to bake", items=KINDS, default="WALK"),
-        "frame_start": IntProperty(name="Start Frame", description="First frame of the motion", default=1),
-        "fps": FloatProperty(name="FPS", description="Frames per second the motion is timed for", default=24.0,
-                             min=1.0, soft_max=120.0),
-        "steps": IntProperty(name="Steps", description="Footsteps of the walk", default=6, min=1, soft_max=40),
+        "frame_start": number(P, "frame_start", ui, "Start Frame", "First frame of the motion"),
+        "fps": number(P, "fps", ui, "FPS", "Frames per second the motion is timed for"),
+        "steps": number(P, "steps", ui, "Steps", "Footsteps of the walk"),
     }
 
 

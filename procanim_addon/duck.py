@@ -43,6 +43,7 @@ from .curves import hermite
 from .errors import InputError
 from .frames import character_frame
 from .ik.two_bone import solve_two_bone
+from .limits import check_bake_size, check_finite, check_limits
 from .metrics import foot_skate, penetration
 from .posing import aim_rotation, basis_for, refresh, unposed, world_rotation_to_local
 from .progress import ProgressFn, no_progress, part
@@ -82,6 +83,7 @@ class DuckParams:
     fore_aft_divisor: float = 0.9  # q_b
 
     def validate(self) -> None:
+        check_finite(self)  # NaN and inf are refused before anything compares them
         if not self.frame_end > self.frame_start:
             raise InputError(f"End frame ({self.frame_end}) must be after the start frame ({self.frame_start}).")
         if not (np.isfinite(self.fps) and self.fps > 0):
@@ -98,6 +100,7 @@ class DuckParams:
             raise InputError("That frame range asks for more than a million keys per channel.")
         if not (0 < self.unit_per_leg <= 2 and self.fore_aft_divisor > 0):
             raise InputError("Unit per leg must be in (0, 2] and the fore-aft divisor positive.")
+        check_limits(self)  # every field within its documented range (limits.py)
 
     @property
     def a(self) -> float:
@@ -417,6 +420,7 @@ def generate_duck_walk(skeleton: Skeleton, rigmap: RigMap, params: DuckParams,
     of keys and may cancel the bake there.
     """
     params.validate()
+    check_bake_size((params.frame_end - params.frame_start) / params.key_interval + 1, len(skeleton), "The duck walk")
     rig = _Rig(skeleton, rigmap)
     cyc = _Cycle(rig, params)
     frames = params.key_frames()

@@ -25,6 +25,7 @@ from .clip import Clip
 from .errors import InputError
 from .frames import character_frame
 from .ik.two_bone import solve_two_bone
+from .limits import check_bake_size, check_finite, check_limits
 from .posing import aim_rotation, refresh, unposed
 from .terrain.collisions import limb_boxes
 
@@ -52,6 +53,7 @@ class WalkParams:
     frame_start: int = 1
 
     def validate(self) -> None:
+        check_finite(self)  # NaN and inf are refused before anything compares them
         if self.steps < 1:
             raise InputError("A walk needs at least one step.")
         if self.cadence_spm <= 0 or self.fps <= 0:
@@ -60,6 +62,7 @@ class WalkParams:
             raise InputError("Double support must be a fraction of the step between 0 and 0.9.")
         if self.step_length_m < 0 or self.lift_m < 0:
             raise InputError("Step length and foot lift cannot be negative.")
+        check_limits(self)  # every field within its documented range (limits.py)
 
 
 @dataclass
@@ -80,10 +83,12 @@ class JumpParams:
     frame_start: int = 1
 
     def validate(self) -> None:
+        check_finite(self)  # NaN and inf are refused before anything compares them
         if min(self.distance_m, self.height_m, self.crouch_m, self.tuck_m) < 0:
             raise InputError("Jump distance, height, crouch and tuck cannot be negative.")
         if min(self.crouch_s, self.land_s) <= 0 or self.hold_s < 0 or self.fps <= 0:
             raise InputError("Jump phase times and the frame rate must be positive.")
+        check_limits(self)  # every field within its documented range (limits.py)
 
 
 @dataclass
@@ -102,10 +107,12 @@ class TumbleParams:
     frame_start: int = 1
 
     def validate(self) -> None:
+        check_finite(self)  # NaN and inf are refused before anything compares them
         if min(self.squat_s, self.roll_s, self.rise_s) <= 0 or self.hold_s < 0 or self.fps <= 0:
             raise InputError("Tumble phase times and the frame rate must be positive.")
         if not 0.2 <= self.squat_depth <= 0.6:
             raise InputError("Tumble squat depth must be between 0.2 and 0.6 of the leg length.")
+        check_limits(self)  # every field within its documented range (limits.py)
 
 
 @dataclass
@@ -133,7 +140,9 @@ class SourceMotionParams:
         return params
 
     def validate(self) -> SourceMotionParams:
+        check_finite(self)  # NaN and inf are refused before anything compares them
         self.motion_params()
+        check_limits(self)  # every field within its documented range (limits.py)
         return self
 
 
@@ -277,6 +286,7 @@ def walk(skeleton, rigmap, params: WalkParams | None = None) -> Clip:
     p.validate()
     step_t = 60.0 / p.cadence_spm
     n = int(round(p.steps * step_t * p.fps)) + 1
+    check_bake_size(n, len(skeleton), "The source motion")  # before any allocation
     po = _Poser(skeleton, rigmap, n)
     cf = po.cf
     leg = cf.leg_length
@@ -347,6 +357,7 @@ def jump(skeleton, rigmap, params: JumpParams | None = None) -> Clip:
     push = 0.12
     t_keys = np.cumsum([0.0, p.hold_s, p.crouch_s, push, flight, p.land_s, p.land_s, p.hold_s])
     n = int(round(t_keys[-1] * p.fps)) + 1
+    check_bake_size(n, len(skeleton), "The source motion")  # before any allocation
     t = np.arange(n) / p.fps
     po = _Poser(skeleton, rigmap, n)
     t_off, t_land = t_keys[3], t_keys[4]
@@ -398,6 +409,7 @@ def tumble(skeleton, rigmap, params: TumbleParams | None = None) -> Clip:
     fps = p.fps
     t_keys = np.cumsum([0.0, p.hold_s, p.squat_s, p.roll_s, p.rise_s, p.hold_s])
     n = int(round(t_keys[-1] * fps)) + 1
+    check_bake_size(n, len(skeleton), "The source motion")  # before any allocation
     t = np.arange(n) / fps
     po = _Poser(skeleton, rigmap, n)
     cf = po.cf

@@ -22,7 +22,7 @@ TOOLS_VERSION="5.0.1"
 mkdir -p "$CACHE"
 
 # Pinned so that the stamp means something and CI is reproducible.
-PYTEST="pytest==9.2.0"
+PYTEST="pytest==9.2.0 hypothesis==6.170.15"  # hypothesis: the property-based tests (issue 11)
 STUBS="fake-bpy-module-4.2==20260730" # the oldest supported API: what operators/panels may rely on
 requirements_for() {
   case "$1" in
