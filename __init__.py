@@ -17,18 +17,20 @@ def _classes():
 def register():
     import bpy
 
-    from . import panels
+    from . import batch, panels
 
     for cls in _classes():
         bpy.utils.register_class(cls)
     panels.register_properties()
+    batch.register()  # the `blender -c procanim` command (batch/)
 
 
 def unregister():
     import bpy
 
-    from . import panels
+    from . import batch, panels
 
+    batch.unregister()
     panels.unregister_properties()
     for cls in reversed(_classes()):
         bpy.utils.unregister_class(cls)

@@ -20,15 +20,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def install_extension(purpose: str) -> str:
-    """Install and enable the extension in a new repository ``procanim_<purpose>``; returns its module."""
+def install_extension(purpose: str, zip_path: Path | None = None) -> str:
+    """Install and enable the extension in a new repository ``procanim_<purpose>``; returns its module.
+    ``zip_path``: install this zip (e.g. one built once for several processes) instead of building one."""
     import bpy
 
-    spec = importlib.util.spec_from_file_location("procanim_build", ROOT / "tools" / "build.py")
-    build = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(build)
     work = Path(tempfile.mkdtemp(prefix=f"procanim-{purpose}-"))
-    zip_path = build.build(out_dir=work / "dist", scripts_dir=Path(bpy.utils.system_resource("SCRIPTS")))
+    if zip_path is None:
+        spec = importlib.util.spec_from_file_location("procanim_build", ROOT / "tools" / "build.py")
+        build = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(build)
+        zip_path = build.build(out_dir=work / "dist", scripts_dir=Path(bpy.utils.system_resource("SCRIPTS")))
     repo = bpy.context.preferences.extensions.repos.new(
         name=f"ProcAnim {purpose}", module=f"procanim_{purpose}", custom_directory=str(work / "repo")
     )

@@ -1,0 +1,226 @@
+"""The ``procanim`` command: ``bake`` and ``validate`` a job file (see docs/batch.md).
+
+    blender -b -c procanim bake jobs.toml [--workers N | --scheduler tcp://HOST:8786 | --shot NAME]
+    python tools/batch.py bake jobs.toml ...          (the same, with the bpy wheel)
+
+Order of work: the job file is read and checked whole — shape, then every shot's settings against
+its operator's RNA and its object names against its .blend — and nothing runs unless it is clean
+(exit status 2, every problem listed with its shot and key). Then each shot's content hash decides
+whether it is already done (skipped); the others are baked in this process (``--workers 0``, or
+``--shot``), on a pool of worker processes (default: one per core), or on a Dask cluster
+(``--scheduler``). A table and a JSON report close the run; the exit status is 1 when a shot failed.
+
+:class:`Host` says how this process reaches Blender and how it starts worker processes: a Blender
+binary (this extension registered the command) or the ``bpy`` wheel (``tools/batch.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import checks, hashing, jobfile, local, report
+from .worker import Worker
+
+
+@dataclass
+class Host:
+    """How the command reaches Blender (see the module docstring)."""
+
+    prog: str
+    prepare: Callable[[], None] = lambda: None  # make bpy and the extension usable in this process
+    worker_command: list[str] = field(default_factory=list)
+    worker_env: dict = field(default_factory=dict)
+
+    def start_worker(self, log: Path | None) -> Worker:
+        return Worker(self.worker_command, self.worker_env, log)
+
+
+def blender_binary_host() -> Host:
+    """This process is a Blender binary that has the extension enabled (``blender -c procanim``)."""
+    import bpy
+
+    return Host("blender -b -c procanim", worker_command=[bpy.app.binary_path, "-b", "-c", "procanim", "worker"])
+
+
+def _generator_ids() -> tuple[str, ...]:
+    from ..procanim_addon.registry import GENERATORS
+
+    return tuple(g.id for g in GENERATORS)
+
+
+def _parser(prog: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=prog, description="Bake many ProcAnim shots from a TOML job file.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    bake = sub.add_parser("bake", help="bake the shots of a job file (skipping those already done)")
+    check = sub.add_parser("validate", help="check a job file without baking anything")
+    for p in (bake, check):
+        p.add_argument("jobs", type=Path, help="the TOML job file")
+        p.add_argument("--shot", action="append", default=[], metavar="NAME", help="only this shot (repeatable)")
+        p.add_argument("--output-dir", type=Path, help="write outputs here instead of defaults.output_dir")
+    how = bake.add_mutually_exclusive_group()
+    how.add_argument(
+        "--workers", type=int, help="worker processes on this machine (default: one per core; 0: in this process)"
+    )
+    how.add_argument("--scheduler", metavar="ADDRESS", help="a Dask scheduler, e.g. tcp://HOST:8786")
+    bake.add_argument("--report", type=Path, help="the JSON report (default: <output_dir>/report.json)")
+    bake.add_argument("--force", action="store_true", help="bake even the shots whose outputs are up to date")
+    bake.add_argument("--dry-run", action="store_true", help="list what would be baked or skipped, bake nothing")
+    bake.add_argument("--timeout", type=float, help="seconds one shot may take on a local worker")
+    bake.add_argument("--retries", type=int, default=2, help="Dask retries of a shot whose task raised")
+    bake.add_argument("--quiet", action="store_true", help="no progress output")
+    return parser
+
+
+def main(argv: list[str], host: Host) -> int:
+    """Run the command; returns the exit status (0 ok, 1 a shot failed, 2 the job file is bad)."""
+    if argv[:1] == ["worker"]:
+        from .worker import serve
+
+        return serve()
+    args = _parser(host.prog).parse_args(argv)
+    try:
+        out = args.output_dir.resolve() if args.output_dir is not None else None
+        job = jobfile.load(args.jobs, _generator_ids(), out)
+        shots = _select(job, args.shot)
+        problems = list(job.problems)
+        if shots:
+            host.prepare()
+            problems += checks.check_job(shots, job.path.name)
+        if problems:
+            raise jobfile.JobFileError(problems)
+    except jobfile.JobFileError as err:
+        print(f"{host.prog}: the job file cannot run; nothing was baked:", file=sys.stderr)
+        for message in err.messages:
+            print(f"  {message}", file=sys.stderr)
+        return 2
+    if args.command == "validate":
+        print(f"{job.path}: {len(shots)} shot(s), no problem found")
+        return 0
+    return _bake(args, host, job, shots)
+
+
+def _select(job: jobfile.JobFile, names: list[str]) -> list[jobfile.Shot]:
+    if not names:
+        return job.shots
+    known = {s.name: s for s in job.shots}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise jobfile.JobFileError(
+            [f"{job.path.name}: --shot {n}: no such shot (shots: {', '.join(known)})" for n in unknown]
+        )
+    return [known[n] for n in dict.fromkeys(names)]
+
+
+def _bake(args, host: Host, job: jobfile.JobFile, shots: list[jobfile.Shot]) -> int:
+    import bpy
+
+    t0 = time.perf_counter()
+    started = report.now()
+    blender = bpy.app.version_string
+    digests: dict = {}
+    rows: dict[str, dict] = {}
+    specs = []
+    for shot in shots:
+        h = hashing.shot_hash(shot, blender, digests)
+        rows[shot.name] = _row(shot, h)
+        if not args.force and hashing.is_done(shot, h):
+            rows[shot.name].update(status="skipped", message="outputs up to date (same content hash)")
+        else:
+            specs.append(shot.spec(h))
+    mode, n = _mode(args, len(specs))
+    if args.dry_run:
+        for shot in shots:
+            print(f"{shot.name}: {rows[shot.name]['status'] if rows[shot.name]['status'] == 'skipped' else 'to bake'}")
+        return 0
+
+    progress = report.Progress(len(specs), quiet=args.quiet)
+
+    def on_result(spec: dict, result: dict) -> None:
+        row = rows[spec["name"]]
+        worker = {k: result.pop(k) for k in ("host", "pid", "dask_worker") if k in result}
+        row.update({k: v for k, v in result.items() if k != "shot"}, worker=worker)
+        progress.update(spec["name"], result)
+
+    figures: dict = {}
+    try:
+        if not specs:
+            pass
+        elif mode == "dask":
+            from . import dask_mode
+
+            try:
+                figures = dask_mode.run(args.scheduler, specs, on_result, retries=args.retries)
+            except dask_mode.DaskUnavailable as err:
+                print(f"{host.prog}: {err}; nothing was baked", file=sys.stderr)
+                return 2
+        elif mode == "inline":
+            local.run_inline(specs, on_result)
+        else:
+            logs = job.output_dir / "logs"
+            logs.mkdir(parents=True, exist_ok=True)
+            figures = local.run_pool(
+                specs, n, lambda i: host.start_worker(logs / f"worker-{i}.log"), on_result, args.timeout
+            )
+    except local.WorkerSetupError as err:
+        print(f"{host.prog}: {err}", file=sys.stderr)
+        return 3
+    except KeyboardInterrupt:
+        interrupted = True
+    else:
+        interrupted = False
+    finally:
+        progress.close()
+    ordered = [rows[s.name] for s in shots]
+    for row in ordered:
+        if "status" not in row:
+            row.update(status="failed", message="not run: the batch was interrupted")
+    print(report.table(ordered))
+    header = {
+        "job_file": str(job.path),
+        "started": started,
+        "mode": mode,
+        "workers": n,
+        "scheduler": args.scheduler,
+        "blender": blender,
+        "extension": hashing.extension_version(),
+        "wall_s": time.perf_counter() - t0,
+        **figures,
+    }
+    report_path = args.report or (None if args.shot else job.output_dir / "report.json")
+    if report_path is not None:
+        report.write_report(report_path, header, ordered)
+        print(f"report: {report_path}")
+    if interrupted:
+        return 130
+    return 1 if any(r["status"] == "failed" for r in ordered) else 0
+
+
+def _row(shot: jobfile.Shot, input_hash: str) -> dict:
+    return {
+        "shot": shot.name,
+        "generator": shot.generator,
+        "input_hash": input_hash,
+        "outputs": {
+            "blend": str(shot.output),
+            "metrics": str(shot.metrics),
+            "fbx": str(shot.fbx) if shot.fbx else None,
+        },
+    }
+
+
+def _mode(args, n_specs: int) -> tuple[str, int]:
+    """("inline" | "pool" | "dask", worker count) for this run."""
+    if args.scheduler:
+        return "dask", 0
+    if args.workers is None and args.shot:
+        return "inline", 0
+    n = args.workers if args.workers is not None else (os.cpu_count() or 1)
+    if n <= 0:
+        return "inline", 0
+    return "pool", max(1, min(n, n_specs))

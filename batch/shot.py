@@ -1,0 +1,228 @@
+"""Bake one shot inside a running Blender (a batch worker, or the command's own process).
+
+:func:`bake` takes the plain spec of :meth:`jobfile.Shot.spec` and: opens the input .blend
+(``wm.open_mainfile``; an empty scene when the shot only imports), imports the motion file with
+Blender's importer onto a new armature when asked, runs the generator operator with the shot's
+settings, saves the scene to the output .blend, exports the FBX when asked, and writes the metrics
+JSON. Each file is written to a temporary name in the output folder and moved into place with
+``os.replace``; the metrics JSON comes last, so a shot is complete exactly when its JSON is there
+with the shot's content hash (see :mod:`.hashing`).
+
+Never raises for a shot's own problem: the result is ``{"status": "failed", "message": ...}``
+(the operator's own message for bad input), and nothing is written for a failed shot.
+
+Runs on the main thread of a process that has ``bpy`` with the extension enabled (Blender crashes
+when ``wm.open_mainfile`` runs on another thread, which is why Dask workers keep Blender in a
+child process).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+import traceback
+from pathlib import Path
+
+from .hashing import extension_version
+
+
+def _partial(final: Path, suffix: str) -> Path:
+    """A temporary file next to ``final`` that names this host and process (see :func:`_sweep`)."""
+    return final.with_name(f".{final.stem}.{socket.gethostname()}.{os.getpid()}.partial{suffix}")
+
+
+def _sweep(final: Path) -> None:
+    """Remove temporary files of ``final`` left by processes of this host that no longer exist
+    (a worker killed while writing)."""
+    host = socket.gethostname()
+    for stale in final.parent.glob(f".{final.stem}.{host}.*.partial*"):
+        pid = stale.name[len(f".{final.stem}.{host}.") :].split(".")[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            stale.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def write_json(path: Path, data: dict) -> None:
+    """Write ``data`` as JSON to ``path`` atomically (temporary file, then ``os.replace``)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _partial(path, ".json")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, indent=1, sort_keys=True)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def _armature_state() -> dict:
+    import bpy
+
+    state = {}
+    for obj in bpy.data.objects:
+        if obj.type == "ARMATURE":
+            action = obj.animation_data.action if obj.animation_data else None
+            state[obj.name] = (action.name if action else None, action.procanim.metrics_json if action else None)
+    return state
+
+
+def _baked_targets(generator: str, before: dict) -> list:
+    """The armatures the bake wrote: their action is the generator's and it is new or rewritten."""
+    import bpy
+
+    targets = []
+    for obj in bpy.data.objects:
+        ad = obj.animation_data if obj.type == "ARMATURE" else None
+        action = ad.action if ad else None
+        if action is None or action.procanim.generator != generator or action.procanim.owner != obj.name:
+            continue
+        if before.get(obj.name) != (action.name, action.procanim.metrics_json):
+            targets.append(obj)
+    return targets
+
+
+def _open(spec: dict) -> None:
+    import bpy
+
+    if spec["blend"]:
+        bpy.ops.wm.open_mainfile(filepath=spec["blend"], load_ui=False)
+    else:
+        bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
+
+
+def _import(spec: dict) -> str:
+    """Import the shot's motion file; the new armature gets the shot's name. Returns that name."""
+    import bpy
+
+    imp = spec["import"]
+    before = set(bpy.data.objects)
+    category, name = imp["operator"].split(".")
+    getattr(getattr(bpy.ops, category), name)(filepath=imp["file"], **imp["options"])
+    new = [o for o in bpy.data.objects if o not in before and o.type == "ARMATURE"]
+    if not new:
+        raise ValueError(f"importing {Path(imp['file']).name} made no armature")
+    new[0].name = imp["name"]
+    if new[0].name != imp["name"]:
+        raise ValueError(f"the imported armature cannot be named '{imp['name']}': an object of that name exists")
+    return new[0].name
+
+
+def _save_blend(path: Path) -> None:
+    import bpy
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _sweep(path)
+    tmp = _partial(path, ".blend")
+    bpy.ops.wm.save_as_mainfile(filepath=str(tmp), copy=True, check_existing=False)
+    os.replace(tmp, path)
+
+
+def _export_fbx(path: Path, targets: list) -> None:
+    import bpy
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _sweep(path)
+    tmp = _partial(path, ".fbx")
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(False)
+    for obj in targets:
+        for part in (obj, *obj.children_recursive):
+            if part.name in bpy.context.view_layer.objects:
+                part.select_set(True)
+    bpy.ops.export_scene.fbx(
+        filepath=str(tmp),
+        use_selection=True,
+        object_types={"ARMATURE", "MESH"},
+        bake_anim=True,
+        bake_anim_use_all_actions=False,
+        bake_anim_use_nla_strips=False,
+        add_leaf_bones=False,
+    )
+    os.replace(tmp, path)
+
+
+def _message(err: BaseException) -> str:
+    """An operator's error report without Blender's ``Error: `` prefix and trailing newline."""
+    text = str(err).strip()
+    return text[len("Error: ") :] if text.startswith("Error: ") else text
+
+
+def bake(spec: dict) -> dict:
+    """Bake the shot ``spec``; returns its result (status ``done`` or ``failed``, timings in seconds)."""
+    import bpy
+
+    t = {"start": time.perf_counter()}
+    result = {"shot": spec["name"], "status": "failed", "pid": os.getpid(), "host": socket.gethostname()}
+    stage = "open"
+    try:
+        _open(spec)
+        t["open"] = time.perf_counter()
+        stage = "import"
+        if spec["import"]:
+            _import(spec)
+        t["import"] = time.perf_counter()
+        stage = "bake"
+        before = _armature_state()
+        category, name = spec["operator"].split(".")
+        outcome = getattr(getattr(bpy.ops, category), name)(**spec["settings"])
+        t["bake"] = time.perf_counter()
+        if outcome != {"FINISHED"}:
+            raise RuntimeError(f"{spec['operator']} returned {sorted(outcome)}")
+        targets = _baked_targets(spec["generator"], before)
+        if not targets:
+            raise RuntimeError(f"{spec['operator']} finished but no armature holds a new {spec['generator']} action")
+        stage = "save"
+        _save_blend(Path(spec["output"]))
+        t["save"] = time.perf_counter()
+        stage = "fbx"
+        if spec["fbx"]:
+            _export_fbx(Path(spec["fbx"]), targets)
+        t["fbx"] = time.perf_counter()
+    except Exception as err:  # the shot fails alone; the worker goes on with the next one
+        result["message"] = f"{stage}: {_message(err)}"
+        if not isinstance(err, RuntimeError):
+            result["traceback"] = traceback.format_exc()
+        result["seconds"] = {"total": time.perf_counter() - t["start"]}
+        return result
+    seconds = {
+        "open": t["open"] - t["start"],
+        "import": t["import"] - t["open"],
+        "bake": t["bake"] - t["import"],
+        "save": t["save"] - t["bake"],
+        "fbx": t["fbx"] - t["save"],
+    }
+    armatures = [
+        {
+            "armature": obj.name,
+            "action": obj.animation_data.action.name,
+            "metrics": json.loads(obj.animation_data.action.procanim.metrics_json or "{}"),
+        }
+        for obj in targets
+    ]
+    metrics = {
+        "shot": spec["name"],
+        "generator": spec["generator"],
+        "input_hash": spec["input_hash"],
+        "settings": spec["settings"],
+        "inputs": {"blend": spec["blend"], "import": spec["import"]},
+        "outputs": {"blend": spec["output"], "fbx": spec["fbx"], "metrics": spec["metrics"]},
+        "armatures": armatures,
+        "blender": bpy.app.version_string,
+        "extension": extension_version(),
+        "worker": {"host": result["host"], "pid": result["pid"]},
+        "seconds": seconds,
+    }
+    write_json(Path(spec["metrics"]), metrics)
+    seconds["metrics"] = time.perf_counter() - t["fbx"]
+    seconds["total"] = time.perf_counter() - t["start"]
+    result.update(status="done", armatures=[a["armature"] for a in armatures], seconds=seconds)
+    return result

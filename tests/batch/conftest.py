@@ -1,0 +1,94 @@
+"""Batch tests: the extension is built once and installed into this pytest process (to make the
+input scenes with the public operators and to read the outputs back); the batch command runs as
+the pipeline runner would, ``python tools/batch.py ...``, in subprocesses — or, for the quick
+checks, in this process through ``procanim.batch.cli.main``.
+
+Run with the 5.0.1 dev venv (it has bpy, dask distributed and tqdm)::
+
+    PROCANIM_REQUIRE_BPY=1 ~/.cache/procanim/venv-bpy-5.0.1/bin/python -m pytest -q -p no:cacheprovider tests/batch
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(ROOT / "tests" / "blender"))
+
+try:
+    import bpy  # noqa: F401
+except ImportError:
+    if os.environ.get("PROCANIM_REQUIRE_BPY") == "1":
+        raise
+    collect_ignore_glob = ["*"]
+    print("tests/batch: bpy is not importable here, batch tests not collected", file=sys.stderr)
+else:
+    import harness
+
+    def _launcher():
+        spec = importlib.util.spec_from_file_location("procanim_batch_launcher", ROOT / "tools" / "batch.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    @pytest.fixture(scope="session")
+    def extension_zip():
+        """The extension zip, built once (also handed to every batch process as $PROCANIM_ZIP)."""
+        work = Path(tempfile.mkdtemp(prefix="procanim-batch-tests-"))
+        try:
+            yield harness.build_zip(work / "dist")
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+
+    @pytest.fixture(scope="session")
+    def installed(extension_zip, tmp_path_factory):
+        """The extension installed and enabled in this process."""
+        harness.reset_scene()
+        ext = harness.install_extension(extension_zip, tmp_path_factory.mktemp("repo"), "procanim_batch_tests")
+        yield ext
+        harness.uninstall_extension(ext)
+
+    @pytest.fixture(scope="session")
+    def cli(installed):
+        """``procanim.batch.cli`` of the source tree (loaded as tools/batch.py does), to run the
+        command in this process, where the extension is enabled."""
+        _launcher().load_source_package()
+        return importlib.import_module("procanim.batch.cli")
+
+    @pytest.fixture(scope="session")
+    def inputs(installed, tmp_path_factory):
+        """The input scenes and the BVH (see scenes.py), made once per session."""
+        import scenes
+
+        folder = tmp_path_factory.mktemp("inputs")
+        made = scenes.make_all(folder)
+        harness.reset_scene()
+        return made
+
+    @pytest.fixture
+    def run_batch(extension_zip):
+        """``run_batch(*args)``: ``python tools/batch.py *args`` in a subprocess (CompletedProcess)."""
+        import subprocess
+
+        def run(*args, timeout=600):
+            env = {**os.environ, "PROCANIM_ZIP": str(extension_zip), "PYTHONDONTWRITEBYTECODE": "1"}
+            return subprocess.run(
+                [sys.executable, str(ROOT / "tools" / "batch.py"), *map(str, args)],
+                capture_output=True,
+                text=True,
+                env=env,
+                timeout=timeout,
+                check=False,
+            )
+
+        return run

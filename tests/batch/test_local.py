@@ -1,0 +1,114 @@
+"""The batch command on one machine: a failing shot fails alone (worker pool), one shot per command
+for render farms (``--shot``), and resuming by content hash."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import textwrap
+
+import bpy
+import harness
+
+JOB = """
+[defaults]
+output_dir = "out"
+
+[defaults.duck_walk]
+armature = "Duck"
+frame_end = 48
+
+[shots.duck_a]
+blend = "{duck}"
+generator = "duck_walk"
+settings = {{ amplitude = 6.0 }}
+
+[shots.walk_rock]
+blend = "{street}"
+generator = "path_walk"
+settings = {{ armature = "Human", path = "Rock" }}
+
+[shots.duck_b]
+blend = "{duck}"
+generator = "duck_walk"
+settings = {{ preset = "SAD" }}
+"""
+
+
+def write(folder, inputs, text=JOB):
+    path = folder / "jobs.toml"
+    path.write_text(textwrap.dedent(text).format(**{k: str(v) for k, v in inputs.items()}))
+    return path
+
+
+def test_one_failing_shot_fails_alone_and_the_report_says_why(run_batch, inputs, tmp_path):
+    proc = run_batch("bake", write(tmp_path, inputs), "--workers", "2")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    rows = {row["shot"]: row for row in report["shots"]}
+    assert report["mode"] == "pool" and report["workers"] == 2
+    assert report["summary"] == {"total": 3, "done": 2, "skipped": 0, "failed": 1}
+    assert rows["duck_a"]["status"] == rows["duck_b"]["status"] == "done"
+    failed = rows["walk_rock"]
+    assert failed["status"] == "failed"
+    assert "bake:" in failed["message"] and "'Rock' is a mesh" in failed["message"], failed["message"]
+    assert not (tmp_path / "out" / "walk_rock.blend").exists() and not (tmp_path / "out" / "walk_rock.json").exists()
+    assert (tmp_path / "out" / "duck_a.blend").is_file() and (tmp_path / "out" / "duck_b.json").is_file()
+    assert not list((tmp_path / "out").glob(".*partial*"))  # no temporary file left behind
+    # the final table names the failed shot and why
+    line = next(x for x in proc.stdout.splitlines() if x.startswith("walk_rock"))
+    assert "failed" in line and "'Rock' is a mesh" in line
+    assert "2 done, 0 skipped, 1 failed" in proc.stdout
+    # both workers baked (two different Blender processes)
+    assert rows["duck_a"]["worker"]["pid"] != rows["walk_rock"]["worker"].get("pid", 0) or (
+        rows["duck_b"]["worker"]["pid"] != rows["duck_a"]["worker"]["pid"]
+    )
+
+
+def bake_shot(cli, job, capsys, *extra) -> tuple[int, str]:
+    status = cli.main(["bake", str(job), "--shot", "duck_a", *extra], cli.Host("procanim-test"))
+    out = capsys.readouterr()
+    return status, out.out + out.err
+
+
+def test_one_shot_per_command_resumes_by_content_hash(cli, inputs, tmp_path, capsys):
+    """``--shot NAME`` bakes that shot in the command's own process (a render-farm task); running it
+    again does nothing; changing its settings or its input file's bytes bakes it again."""
+    duck = tmp_path / "duck.blend"
+    shutil.copy(inputs["duck"], duck)
+    job = write(tmp_path, {**inputs, "duck": duck})
+    out = tmp_path / "out"
+
+    status, text = bake_shot(cli, job, capsys)
+    assert status == 0, text
+    assert sorted(p.name for p in out.iterdir()) == ["duck_a.blend", "duck_a.json"]  # no report: farm task
+    metrics = json.loads((out / "duck_a.json").read_text())
+    first_hash, first_time = metrics["input_hash"], (out / "duck_a.blend").stat().st_mtime_ns
+    assert metrics["armatures"][0]["armature"] == "Duck" and metrics["generator"] == "duck_walk"
+
+    harness.reset_scene()
+    assert bpy.ops.wm.open_mainfile(filepath=str(out / "duck_a.blend")) == {"FINISHED"}
+    action = bpy.data.objects["Duck"].animation_data.action
+    assert action.procanim.generator == "duck_walk"
+    assert json.loads(action.procanim.metrics_json) == metrics["armatures"][0]["metrics"]
+    assert len(harness.fcurves_of(action, bpy.data.objects["Duck"])) > 10
+
+    status, text = bake_shot(cli, job, capsys)
+    assert status == 0 and "duck_a" in text and "skipped" in text, text
+    assert (out / "duck_a.blend").stat().st_mtime_ns == first_time
+
+    job.write_text(job.read_text().replace("amplitude = 6.0", "amplitude = 6.5"))
+    status, text = bake_shot(cli, job, capsys)
+    assert status == 0 and "done" in text, text
+    second_hash = json.loads((out / "duck_a.json").read_text())["input_hash"]
+    assert second_hash != first_hash
+
+    assert bpy.ops.wm.open_mainfile(filepath=str(duck)) == {"FINISHED"}
+    bpy.data.objects["Duck"].location.x += 1.0
+    assert bpy.ops.wm.save_mainfile() == {"FINISHED"}
+    status, text = bake_shot(cli, job, capsys)
+    assert status == 0 and "done" in text, text
+    assert json.loads((out / "duck_a.json").read_text())["input_hash"] not in (first_hash, second_hash)
+
+    status, text = bake_shot(cli, job, capsys, "--force")  # --force bakes even an up-to-date shot
+    assert status == 0 and "done" in text, text

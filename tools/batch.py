@@ -1,0 +1,101 @@
+"""ProcAnim's batch command with the ``bpy`` wheel — the pipeline runner.
+
+    python tools/batch.py bake jobs.toml [--workers N | --scheduler tcp://HOST:8786 | --shot NAME] ...
+    python tools/batch.py validate jobs.toml
+
+The same command as ``blender -b -c procanim ...`` (the code is the extension's ``batch/``), for a
+Python that has the ``bpy`` wheel — and, for ``--scheduler``, dask distributed; the progress bar is
+tqdm's (both installed by tools/setup_env.sh). This process imports bpy once the job file has been
+read, builds the extension zip (or takes ``$PROCANIM_ZIP``) and installs it, as Install from Disk
+does; each worker process (``python tools/batch.py worker``) installs the same zip once and then
+bakes shot after shot. The extension's source is loaded as the package ``procanim`` (its id), which
+is also the name Dask workers know it by (tools/batch_dask_worker.py).
+"""
+
+from __future__ import annotations
+
+import atexit
+import importlib
+import importlib.util
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = "procanim"
+REPO_PURPOSE = "batch"
+
+
+def load_source_package():
+    """The repository as the package ``procanim`` (importing it registers nothing)."""
+    if PACKAGE not in sys.modules:
+        spec = importlib.util.spec_from_file_location(
+            PACKAGE, ROOT / "__init__.py", submodule_search_locations=[str(ROOT)]
+        )
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[PACKAGE] = module
+        spec.loader.exec_module(module)
+    return sys.modules[PACKAGE]
+
+
+def build_zip(out_dir: Path) -> Path:
+    """Build the extension zip with the bpy wheel's own builder (found without importing bpy)."""
+    spec = importlib.util.spec_from_file_location("procanim_build", ROOT / "tools" / "build.py")
+    assert spec is not None and spec.loader is not None
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    return build.build(out_dir=out_dir)
+
+
+def install(zip_path: Path) -> str:
+    """Install ``zip_path`` into this process's Blender (a temporary repository, removed at exit)."""
+    import bpy
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    from blender_install import install_extension
+
+    module = install_extension(REPO_PURPOSE, zip_path=zip_path)
+    repo = next(r for r in bpy.context.preferences.extensions.repos if r.module == f"procanim_{REPO_PURPOSE}")
+    atexit.register(shutil.rmtree, Path(repo.custom_directory).parent, True)
+    return module
+
+
+def worker() -> int:
+    """A worker process: Blender up with the extension from ``$PROCANIM_ZIP``, then shot after shot."""
+    t0 = time.perf_counter()
+    load_source_package()
+    serve = importlib.import_module(f"{PACKAGE}.batch.worker").serve
+    import bpy  # noqa: F401  (Blender up before the extension is installed)
+
+    install(Path(os.environ["PROCANIM_ZIP"]))
+    return serve(setup_seconds=time.perf_counter() - t0)
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["worker"]:
+        return worker()
+    load_source_package()
+    cli = importlib.import_module(f"{PACKAGE}.batch.cli")
+    host = cli.Host("python tools/batch.py", worker_command=[sys.executable, str(Path(__file__).resolve()), "worker"])
+
+    def prepare() -> None:
+        import bpy  # noqa: F401
+
+        zip_path = os.environ.get("PROCANIM_ZIP")
+        if not zip_path:
+            work = Path(tempfile.mkdtemp(prefix="procanim-batch-zip-"))
+            atexit.register(shutil.rmtree, work, True)
+            zip_path = str(build_zip(work))
+        install(Path(zip_path))
+        host.worker_env["PROCANIM_ZIP"] = zip_path
+
+    host.prepare = prepare
+    return cli.main(argv, host)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
