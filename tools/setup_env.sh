@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Create or repair ProcAnim's development venvs, one per supported bpy wheel, outside the clone:
 #
-#   ${PROCANIM_CACHE:-$HOME/.cache/procanim}/venv-bpy-5.0.1   bpy, pytest, ruff, mypy, stubs, matplotlib
+#   ${PROCANIM_CACHE:-$HOME/.cache/procanim}/venv-bpy-5.0.1   bpy, pytest, ruff, mypy, stubs, matplotlib,
+#                                                             dask distributed + tqdm (the batch runner)
 #   ${PROCANIM_CACHE:-$HOME/.cache/procanim}/venv-bpy-4.5.15  bpy, pytest
 #   ${PROCANIM_CACHE:-$HOME/.cache/procanim}/venv-bpy-4.2.23  bpy, pytest, numpy<2
 #
@@ -26,7 +27,7 @@ PYTEST="pytest==9.2.0 hypothesis==6.170.15"  # hypothesis: the property-based te
 STUBS="fake-bpy-module-4.2==20260730" # the oldest supported API: what operators/panels may rely on
 requirements_for() {
   case "$1" in
-    5.0.1) echo "bpy==5.0.1 $PYTEST ruff==0.17.6 mypy==2.4.1 $STUBS matplotlib==3.11.2" ;;
+    5.0.1) echo "bpy==5.0.1 $PYTEST ruff==0.17.6 mypy==2.4.1 $STUBS matplotlib==3.11.2 dask==2026.8.0 distributed==2026.8.0 tqdm==4.70.1" ;;
     4.5.15) echo "bpy==4.5.15 $PYTEST" ;;
     4.2.23) echo "bpy==4.2.23 numpy<2 $PYTEST" ;;
     *) echo "setup_env: unsupported bpy version '$1' (supported: $ALL_VERSIONS)" >&2; return 1 ;;

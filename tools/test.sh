@@ -5,7 +5,8 @@
 #
 # Stages: setup (tools/setup_env.sh) -> ruff -> mypy (tools/typecheck.py) -> build (tools/build.py)
 # -> engine tests (tests/engine + tests/test_codebase.py, once) -> Blender tests (tests/blender) on
-# each bpy wheel -> a real Blender binary (tools/real_blender.sh test, when that script exists).
+# each bpy wheel -> batch tests (tests/batch: a local Dask cluster, bpy 5.0.1) -> a real Blender
+# binary (tools/real_blender.sh test, when that script exists).
 #
 # Environment:
 #   PROCANIM_VERSIONS="5.0.1 4.5.15 4.2.23"  bpy wheels to run the Blender tests on (default: all)
@@ -147,6 +148,7 @@ for version in $VERSIONS; do
   run_stage "blender-$version" pytest env PROCANIM_REQUIRE_BPY=1 \
     "$PROCANIM_CACHE/venv-bpy-$version/bin/python" -m pytest "${PYTEST_OPTS[@]}" tests/blender
 done
+run_stage batch pytest env PROCANIM_REQUIRE_BPY=1 "$TOOLS_VENV/bin/python" -m pytest "${PYTEST_OPTS[@]}" tests/batch
 if [ ! -f tools/real_blender.sh ]; then
   skip_stage real-blender "no tools/real_blender.sh"
 elif [ "${PROCANIM_REAL_BLENDER:-1}" = 0 ]; then

@@ -43,7 +43,12 @@ else:
 
     @pytest.fixture(scope="session")
     def extension_zip():
-        """The extension zip, built once (also handed to every batch process as $PROCANIM_ZIP)."""
+        """The extension zip, built once or ``$PROCANIM_ZIP`` (handed to every batch process)."""
+        zip_from_env = os.environ.get("PROCANIM_ZIP")
+        if zip_from_env:
+            assert Path(zip_from_env).is_file(), f"PROCANIM_ZIP={zip_from_env} does not exist"
+            yield Path(zip_from_env).resolve()
+            return
         work = Path(tempfile.mkdtemp(prefix="procanim-batch-tests-"))
         try:
             yield harness.build_zip(work / "dist")
