@@ -63,6 +63,7 @@ def _parser(prog: str) -> argparse.ArgumentParser:
         p.add_argument("jobs", type=Path, help="the TOML job file")
         p.add_argument("--shot", action="append", default=[], metavar="NAME", help="only this shot (repeatable)")
         p.add_argument("--output-dir", type=Path, help="write outputs here instead of defaults.output_dir")
+    check.add_argument("--names", action="store_true", help="print only the shot names (for farm submit scripts)")
     how = bake.add_mutually_exclusive_group()
     how.add_argument(
         "--workers", type=int, help="worker processes on this machine (default: one per core; 0: in this process)"
@@ -100,7 +101,10 @@ def main(argv: list[str], host: Host) -> int:
             print(f"  {message}", file=sys.stderr)
         return 2
     if args.command == "validate":
-        print(f"{job.path}: {len(shots)} shot(s), no problem found")
+        if args.names:
+            print(" ".join(shot.name for shot in shots))
+        else:
+            print(f"{job.path}: {len(shots)} shot(s), no problem found: {', '.join(s.name for s in shots)}")
         return 0
     return _bake(args, host, job, shots)
 
@@ -117,12 +121,8 @@ def _select(job: jobfile.JobFile, names: list[str]) -> list[jobfile.Shot]:
     return [known[n] for n in dict.fromkeys(names)]
 
 
-def _bake(args, host: Host, job: jobfile.JobFile, shots: list[jobfile.Shot]) -> int:
-    import bpy
-
-    t0 = time.perf_counter()
-    started = report.now()
-    blender = bpy.app.version_string
+def _plan(args, shots: list[jobfile.Shot], blender: str) -> tuple[dict[str, dict], list[dict]]:
+    """(a report row per shot, the specs of the shots to bake): up-to-date shots are skipped."""
     digests: dict = {}
     rows: dict[str, dict] = {}
     specs = []
@@ -133,12 +133,39 @@ def _bake(args, host: Host, job: jobfile.JobFile, shots: list[jobfile.Shot]) -> 
             rows[shot.name].update(status="skipped", message="outputs up to date (same content hash)")
         else:
             specs.append(shot.spec(h))
+    return rows, specs
+
+
+def _run(args, host: Host, job: jobfile.JobFile, specs: list[dict], mode: str, n: int, on_result) -> dict:
+    """Bake ``specs`` the chosen way; returns the mode's figures."""
+    if not specs:
+        return {}
+    if mode == "dask":
+        from . import dask_mode
+
+        return dask_mode.run(args.scheduler, specs, on_result, retries=args.retries)
+    if mode == "inline":
+        local.run_inline(specs, on_result)
+        return {}
+    logs = job.output_dir / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    return local.run_pool(specs, n, lambda i: host.start_worker(logs / f"worker-{i}.log"), on_result, args.timeout)
+
+
+def _bake(args, host: Host, job: jobfile.JobFile, shots: list[jobfile.Shot]) -> int:
+    import bpy
+
+    from .dask_mode import DaskUnavailable
+
+    t0 = time.perf_counter()
+    started = report.now()
+    blender = bpy.app.version_string
+    rows, specs = _plan(args, shots, blender)
     mode, n = _mode(args, len(specs))
     if args.dry_run:
         for shot in shots:
-            print(f"{shot.name}: {rows[shot.name]['status'] if rows[shot.name]['status'] == 'skipped' else 'to bake'}")
+            print(f"{shot.name}: {'skipped' if rows[shot.name].get('status') == 'skipped' else 'to bake'}")
         return 0
-
     progress = report.Progress(len(specs), quiet=args.quiet)
 
     def on_result(spec: dict, result: dict) -> None:
@@ -147,39 +174,25 @@ def _bake(args, host: Host, job: jobfile.JobFile, shots: list[jobfile.Shot]) -> 
         row.update({k: v for k, v in result.items() if k != "shot"}, worker=worker)
         progress.update(spec["name"], result)
 
+    t_batch = time.perf_counter()
+    stopped = None  # (exit status, why) when the run could not go on
     figures: dict = {}
     try:
-        if not specs:
-            pass
-        elif mode == "dask":
-            from . import dask_mode
-
-            try:
-                figures = dask_mode.run(args.scheduler, specs, on_result, retries=args.retries)
-            except dask_mode.DaskUnavailable as err:
-                print(f"{host.prog}: {err}; nothing was baked", file=sys.stderr)
-                return 2
-        elif mode == "inline":
-            local.run_inline(specs, on_result)
-        else:
-            logs = job.output_dir / "logs"
-            logs.mkdir(parents=True, exist_ok=True)
-            figures = local.run_pool(
-                specs, n, lambda i: host.start_worker(logs / f"worker-{i}.log"), on_result, args.timeout
-            )
+        figures = _run(args, host, job, specs, mode, n, on_result)
+    except DaskUnavailable as err:
+        stopped = (2, f"{err}; nothing was sent to the cluster")
     except local.WorkerSetupError as err:
-        print(f"{host.prog}: {err}", file=sys.stderr)
-        return 3
+        stopped = (3, str(err))
     except KeyboardInterrupt:
-        interrupted = True
-    else:
-        interrupted = False
+        stopped = (130, "interrupted")
     finally:
         progress.close()
+    if stopped is not None:
+        print(f"{host.prog}: {stopped[1]}", file=sys.stderr)
     ordered = [rows[s.name] for s in shots]
     for row in ordered:
         if "status" not in row:
-            row.update(status="failed", message="not run: the batch was interrupted")
+            row.update(status="failed", message=f"not run: {stopped[1] if stopped else 'no result'}")
     print(report.table(ordered))
     header = {
         "job_file": str(job.path),
@@ -190,14 +203,15 @@ def _bake(args, host: Host, job: jobfile.JobFile, shots: list[jobfile.Shot]) -> 
         "blender": blender,
         "extension": hashing.extension_version(),
         "wall_s": time.perf_counter() - t0,
+        "batch_s": time.perf_counter() - t_batch,  # baking, worker start-up included (see ready_s)
         **figures,
     }
     report_path = args.report or (None if args.shot else job.output_dir / "report.json")
     if report_path is not None:
         report.write_report(report_path, header, ordered)
         print(f"report: {report_path}")
-    if interrupted:
-        return 130
+    if stopped is not None:
+        return stopped[0]
     return 1 if any(r["status"] == "failed" for r in ordered) else 0
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import atexit
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -113,6 +114,7 @@ def run(address: str, specs: list[dict], on_result: Callable[[dict, dict], None]
         from . import dask_plugin
     except ImportError:
         raise DaskUnavailable("--scheduler needs dask distributed in this Python (tools/setup_env.sh)") from None
+    t0 = time.perf_counter()
     with Client(address, timeout="20s") as client:
         try:
             client.wait_for_workers(1, timeout=60)
@@ -123,6 +125,7 @@ def run(address: str, specs: list[dict], on_result: Callable[[dict, dict], None]
             client.register_plugin(dask_plugin.BlenderOnWorker(str(ROOT)))
         except Exception as err:  # the workers' error, raised again here
             raise DaskUnavailable(f"a Dask worker could not start Blender: {type(err).__name__}: {err}") from None
+        ready_s = time.perf_counter() - t0  # every worker has its Blender up
         bake = dask_plugin.task()
         futures = {
             client.submit(bake, spec, key=f"procanim-{spec['name']}-{spec['input_hash'][:16]}", retries=retries): spec
@@ -135,4 +138,4 @@ def run(address: str, specs: list[dict], on_result: Callable[[dict, dict], None]
             except Exception as err:  # KilledWorker, a task that kept failing …: that shot fails alone
                 result = {"shot": spec["name"], "status": "failed", "message": f"dask: {type(err).__name__}: {err}"}
             on_result(spec, result)
-        return {"dask_workers": sorted(client.scheduler_info()["workers"])}
+        return {"dask_workers": sorted(client.scheduler_info()["workers"]), "ready_s": ready_s}

@@ -45,7 +45,8 @@ def run_inline(specs: list[dict], on_result: OnResult) -> None:
 
 
 def run_pool(specs: list[dict], n: int, start_worker: StartWorker, on_result: OnResult, timeout: float | None) -> dict:
-    """Bake ``specs`` on ``n`` workers; returns pool figures (each worker's start-up seconds)."""
+    """Bake ``specs`` on ``n`` workers; returns pool figures: each worker's start-up seconds and
+    ``ready_s``, when the last of the first ``n`` was up (seconds after the call)."""
     started = [start_worker(i) for i in range(n)]  # every worker ever started (closed at the end)
     idle: queue.Queue[Worker] = queue.Queue()
     for w in started:
@@ -93,7 +94,7 @@ def run_pool(specs: list[dict], n: int, start_worker: StartWorker, on_result: On
     finally:
         for w in list(started):
             w.close()
-    return {"workers": n, "worker_startup_s": startups}
+    return {"workers": n, "worker_startup_s": startups, "ready_s": max(startups, default=0.0)}
 
 
 def log_path(log_dir: Path | None, name: str) -> Path | None:

@@ -161,6 +161,7 @@ def bake(spec: dict) -> dict:
     import bpy
 
     t = {"start": time.perf_counter()}
+    cpu0 = time.process_time()
     result = {"shot": spec["name"], "status": "failed", "pid": os.getpid(), "host": socket.gethostname()}
     stage = "open"
     try:
@@ -224,5 +225,6 @@ def bake(spec: dict) -> dict:
     write_json(Path(spec["metrics"]), metrics)
     seconds["metrics"] = time.perf_counter() - t["fbx"]
     seconds["total"] = time.perf_counter() - t["start"]
+    seconds["cpu"] = time.process_time() - cpu0  # this process's CPU time for the whole shot
     result.update(status="done", armatures=[a["armature"] for a in armatures], seconds=seconds)
     return result

@@ -17,7 +17,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +26,8 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+from batch_cluster import local_cluster, wait_for  # noqa: E402
 
 # Slow shots (path walks, handshakes, the adaptation) alternate with quick duck walks.
 JOB = """
@@ -119,101 +120,10 @@ ARMATURES = {
 SLOW = ("walk_", "handshake_", "mocap_")
 
 
-def dask_command() -> list[str]:
-    return [str(Path(sys.executable).parent / "dask")]
-
-
-@dataclass
-class Cluster:
-    address: str
-    scheduler: subprocess.Popen
-    workers: list[subprocess.Popen]
-    blender_logs: list[Path]
-
-
-def _wait_for(predicate, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise TimeoutError(f"{what} within {timeout:g} s")
-
-
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory, extension_zip):
-    folder = tmp_path_factory.mktemp("dask")
-    scheduler_file = folder / "scheduler.json"
-    procs: list[subprocess.Popen] = []
-    logs = []
-
-    def start(args, log, env=None):
-        logs.append(open(log, "wb"))  # noqa: SIM115 (closed at teardown)
-        proc = subprocess.Popen(args, stdout=logs[-1], stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
-        procs.append(proc)
-        return proc
-
-    try:
-        scheduler = start(
-            [
-                *dask_command(),
-                "scheduler",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                "0",
-                "--no-dashboard",
-                "--scheduler-file",
-                str(scheduler_file),
-            ],
-            folder / "scheduler.log",
-        )
-        address = _wait_for(
-            lambda: scheduler_file.is_file() and json.loads(scheduler_file.read_text() or "{}").get("address"),
-            60,
-            "the Dask scheduler did not start",
-        )
-        workers, blender_logs = [], []
-        for i in range(2):
-            blender_logs.append(folder / f"blender-{i}.log")
-            env = {"PROCANIM_ZIP": str(extension_zip), "PROCANIM_BATCH_LOG": str(blender_logs[-1])}
-            workers.append(
-                start(
-                    [
-                        *dask_command(),
-                        "worker",
-                        address,
-                        "--nthreads",
-                        "1",
-                        "--no-nanny",
-                        "--no-dashboard",
-                        "--name",
-                        f"w{i}",
-                        "--local-directory",
-                        str(folder / f"w{i}"),
-                    ],
-                    folder / f"worker-{i}.log",
-                    env,
-                )
-            )
-        from distributed import Client
-
-        with Client(address, timeout="30s") as client:
-            client.wait_for_workers(2, timeout=120)
-        yield Cluster(address, scheduler, workers, blender_logs)
-    finally:
-        for proc in reversed(procs):
-            if proc.poll() is None:
-                proc.terminate()
-        for proc in reversed(procs):
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        for log in logs:
-            log.close()
+    with local_cluster(tmp_path_factory.mktemp("dask"), workers=2, env={"PROCANIM_ZIP": str(extension_zip)}) as c:
+        yield c
 
 
 @pytest.fixture(scope="module")
@@ -265,7 +175,7 @@ def dask_run(cluster, job, extension_zip):
         return starts[-1] if starts and some_done and starts[-1].startswith(SLOW) else None
 
     try:
-        killed = _wait_for(a_slow_shot_started_after_some_were_done, 300, "w0 did not start a slow shot")
+        killed = wait_for(a_slow_shot_started_after_some_were_done, 300, "w0 did not start a slow shot")
     except TimeoutError:
         proc.kill()
         pytest.fail(f"no kill moment: {proc.communicate()[0]}")
@@ -293,7 +203,7 @@ def test_the_killed_worker_loses_no_shot(cluster, dask_run):
             return True
         return "State:\tZ" in state
 
-    _wait_for(gone, 10, "the killed worker's Blender is still running")
+    wait_for(gone, 10, "the killed worker's Blender is still running")
     assert not list(dask_run.out.glob(f".{dask_run.killed_shot}.*partial*"))
 
 

@@ -66,7 +66,8 @@ def test_one_failing_shot_fails_alone_and_the_report_says_why(run_batch, inputs,
 
 
 def bake_shot(cli, job, capsys, *extra) -> tuple[int, str]:
-    status = cli.main(["bake", str(job), "--shot", "duck_a", *extra], cli.Host("procanim-test"))
+    # the order a Flamenco task uses (docs/batch.md): options, then the job file last
+    status = cli.main(["bake", "--shot", "duck_a", *extra, str(job)], cli.Host("procanim-test"))
     out = capsys.readouterr()
     return status, out.out + out.err
 
@@ -112,3 +113,45 @@ def test_one_shot_per_command_resumes_by_content_hash(cli, inputs, tmp_path, cap
 
     status, text = bake_shot(cli, job, capsys, "--force")  # --force bakes even an up-to-date shot
     assert status == 0 and "done" in text, text
+
+
+def test_a_crashed_pool_worker_is_replaced_and_its_shot_baked(extension_zip, inputs, tmp_path):
+    """SIGKILL a pool worker's Blender while it bakes: a new worker takes its place and bakes the shot."""
+    import os
+    import re
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    text = "\n".join(
+        f'[shots.walk_{i}]\nblend = "{inputs["street"]}"\ngenerator = "path_walk"\n'
+        f'settings = {{ armature = "Human", path = "{path}" }}\n'
+        for i, path in enumerate(("S", "Bend", "S", "Bend"))
+    )
+    job = tmp_path / "jobs.toml"
+    job.write_text('[defaults]\noutput_dir = "out"\n\n' + text)
+    proc = subprocess.Popen(
+        [sys.executable, str(harness.REPO_ROOT / "tools" / "batch.py"), "bake", str(job), "--workers", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "PROCANIM_ZIP": str(extension_zip)},
+    )
+    log = tmp_path / "out" / "logs" / "worker-0.log"
+    deadline = time.monotonic() + 300
+    while not (log.is_file() and "procanim-batch: start" in log.read_text()):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[0]
+        time.sleep(0.02)
+    first = log.read_text()
+    shot = re.search(r"procanim-batch: start (\S+)", first).group(1)
+    os.kill(int(re.search(r"procanim-batch: worker (\d+) ready", first).group(1)), signal.SIGKILL)
+    output, _ = proc.communicate(timeout=600)
+    assert proc.returncode == 0, output
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    rows = {row["shot"]: row for row in report["shots"]}
+    assert report["summary"]["done"] == 4, output
+    # the shot that was baking (or, had it just finished, the next one) took a second attempt
+    assert sorted(row["attempts"] for row in rows.values()) == [1, 1, 1, 2], rows
+    assert rows[shot]["status"] == "done"
+    assert (tmp_path / "out" / "logs" / "worker-2.log").is_file()  # the replacement worker

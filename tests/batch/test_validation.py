@@ -128,6 +128,11 @@ def test_every_problem_is_listed_at_once(cli, inputs, tmp_path, capsys):
     assert "shot 'walk': settings.armature: no object 'Nobody'" in output
 
 
+def test_the_shot_names_for_farm_submit_scripts(cli, inputs, tmp_path, capsys):
+    status, output = validate(cli, write(tmp_path, GOOD, inputs), capsys, "--names")
+    assert status == 0 and output.strip() == "walk duck"
+
+
 def test_an_unknown_shot_name_is_refused(cli, inputs, tmp_path, capsys):
     status, output = validate(cli, write(tmp_path, GOOD, inputs), capsys, "--shot", "wlak")
     assert status == 2
