@@ -104,12 +104,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--length", type=float, default=12.0, help="metres of the straight path")
     args = parser.parse_args(argv)
-    import scenes
+    import batch_scenes
 
     folder = Path(tempfile.mkdtemp(prefix="procanim-batch-bench-"))
     zip_path = build.build(out_dir=folder / "dist")
     install_extension("batchbench", zip_path=zip_path)
-    job = job_file(folder, scenes.street(folder / "street.blend", length=args.length), args.shots)
+    job = job_file(folder, batch_scenes.street(folder / "street.blend", length=args.length), args.shots)
     print(
         f"{args.shots} path-walk shots ({args.length:g} m), {args.workers} workers, {os.cpu_count()} cores; "
         f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}",

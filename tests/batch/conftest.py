@@ -72,11 +72,11 @@ else:
 
     @pytest.fixture(scope="session")
     def inputs(installed, tmp_path_factory):
-        """The input scenes and the BVH (see scenes.py), made once per session."""
-        import scenes
+        """The input scenes and the BVH (see batch_scenes.py), made once per session."""
+        import batch_scenes
 
         folder = tmp_path_factory.mktemp("inputs")
-        made = scenes.make_all(folder)
+        made = batch_scenes.make_all(folder)
         harness.reset_scene()
         return made
 
