@@ -21,6 +21,7 @@ import math
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from .jobfile import Shot
 
@@ -124,16 +125,17 @@ def blend_objects(path: Path, cache: dict) -> tuple[list[str] | None, str | None
     """The object names in the .blend at ``path`` (without opening it), or (None, why not)."""
     import bpy
 
+    libraries: Any = bpy.data.libraries  # (the 4.2 stubs type load() as returning None)
     if path not in cache:
         try:
             if bpy.data.filepath and Path(bpy.data.filepath).resolve() == path:
                 # Blender cannot list the file it has open: list a copy of it
                 with tempfile.TemporaryDirectory(prefix="procanim-batch-") as tmp:
                     copy = Path(shutil.copy(path, Path(tmp) / path.name))
-                    with bpy.data.libraries.load(str(copy)) as (data_from, _data_to):
+                    with libraries.load(str(copy)) as (data_from, _data_to):
                         cache[path] = (list(data_from.objects), None)
             else:
-                with bpy.data.libraries.load(str(path)) as (data_from, _data_to):
+                with libraries.load(str(path)) as (data_from, _data_to):
                     cache[path] = (list(data_from.objects), None)
         except (OSError, RuntimeError, ValueError) as err:
             cache[path] = (None, f"cannot read {path}: {err}")

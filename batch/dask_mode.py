@@ -26,11 +26,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from .hashing import extension_version
 from .worker import Worker, WorkerDied
 
 ROOT = Path(__file__).resolve().parents[1]  # the repository, when this is the pipeline runner
 _lock = threading.Lock()
 _launch: tuple[list[str], dict, Path | None] | None = None
+_launch_key: str = ""  # what the running Blender was started for (repository and extension version)
 _child: Worker | None = None
 
 
@@ -41,15 +43,18 @@ class DaskUnavailable(RuntimeError):
 # ------------------------------------------------------------------------------ on the Dask workers
 
 
-def has_child() -> bool:
-    return _child is not None and _child.proc.poll() is None
+def has_child(key: str) -> bool:
+    """True when this worker's Blender runs and was started for ``key`` (see the worker plugin)."""
+    return _child is not None and _child.proc.poll() is None and key == _launch_key
 
 
-def start_child(command: list[str], env: dict, log: Path | None) -> None:
-    """Start this Dask worker's Blender process (called by the worker plugin)."""
-    global _launch, _child
+def start_child(command: list[str], env: dict, log: Path | None, key: str = "") -> None:
+    """Start this Dask worker's Blender process (called by the worker plugin), replacing one that
+    runs for another key (a new extension version)."""
+    global _launch, _child, _launch_key
+    stop_child()
     with _lock:
-        _launch = (command, env, log)
+        _launch, _launch_key = (command, env, log), key
         _child = Worker(command, env, log)
 
 
@@ -108,7 +113,7 @@ def run(address: str, specs: list[dict], on_result: Callable[[dict, dict], None]
             "python tools/batch.py bake JOBS --scheduler ADDRESS (see docs/batch.md)"
         )
     try:
-        import cloudpickle
+        import cloudpickle  # type: ignore[import-untyped, unused-ignore]
         from distributed import Client, as_completed
 
         from . import dask_plugin
@@ -122,7 +127,7 @@ def run(address: str, specs: list[dict], on_result: Callable[[dict, dict], None]
             raise DaskUnavailable(f"no Dask worker joined the scheduler at {address} within 60 s") from None
         cloudpickle.register_pickle_by_value(dask_plugin)
         try:
-            client.register_plugin(dask_plugin.BlenderOnWorker(str(ROOT)))
+            client.register_plugin(dask_plugin.BlenderOnWorker(str(ROOT), extension_version()))
         except Exception as err:  # the workers' error, raised again here
             raise DaskUnavailable(f"a Dask worker could not start Blender: {type(err).__name__}: {err}") from None
         ready_s = time.perf_counter() - t0  # every worker has its Blender up

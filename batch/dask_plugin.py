@@ -7,7 +7,9 @@ the workers beyond ``dask worker ADDRESS --nthreads 1`` in an environment with t
 client's path, or ``$PROCANIM_ROOT`` on the worker: a shared file system is assumed, as for the
 shots' own files), builds the extension zip once per worker (or takes ``$PROCANIM_ZIP``) and starts
 the worker's Blender child (``python tools/batch.py worker``), waiting until it is ready. A worker
-that already has its Blender keeps it (a second batch starts warm).
+that already has its Blender for the same repository and extension version keeps it (a second
+batch starts warm); another version gets a new Blender. (The Dask worker's own copy of this
+package is loaded once: restart the workers after updating ProcAnim's code without a new version.)
 
 This module is pickled by value (``cloudpickle.register_pickle_by_value``): neither the workers
 (before the plugin has run) nor the scheduler (which unpickles the tasks) can import ``procanim``.
@@ -48,8 +50,9 @@ def task():
 class BlenderOnWorker(WorkerPlugin):
     name = NAME
 
-    def __init__(self, root: str):
+    def __init__(self, root: str, version: str):
         self.root = root
+        self.version = version
 
     async def setup(self, worker) -> None:
         root = Path(os.environ.get("PROCANIM_ROOT") or self.root)
@@ -61,11 +64,13 @@ class BlenderOnWorker(WorkerPlugin):
         spec.loader.exec_module(launcher)
         launcher.load_source_package()
         dask_mode = importlib.import_module(DASK_MODE)
-        if not dask_mode.has_child():
+        key = f"{root} {self.version} {os.environ.get('PROCANIM_ZIP', '')}"
+        if not dask_mode.has_child(key):
             local = Path(worker.local_directory)
             zip_path = os.environ.get("PROCANIM_ZIP") or str(
                 await asyncio.to_thread(launcher.build_zip, local / "procanim-dist")
             )
             log = Path(os.environ.get("PROCANIM_BATCH_LOG") or local / "procanim-blender.log")
-            dask_mode.start_child([sys.executable, str(launcher_path), "worker"], {"PROCANIM_ZIP": zip_path}, log)
+            command = [sys.executable, str(launcher_path), "worker"]
+            dask_mode.start_child(command, {"PROCANIM_ZIP": zip_path}, log, key)
         await asyncio.to_thread(dask_mode.wait_child_ready)

@@ -231,7 +231,7 @@ def _shot(path, name, raw, defaults, per_generator, generators, output_dir, erro
         fbx = _output(base, fbx_value, output.with_suffix(".fbx"), ".fbx", f"{where}: fbx", errors)
     else:
         errors.append(f"{where}: fbx: must be true, false or a file name, got {_kind(fbx_value)}")
-    if len(errors) > n_errors:
+    if len(errors) > n_errors or not isinstance(generator, str):
         return None
     return Shot(name, generator, blend, settings, output, metrics, fbx, imported)
 

@@ -29,7 +29,7 @@ class Progress:
         self.bar = None
         if not quiet and total and sys.stderr.isatty():
             try:
-                from tqdm import tqdm
+                from tqdm import tqdm  # type: ignore[import-untyped, import-not-found, unused-ignore]
             except ImportError:
                 tqdm = None
             if tqdm is not None:
