@@ -91,7 +91,7 @@ def read_rigmap(obj) -> RigMap:
     stored = getattr(obj.data, "procanim_roles", None)
     roles = {item.role: item.bone for item in stored if item.bone} if stored is not None else {}
     parents = {b.name: (b.parent.name if b.parent else None) for b in obj.data.bones}
-    detected = detect(list(parents), parents, rig_name=obj.name)
+    detected = detect(list(parents), parents, rig_name=obj.name, skeleton=read_skeleton(obj))
     if not roles:
         return detected
     rm = RigMap(roles, family="stored", rig_name=obj.name)

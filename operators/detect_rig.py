@@ -1,17 +1,56 @@
-"""procanim.detect_rig — guess the bone roles of an armature and store them on it."""
+"""procanim.detect_rig — find which bone plays each role, from the rig's structure, and store it."""
 
 from __future__ import annotations
+
+import json
 
 import bpy
 from bpy.props import StringProperty
 
 from ..procanim_addon.errors import InputError
-from ..procanim_addon.rig_roles import LEG_ROLES, ROLES, detect
-from .bridge import resolve_armature, store_rigmap
+from ..procanim_addon.rig_roles import CONTROL_ROLES, LEG_ROLES, OPTIONAL_ROLES, ROLES, RigMap, detect
+from .bridge import read_skeleton, resolve_armature, store_rigmap
+
+#: ID property on the armature data where the last detection is kept for the Character panel
+DETECTION_KEY = "procanim_detection"
+
+
+def store_detection(obj, rigmap: RigMap) -> None:
+    """Keep what detection found (family, confidence, notes, the map) on the armature data, so the
+    panel can show it and tell a map edited by hand from the detected one."""
+    obj.data[DETECTION_KEY] = {
+        "family": rigmap.family,
+        "confidence": float(rigmap.confidence),
+        "notes": "\n".join(rigmap.notes),
+        "roles": json.dumps({r: b for r, b in rigmap.roles.items() if b}, sort_keys=True),
+    }
+
+
+def read_detection(obj) -> dict | None:
+    """What :func:`store_detection` kept: ``{family, confidence, notes (list), roles (dict)}``."""
+    raw = obj.data.get(DETECTION_KEY) if obj is not None else None
+    if raw is None:
+        return None
+    try:
+        roles = json.loads(raw.get("roles", "{}"))
+    except ValueError:
+        roles = {}
+    notes = [n for n in str(raw.get("notes", "")).split("\n") if n]
+    return {"family": str(raw.get("family", "")), "confidence": float(raw.get("confidence", 0.0)),
+            "notes": notes, "roles": roles}
+
+
+def missing_roles(roles: dict[str, str]) -> tuple[list[str], list[str]]:
+    """(missing leg roles, other missing roles that most generators use); optional roles such as
+    ``tail``, ``toe.L`` or ``foot_ik.L`` are not listed."""
+    legs = [r for r in LEG_ROLES if not roles.get(r)]
+    skip = set(OPTIONAL_ROLES) | set(CONTROL_ROLES) | set(LEG_ROLES)
+    return legs, [r for r in ROLES if r not in skip and not roles.get(r)]
 
 
 class PROCANIM_OT_detect_rig(bpy.types.Operator):
-    """Detect which bone plays each role (hips, thigh.L …) from the bone names"""
+    """Detect which bone plays each role (hips, thigh.L …) from the rig's structure and rest pose;
+    bone names only break ties"""
 
     bl_idname = "procanim.detect_rig"
     bl_label = "Detect Roles"
@@ -24,22 +63,23 @@ class PROCANIM_OT_detect_rig(bpy.types.Operator):
     def execute(self, context):
         try:
             obj = resolve_armature(self.armature, context)
+            skeleton = read_skeleton(obj)
         except InputError as err:
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
         parents = {b.name: (b.parent.name if b.parent else None) for b in obj.data.bones}
-        rigmap = detect(list(parents), parents, rig_name=obj.name)
+        rigmap = detect(list(parents), parents, rig_name=obj.name, skeleton=skeleton)
         store_rigmap(obj, rigmap)
+        store_detection(obj, rigmap)
         found = len([r for r in ROLES if rigmap.get(r)])
-        missing = rigmap.missing(LEG_ROLES)
-        if missing:
-            self.report(
-                {"WARNING"},
-                f"{obj.name}: {found} roles found ({rigmap.family or 'unknown rig'}); "
-                f"missing leg roles: {', '.join(missing)}",
-            )
+        legs, others = missing_roles(rigmap.roles)
+        summary = f"{obj.name}: {rigmap.family}, confidence {rigmap.confidence:.0%}, {found} roles found"
+        if legs:
+            self.report({"WARNING"}, f"{summary}; missing leg roles: {', '.join(legs)}")
+        elif others:
+            self.report({"INFO"}, f"{summary}; missing: {', '.join(others)}")
         else:
-            self.report({"INFO"}, f"{obj.name}: {found} roles found ({rigmap.family})")
+            self.report({"INFO"}, summary)
         return {"FINISHED"}
 
 

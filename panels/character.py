@@ -1,10 +1,14 @@
-"""Character panel: which armature, its role map (missing roles named), Detect."""
+"""Character panel: which armature, what detection recognised (family, confidence, notes), its role
+map with the missing roles named, Detect, and which bones a bake will key."""
 
 from __future__ import annotations
 
+import textwrap
+
 import bpy
 
-from ..procanim_addon.rig_roles import LEG_ROLES, ROLES
+from ..operators.detect_rig import missing_roles, read_detection
+from ..procanim_addon.rig_roles import ROLES
 
 
 class ProcAnimPanel:
@@ -19,6 +23,42 @@ def active_armature(context):
     if obj is None and context.active_object is not None and context.active_object.type == "ARMATURE":
         obj = context.active_object
     return obj
+
+
+def keyed_bones(obj) -> list[str] | None:
+    """The bones a bake will key on ``obj`` (controls on a control rig, else the role bones).
+
+    PLACEHOLDER for the key targets (issue 10, item 1 — the control-rig work): returns None until
+    they exist, and the panel then shows nothing here.
+    """
+    return None
+
+
+def _lines(layout, text: str, width: int = 44, icon: str = "NONE") -> None:
+    """``text`` as labels of at most ``width`` characters (the sidebar does not wrap)."""
+    for k, line in enumerate(textwrap.wrap(text, width) or [""]):
+        layout.label(text=line, icon=icon if k == 0 else "BLANK1" if icon != "NONE" else "NONE")
+
+
+def _draw_detection(box, obj, roles: dict[str, str]) -> None:
+    """Family and confidence, a hand-edited map, missing roles, detection notes."""
+    detection = read_detection(obj)
+    if detection is not None:
+        sure = detection["confidence"] >= 0.75
+        box.label(text=f"{detection['family']} — confidence {detection['confidence']:.0%}",
+                  icon="CHECKMARK" if sure else "QUESTION")
+        if detection["roles"] != {r: b for r, b in roles.items() if b}:
+            box.label(text="Map edited by hand since detection", icon="GREASEPENCIL")
+    legs, others = missing_roles(roles)
+    found = len([r for r in ROLES if roles.get(r)])
+    if legs:
+        _lines(box, f"{found} roles; missing leg roles: {', '.join(legs)}", icon="ERROR")
+    else:
+        box.label(text=f"{found} roles assigned", icon="CHECKMARK")
+    if others:
+        _lines(box, f"Missing: {', '.join(others)}", icon="INFO")
+    for note in (detection or {}).get("notes", [])[:3]:
+        _lines(box, note)
 
 
 class PROCANIM_PT_character(ProcAnimPanel, bpy.types.Panel):
@@ -37,18 +77,16 @@ class PROCANIM_PT_character(ProcAnimPanel, bpy.types.Panel):
             layout.label(text="Pick an armature or add one.", icon="INFO")
             return
         roles = {item.role: item.bone for item in obj.data.procanim_roles}
-        found = [r for r in ROLES if roles.get(r)]
-        missing_legs = [r for r in LEG_ROLES if not roles.get(r)]
         box = layout.box()
-        if not roles:
+        if not any(roles.values()) and read_detection(obj) is None:
             box.label(text="Roles not detected yet", icon="QUESTION")
-        elif missing_legs:
-            box.label(text=f"{len(found)} roles; missing:", icon="ERROR")
-            box.label(text=", ".join(missing_legs))
         else:
-            box.label(text=f"{len(found)} roles assigned", icon="CHECKMARK")
+            _draw_detection(box, obj, roles)
         op = box.operator("procanim.detect_rig", icon="VIEWZOOM")
         op.armature = obj.name
+        keyed = keyed_bones(obj)  # key targets (control-rig work): None until they exist
+        if keyed is not None:
+            _lines(box, f"Keys go to {len(keyed)} bones: {', '.join(keyed)}", icon="KEYINGSET")
         box.prop(settings, "show_roles", toggle=True)
         if settings.show_roles:
             col = box.column(align=True)
