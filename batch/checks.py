@@ -2,12 +2,15 @@
 against the input .blend files.
 
 A shot's settings are the arguments of its operator (``procanim.<generator>``) under the same
-names; each is checked against that operator's RNA property — its type, array length, enum items
-and hard limits (``hard_min``/``hard_max``) — so the job file accepts exactly what the operator
-accepts, and the limits are written once, on the operator. Values are returned normalised (an
-integer given for a float argument becomes a float) so the content hash does not depend on how a
-number was typed. The importer's options (``import = {...}``) are checked the same way against
-``import_anim.bvh`` or ``import_scene.fbx``.
+names; each is checked against that operator's RNA property — its type, array length and enum
+items — and against the documented range of the value. The range is read from RNA too, never
+copied: the generator's sidebar settings (``scene.procanim.<settings>``) are made from the same
+definitions as the operator's arguments and carry the documented range as hard limits, while the
+operator has it as soft limits only (so that a script gets the engine's message rather than a
+silent clamp); an argument the sidebar does not have is held to the operator's own hard limits.
+Values are returned normalised (an integer given for a float argument becomes a float) so the
+content hash does not depend on how a number was typed. The importer's options (``import =
+{...}``) are checked the same way against ``import_anim.bvh`` or ``import_scene.fbx``.
 
 Every text argument of a generator operator names an object (the operator contract: armature,
 path, ground, terrain, reference, initiator, partner); a non-empty one must be an object of the
@@ -41,16 +44,32 @@ def operator_arguments(operator_id: str) -> dict:
     return {p.identifier: p for p in rna.properties if p.identifier != "rna_type"}
 
 
-def check_value(prop, value, where: str):
-    """``(normalised value, None)`` or ``(None, message)`` for ``value`` given to RNA property ``prop``."""
+def sidebar_settings(operator_id: str) -> dict:
+    """``{name: RNA property}`` of the sidebar settings of the generator behind ``operator_id``
+    (``scene.procanim.<settings>``; empty when it has none)."""
+    import bpy
+
+    from ..procanim_addon import registry
+
+    entry = registry.BY_ID.get(operator_id.removeprefix("procanim."))
+    scene = bpy.types.Scene.bl_rna.properties.get("procanim")
+    group = scene.fixed_type.properties.get(entry.settings) if entry is not None and scene is not None else None
+    if group is None or group.type != "POINTER":
+        return {}
+    return {p.identifier: p for p in group.fixed_type.properties if p.identifier != "rna_type"}
+
+
+def check_value(prop, value, where: str, limits=None):
+    """``(normalised value, None)`` or ``(None, message)`` for ``value`` given to RNA property ``prop``;
+    numbers are held to ``limits`` (an RNA property whose hard limits are the range; default ``prop``)."""
     length = getattr(prop, "array_length", 0) or 0
     if prop.type in ("BOOLEAN", "INT", "FLOAT") and length > 0:
         if not isinstance(value, list) or len(value) != length:
             return None, f"{where}: must be an array of {length} {_noun(prop)}s, got {_show(value)}"
-        items = [check_value_scalar(prop, v, f"{where}[{i}]") for i, v in enumerate(value)]
+        items = [check_value_scalar(prop, v, f"{where}[{i}]", limits) for i, v in enumerate(value)]
         problems = [m for _v, m in items if m]
         return (None, problems[0]) if problems else ([v for v, _m in items], None)
-    return check_value_scalar(prop, value, where)
+    return check_value_scalar(prop, value, where, limits)
 
 
 def _noun(prop) -> str:
@@ -61,8 +80,9 @@ def _show(value) -> str:
     return repr(value) if not isinstance(value, dict) else "a table"
 
 
-def check_value_scalar(prop, value, where: str):
+def check_value_scalar(prop, value, where: str, limits=None):
     kind = prop.type
+    limits = limits if limits is not None and limits.type == kind else prop
     if kind == "BOOLEAN":
         return (
             (value, None) if isinstance(value, bool) else (None, f"{where}: must be true or false, got {_show(value)}")
@@ -76,10 +96,9 @@ def check_value_scalar(prop, value, where: str):
             value = float(value)
             if not math.isfinite(value):
                 return None, f"{where}: must be a finite number, got {value!r}"
-        if value < prop.hard_min:
-            return None, f"{where}: {value!r} is below the operator's limit {prop.hard_min:g}"
-        if value > prop.hard_max:
-            return None, f"{where}: {value!r} is above the operator's limit {prop.hard_max:g}"
+        if not limits.hard_min <= value <= limits.hard_max:
+            side = "below" if value < limits.hard_min else "above"
+            return None, f"{where}: {value!r} is {side} its range, {limits.hard_min:g} to {limits.hard_max:g}"
         return value, None
     if kind == "STRING":
         return (value, None) if isinstance(value, str) else (None, f"{where}: must be a string, got {_show(value)}")
@@ -101,6 +120,7 @@ def check_arguments(operator_id: str, values: dict, where: str, skip: tuple = ()
         props = operator_arguments(operator_id)
     except KeyError as err:
         return {}, [f"{where}: {err.args[0]}"]
+    ranges = sidebar_settings(operator_id)
     out, errors = {}, []
     for key, value in values.items():
         prop = props.get(key)
@@ -108,7 +128,7 @@ def check_arguments(operator_id: str, values: dict, where: str, skip: tuple = ()
             known = ", ".join(k for k in props if k not in skip)
             errors.append(f"{where}.{key}: not an argument of {operator_id} (arguments: {known})")
             continue
-        normalised, message = check_value(prop, value, f"{where}.{key}")
+        normalised, message = check_value(prop, value, f"{where}.{key}", ranges.get(key))
         if message:
             errors.append(message)
         else:

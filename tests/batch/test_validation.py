@@ -63,13 +63,21 @@ CASES = {
         GOOD.replace('generator = "path_walk"', 'generator = "adapt_terrain"').replace(
             'path = "Straight"', 'terrain = "Ground", damping = 1.5'
         ),
-        r"shot 'walk': settings\.damping: 1\.5 is above the operator's limit 0\.95",
+        r"shot 'walk': settings\.damping: 1\.5 is above its range, 0 to 0\.95",
     ),
     "argument below its limit": (
         GOOD.replace('generator = "path_walk"', 'generator = "source_motion"').replace(
             'path = "Straight"', "steps = 0"
         ),
-        r"shot 'walk': settings\.steps: 0 is below the operator's limit 1",
+        r"shot 'walk': settings\.steps: 0 is below its range, 1 to 1000",
+    ),
+    "a walk argument above its range": (
+        GOOD.replace('path = "Straight"', 'path = "Straight", cadence = 500.0'),
+        r"shot 'walk': settings\.cadence: 500\.0 is above its range, 20 to 240",
+    ),
+    "an array item out of its range": (
+        GOOD.replace('path = "Straight"', 'path = "Straight", delta_y = [0.0, 3.0, 0.0]'),
+        r"shot 'walk': settings\.delta_y\[1\]: 3\.0 is above its range",
     ),
     "not one of the items": (
         GOOD.replace('armature = "Duck"', 'armature = "Duck", gait = "HOP"'),
