@@ -132,7 +132,7 @@ def plots(out_dir: Path, sk, rm, clips: dict) -> None:
         f = fr.harmonics(tau, fr.vertical_coeffs(p, mode))
         ax[0].plot(tau, f, colour, label=f"{mode} (f_v = {p.forces.f_v[mode]:g})")
     ax[0].set(xlabel="τ (heel strike → toe off)", ylabel="F_y / body weight (s_y = 1)",
-              title="Vertical reaction force of one foot (M3)")
+              title="Vertical reaction force of one foot (Tsutsuguchi et al. 2000, eq. 6b)")
     ax[0].legend(fontsize=8)
     ax[0].grid(alpha=0.3)
     clip = clips["S-curve"]

@@ -1,12 +1,21 @@
-"""Path walk (METHODS.md §M3, Tsutsuguchi et al. 2000): a humanoid walks a path from ground reaction forces.
+"""Path walk: a humanoid walks a path from ground reaction forces.
 
-Entry point: :func:`generate_path_walk` ``(skeleton, rigmap, path_points (N, 3), ground, params) -> Clip``.
+The method: K. Tsutsuguchi, S. Shimada, Y. Suenaga, N. Sonehara, S. Ohtsuka, "Human walking
+animation based on foot reaction force in the three-dimensional virtual world", The Journal of
+Visualization and Computer Animation 11 (2000) 3–16. Equation and figure numbers in this package
+are the paper's; the project's notes are in ``docs/path_walk.md``.
+
+Entry point: :func:`generate_path_walk` ``(skeleton, rigmap, path_points (N, 3), ground, params,
+progress) -> Clip``.
 
 Modules, in the order the method uses them: ``path`` (arc length, corners, dropping onto the
-ground), ``steps`` (path division into footsteps and step objects S_i), ``timing`` (T, T_ds),
-``forces`` (reaction-force model), ``com`` (COM by shooting), ``feet`` (stance roll, swing orbit),
-``turning`` (Ψ = ψ1 + ψ2), ``arms`` (driven pendulum), ``gait`` (assembly into a Clip),
-``metrics`` (quality measured on the clip's FK), ``character`` (what is read from the rig).
+ground), ``steps`` (path division into footsteps and step objects S_i), ``timing`` (T, T_ds,
+eqs. 1–4), ``forces`` (reaction-force model, eqs. 6–9), ``com`` (COM by shooting, eq. 5),
+``feet`` (stance roll, swing orbit), ``support`` (COM and feet solved together within the legs'
+reach), ``reach`` (leg reach limits), ``turning`` (Ψ = ψ1 + ψ2, eqs. 10–11), ``body`` (pelvis,
+trunk, head, root over the frames), ``legs`` (two-bone IK), ``arms`` (driven pendulum,
+eqs. 14–20), ``pose`` (wanted matrices → channels), ``gait`` (assembly into a Clip), ``metrics``
+(quality measured on the clip's FK), ``character`` (what is read from the rig).
 
 Reconstructions and choices (RECON = the paper's equation was lost in transcription; each is a
 parameter of :class:`PathWalkParams` / :class:`ForceCoefficients`):
@@ -23,8 +32,8 @@ parameter of :class:`PathWalkParams` / :class:`ForceCoefficients`):
 * RECON turning: I_r·Ψ̈ = r_r·F_r with F_r a step from T_ds to T_0, then an equal opposite step, so
   Ψ̇ = 0 at each step boundary; the size is closed-form. ψ1 (2/5) twists the stance leg (knee
   direction), ψ2 (3/5) turns the pelvis.
-* Stance roll per KLAW/M3; heel-off starts when C passes the ankle (paper) but within 20–80 % of
-  the next step; on stairs the foot lands flat (paper).
+* Stance roll as the paper's Figure 10 (KLAW); heel-off starts when C passes the ankle (paper) but
+  within 20–80 % of the next step; on stairs the foot lands flat (paper).
 * Swing: ankle progress = hip progress + l·sin θ of a free linear pendulum (ω² = 3g/2l, slowed for
   long swings), end speeds matched to the roll; height on two cubics joined at the apex, raised
   for clearance (then a local smooth lift over nosings). On stairs the foot lifts, then travels.

@@ -1,4 +1,5 @@
-"""Arm swing (M3, eqs. 14–20): each arm a physical pendulum hung at the shoulder, driven by a torque.
+"""Arm swing (Tsutsuguchi et al. 2000, section "Arm Swing", eqs. 14–20, Figures 14–16): each arm a
+physical pendulum hung at the shoulder, driven by a torque.
 
 The whole arm (upper arm, forearm with the elbow held at β_c, hand) swings about the shoulder S:
 
@@ -11,6 +12,10 @@ so that θ goes from θ_I at rest (θ̇ = 0) to θ_F at rest in the step's time 
 arm angle is φ1 = θ − γ, γ the angle between SG and the upper arm. Segment masses and centres
 follow Dempster's proportions (upper arm 2.8 %, forearm 1.6 %, hand 0.6 % of body mass).
 
+The elbow: "the angular velocity of the elbow is a sine curve around the angle β_c" (the paper gives
+no amplitude); ProcAnim bends it by ±30 % of β_c with the swing (:data:`ELBOW_SWING`). The shoulder's
+fore–aft acceleration Ẍ (eq. 17) is taken as 0; the shoulder rotation σ is applied kinematically.
+
 Angles are radians, positive forward (flexion).
 """
 
@@ -18,7 +23,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import transforms as tf
+from ..ground import UP
+from .character import SIDES
+from .pose import map_rot, rz
+
 G = 9.81
+ELBOW_SWING = 0.6  # β = β_c·(1 + 0.6·(φ1 − mid)/span): ±30 % of β_c over the swing's span (ProcAnim's)
+MIN_SPAN_DEG = 5.0  # the span in that formula is at least this (arms that barely swing)
+HAND_LENGTH = 0.3  # × forearm: the hand's length when the rig has no hand bone
 
 
 def arm_pendulum_constants(l_upper: float, l_fore: float, l_hand: float, elbow: float):
@@ -94,3 +107,67 @@ def solve_swings(theta_i, theta_f, T, t0_frac, k, xdd=None, n_sub: int = 40, ite
         u = u - np.linalg.solve(J, r[..., None])[..., 0]
     th, om = _simulate(theta_i, T, t0_frac, u[:, 0], u[:, 1], k, xdd, n_sub)
     return th, om, u
+
+
+def swing_angles(char, rigmap, sk, steps, tl, p, t, stride):
+    """{side: (upper arm index, forearm index, φ1 (F,), elbow β (F,))} for the arms the rig has.
+
+    Boundary angles per step: the arm on the stance side is back (−arm_swing_back_deg) at its heel
+    strike, the other forward; steps shorter than a stride swing less, the first and last not at all.
+    """
+    out = {}
+    n = len(steps) - 1
+    hs = tl.heel_strike
+    amp = np.ones(n + 1)
+    amp[1] = 0.0
+    amp[n] = 0.0
+    for j in range(2, n):
+        amp[j] = min(1.0, (steps.s[j] - steps.s[j - 1]) / stride)
+    fwd, back = np.radians(p.arm_swing_fwd_deg) * p.arm_swing, np.radians(p.arm_swing_back_deg) * p.arm_swing
+    beta_c = np.radians(p.elbow_deg)
+    for s in SIDES:
+        names = [rigmap.get(f"{r}.{s}") for r in ("upper_arm", "forearm", "hand")]
+        if not (names[0] and names[1]) or not (sk.has(names[0]) and sk.has(names[1])):
+            continue
+        ua, fa = sk.index(names[0]), sk.index(names[1])
+        l_hand = sk.lengths[sk.index(names[2])] if names[2] and sk.has(names[2]) else HAND_LENGTH * sk.lengths[fa]
+        k, gamma = arm_pendulum_constants(sk.lengths[ua], sk.lengths[fa], l_hand, beta_c)
+        sgn = 1 if s == "L" else -1
+        bound = np.array([(-back if steps.side[j] == sgn else fwd) * amp[j] for j in range(n + 1)])
+        steps_i = np.arange(1, n)
+        th_i = bound[steps_i] + gamma
+        th_f = bound[steps_i + 1] + gamma
+        th, _om, _u = solve_swings(th_i, th_f, tl.T[steps_i], 0.5 * (1 + p.double_support), k)
+        n_sub = th.shape[1] - 1
+        ts = (hs[steps_i][:, None] + tl.T[steps_i][:, None] * np.linspace(0, 1, n_sub + 1)[None, :]).ravel()
+        phi_s = (th - gamma).ravel()
+        order = np.argsort(ts, kind="stable")
+        phi1 = np.interp(t, ts[order], phi_s[order], left=0.0, right=0.0)
+        span = max(fwd + back, np.radians(MIN_SPAN_DEG))
+        beta = beta_c * (1.0 + ELBOW_SWING * (phi1 - 0.5 * (fwd - back)) / span)
+        out[s] = (ua, fa, phi1, beta)
+    return out
+
+
+def arm_poses(char, sk, arm_info: dict, chest_yaw, p, want: dict) -> None:
+    """Upper arms and forearms into ``want``: the whole arm swung by φ1 in the chest's frame
+    (turned by the chest's yaw), lifted at the armpit by ρ, the elbow bent by β."""
+    ml = sk.matrix_local
+    rho = np.radians(p.armpit_deg)
+    Rc = rz(chest_yaw - char.rest_heading)
+    for s, (ua, fa, phi1, beta) in arm_info.items():
+        y0u, y0f = ml[ua][:3, 1], ml[fa][:3, 1]
+        n0 = np.cross(y0u, y0f)
+        if np.linalg.norm(n0) < 1e-4:
+            n0 = -char.left
+        sgn = 1.0 if s == "L" else -1.0
+        hang = -UP * np.cos(rho) + sgn * char.left * np.sin(rho)
+        d_local = np.sin(phi1)[:, None] * char.forward + np.cos(phi1)[:, None] * hang
+        fperp = char.forward - np.sum(char.forward * d_local, axis=-1, keepdims=True) * d_local
+        fperp = tf.normalize(fperp)
+        e_local = np.cos(beta)[:, None] * d_local + np.sin(beta)[:, None] * fperp
+        d = np.einsum("fij,fj->fi", Rc, d_local)
+        e = np.einsum("fij,fj->fi", Rc, e_local)
+        hinge = np.cross(d, e)
+        want[ua] = (map_rot(ml[ua][:3, :3], y0u, n0, d, hinge), None)
+        want[fa] = (map_rot(ml[fa][:3, :3], y0f, n0, e, hinge), None)

@@ -116,7 +116,7 @@ def read_character(skeleton: Skeleton, rigmap) -> WalkCharacter:
     hips = rigmap.index(skeleton, "hips")
     root_name = rigmap.get("root")
     root = skeleton.index(root_name) if root_name and skeleton.has(root_name) else None
-    if root is not None and not _is_ancestor(skeleton, root, hips):
+    if root is not None and not skeleton.is_ancestor(root, hips):
         root = None
     return WalkCharacter(
         skeleton=skeleton, rigmap=rigmap, forward=fwd, left=cf.left, leg_length=cf.leg_length,
@@ -125,11 +125,3 @@ def read_character(skeleton: Skeleton, rigmap) -> WalkCharacter:
         hips=hips, root=root,
     )
 
-
-def _is_ancestor(skeleton: Skeleton, a: int, b: int) -> bool:
-    p = int(skeleton.parents[b])
-    while p >= 0:
-        if p == a:
-            return True
-        p = int(skeleton.parents[p])
-    return False

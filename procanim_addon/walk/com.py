@@ -1,4 +1,4 @@
-"""Centre of mass from the feet's reaction forces: M·C̈ = F_L + F_R − M·g (M3, eq. 5).
+"""Centre of mass from the feet's reaction forces: M·C̈ = F_L + F_R − M·g (Tsutsuguchi et al. 2000, eq. 5).
 
 The COM is written in path coordinates: progression s (arc length along the path, m), height y
 (absolute z, m) and lateral offset z (m, + to the path's left). Each footstep k carries one scale
@@ -24,9 +24,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..curves import hermite
+from ..progress import ProgressFn, no_progress
 from . import forces as fr
 
 G = 9.81
+# Shooting weights (ProcAnim's; the paper iterates each step's scales until C meets its boundary
+# values): rows are met to about 1 mm, the pulls keep scales near nominal where rows leave freedom.
+W_POSITION = 1000.0  # weight of a boundary position row (per m)
+W_VELOCITY = 300.0   # weight of the final velocity row (per m/s)
+W_SWAY = 100.0       # weight of a lateral boundary row (C on the path at heel strike)
+PULL_Y, PULL_X, PULL_X1, PULL_Z = 30.0, 3.0, 1.0, 10.0  # pulls of s_y, s_x, a_x1 and s_z toward nominal
+END_GAP = 0.2        # × last step: the COM's way left at the last heel strike, covered by settling
+T_100 = 0.6          # s: the step time at the paper's 100 steps/min, where a_z is the paper's
+SWAY_SCALE = (0.25, 1.5)  # bounds of the nominal s_z
+SWAY_LEAD_S = 0.5    # the weight shift before the first step starts this long before it (s)
 
 
 @dataclass
@@ -106,16 +118,9 @@ class ComPath:
         return float(self.t[i - 1] + f * (self.t[i] - self.t[i - 1]))
 
 
-def _hermite(q0, v0, q1, v1, T, u):
-    h00 = 2 * u**3 - 3 * u**2 + 1
-    h10 = u**3 - 2 * u**2 + u
-    h01 = -2 * u**3 + 3 * u**2
-    h11 = u**3 - u**2
-    return h00 * q0 + h10 * T * v0 + h01 * q1 + h11 * T * v1
-
-
 def solve_com(timeline, steps, params, y_stand: float, y_targets: np.ndarray, y_final: float,
-              s_final: float, dt: float = 1 / 120, reuse: ComPath | None = None) -> ComPath:
+              s_final: float, dt: float = 1 / 120, reuse: ComPath | None = None,
+              progress: ProgressFn = no_progress) -> ComPath:
     """Solve progression, height and lateral sway of the COM for the whole walk.
 
     timeline:  :class:`~.timing.Timeline`; steps: :class:`~.steps.Footsteps`
@@ -124,6 +129,7 @@ def solve_com(timeline, steps, params, y_stand: float, y_targets: np.ndarray, y_
     s_final:   progression where the walker stands still at the end (m)
     reuse:     an earlier solution of the same walk: its progression and sway are kept and only the
                height is solved again (they do not depend on the height targets)
+    progress:  gets the fraction done (0–1)
     """
     hs, land, lift = timeline.heel_strike, timeline.land_virtual, timeline.lift_virtual
     n = len(steps) - 1
@@ -135,65 +141,93 @@ def solve_com(timeline, steps, params, y_stand: float, y_targets: np.ndarray, y_
     # sin kπτ of every footstep's stance, once: (N, n, 3), zero outside the stance
     inside = (tau >= 0.0) & (tau <= 1.0)
     sines = np.sin(np.pi * np.where(inside, tau, 0.0)[..., None] * fr.K) * inside[..., None]
-    # ---- vertical: one s_y per footstep
+    # ---- vertical (eq. 6b): one s_y per footstep
     coeff_y = np.stack([fr.vertical_coeffs(params, steps.mode_v[max(k, 1)]) for k in feet])  # (n, 3)
     shapes_y = np.einsum("njk,jk->nj", sines, coeff_y)
     nom_y = np.array([fr.nominal_vertical_scale(c, params.double_support) for c in coeff_y])
-    rows_y = [(hs[i], "pos", y_targets[i], 1000.0) for i in range(2, n + 1)]
-    ys = solve_axis(t, y_stand, 0.0, G * shapes_y, np.full(N, -G), rows_y, nom_y, 30.0)
+    rows_y = [(hs[i], "pos", y_targets[i], W_POSITION) for i in range(2, n + 1)]
+    progress(0.1)
+    ys = solve_axis(t, y_stand, 0.0, G * shapes_y, np.full(N, -G), rows_y, nom_y, PULL_Y)
+    progress(0.4)
     if reuse is not None:  # same grid: standing before t0, the walk, settling and standing after
         pre_n = int(np.searchsorted(reuse.t, t0 - 1e-12))
         u = np.minimum((reuse.t[pre_n + N:] - t1) / timeline.settle, 1.0)
-        y_after = _hermite(ys.q[-1], ys.v[-1], y_final, 0.0, timeline.settle, u)
+        y_after = hermite(ys.q[-1], timeline.settle * ys.v[-1], y_final, 0.0, u)
         y = np.concatenate([np.full(pre_n, y_stand), ys.q, y_after])
         feet_force = np.zeros((len(reuse.t), len(feet)))
         feet_force[pre_n:pre_n + N] = shapes_y * ys.coeffs
         vf = np.concatenate([np.ones(pre_n), ys.acc / G + 1.0, np.full(len(reuse.t) - pre_n - N, np.nan)])
+        progress(1.0)
         return ComPath(reuse.t, reuse.s, y, reuse.z, vf, feet_force, ys.coeffs, (t0, t1))
-    # ---- progression: s_x (shape a_x) and p (first harmonic, RECON) per footstep
+    xs = _progression(t, sines, steps, timeline, params, s_final)
+    progress(0.7)
+    zs, z_v0 = _sway(t, sines, steps, timeline, params)
+    progress(1.0)
+    return _stand_and_settle(timeline, t, dt, xs, ys, zs, z_v0, y_stand, y_final, s_final, shapes_y)
+
+
+def _progression(t, sines, steps, timeline, params, s_final: float) -> AxisSolution:
+    """Progression (eq. 6a): s_x (shape a_x) and the first harmonic (RECON) per footstep, so C passes
+    midway in every step at its heel strike (Figure 8) and stops at ``s_final``."""
+    hs = timeline.heel_strike
+    n = len(steps) - 1
     ax = fr.progression_coeffs(params)
     shapes_x = np.concatenate([sines @ ax, sines[..., 0]], axis=-1)
-    nom_x = np.concatenate([np.ones(len(feet)), np.full(len(feet), ax[0])])
+    nom_x = np.concatenate([np.ones(n), np.full(n, ax[0])])
     mid = 0.5 * (steps.s[:-1] + steps.s[1:])  # hip midway in the step at heel strike
-    settle = timeline.settle
     # end of walk: the COM still has a little way to go, done by the settling cubic
-    end_gap = min(0.2 * steps.w[n - 2], 0.5 * (s_final - mid[n - 2])) if n >= 3 else 0.0
-    rows_x = [(hs[i], "pos", mid[i - 1], 1000.0) for i in range(2, n)]
-    rows_x.append((hs[n], "pos", s_final - end_gap, 1000.0))
-    rows_x.append((hs[n], "vel", 1.5 * end_gap / settle, 300.0))
-    xs = solve_axis(t, 0.0, 0.0, G * shapes_x, np.zeros(N), rows_x, nom_x,
-                    np.concatenate([np.full(len(feet), 3.0), np.full(len(feet), 1.0)]))
-    # ---- lateral: s_z per footstep, force toward the inside of the stance foot
+    end_gap = min(END_GAP * steps.w[n - 2], 0.5 * (s_final - mid[n - 2])) if n >= 3 else 0.0
+    rows_x = [(hs[i], "pos", mid[i - 1], W_POSITION) for i in range(2, n)]
+    rows_x.append((hs[n], "pos", s_final - end_gap, W_POSITION))
+    # the settling cubic from that speed covers end_gap in the settling time: v = 1.5·gap/settle
+    rows_x.append((hs[n], "vel", 1.5 * end_gap / timeline.settle, W_VELOCITY))
+    return solve_axis(t, 0.0, 0.0, G * shapes_x, np.zeros(len(t)), rows_x, nom_x,
+                      np.concatenate([np.full(n, PULL_X), np.full(n, PULL_X1)]))
+
+
+def _sway(t, sines, steps, timeline, params) -> tuple[AxisSolution, float]:
+    """Lateral sway (eq. 6c): s_z per footstep, the force toward the inside of the stance foot, C
+    back on the path at every heel strike; and the sway's starting velocity (m/s)."""
+    hs = timeline.heel_strike
+    n = len(steps) - 1
     shapes_z = (sines @ fr.lateral_coeffs(params)) * -steps.side[:n][None, :]
-    rows_z = [(hs[i], "pos", 0.0, 100.0) for i in range(2, n + 1)]
+    rows_z = [(hs[i], "pos", 0.0, W_SWAY) for i in range(2, n + 1)]
     # nominal s_z: the paper's force at 100 steps/min; at other step times the sway would grow
     # with T², so the nominal scale shrinks with (T_100 / T)² to keep a normal walk's sway
-    nom_z = np.clip((0.6 / timeline.T[np.maximum(np.arange(n), 1)]) ** 2, 0.25, 1.5)
-    zs = solve_axis(t, 0.0, 0.0, G * shapes_z, np.zeros(N), rows_z, nom_z, 10.0)
+    nom_z = np.clip((T_100 / timeline.T[np.maximum(np.arange(n), 1)]) ** 2, *SWAY_SCALE)
+    zs = solve_axis(t, 0.0, 0.0, G * shapes_z, np.zeros(len(t)), rows_z, nom_z, PULL_Z)
     # the walker shifts its weight before the first step: start the sway with the velocity it has
     # at the next heel strike of the same foot (a steady step), reached from standing by a cubic
     z_v0 = 0.0
     if n >= 5:
         # half of it: the first step is a short one (the COM travels half a step)
         z_v0 = 0.5 * float(np.interp(hs[3], t, zs.v))
-        zs = solve_axis(t, 0.0, z_v0, G * shapes_z, np.zeros(N), rows_z, nom_z, 10.0)
-    # ---- standing before, settling after
+        zs = solve_axis(t, 0.0, z_v0, G * shapes_z, np.zeros(len(t)), rows_z, nom_z, PULL_Z)
+    return zs, z_v0
+
+
+def _stand_and_settle(timeline, t, dt, xs, ys, zs, z_v0, y_stand, y_final, s_final, shapes_y) -> ComPath:
+    """The whole clip: standing before the first heel strike (the sway starting by a cubic over
+    the last :data:`SWAY_LEAD_S`), the walk, settling after the last heel strike, standing."""
+    t0, t1 = t[0], t[-1]
+    N = len(t)
+    settle = timeline.settle
     t_end = t1 + settle
     pre = np.arange(timeline.t_begin, t0, dt)
     post = np.linspace(t1, t_end, max(int(np.ceil(settle / dt)) + 1, 3))[1:]
     tail = np.arange(t_end + dt, timeline.t_end + dt, dt)
     u = (post - t1) / settle
-    s_post = _hermite(xs.q[-1], xs.v[-1], s_final, 0.0, settle, u)
-    y_post = _hermite(ys.q[-1], ys.v[-1], y_final, 0.0, settle, u)
-    z_post = _hermite(zs.q[-1], zs.v[-1], 0.0, 0.0, settle, u)
+    s_post = hermite(xs.q[-1], settle * xs.v[-1], s_final, 0.0, u)
+    y_post = hermite(ys.q[-1], settle * ys.v[-1], y_final, 0.0, u)
+    z_post = hermite(zs.q[-1], settle * zs.v[-1], 0.0, 0.0, u)
     tt = np.concatenate([pre, t, post, tail])
     s = np.concatenate([np.zeros(len(pre)), xs.q, s_post, np.full(len(tail), s_final)])
     y = np.concatenate([np.full(len(pre), y_stand), ys.q, y_post, np.full(len(tail), y_final)])
-    lead = min(0.5, t0 - timeline.t_begin)
+    lead = min(SWAY_LEAD_S, t0 - timeline.t_begin)
     u_pre = np.clip((pre - (t0 - lead)) / max(lead, 1e-9), 0.0, 1.0)
-    z_pre = _hermite(0.0, 0.0, 0.0, z_v0, lead, u_pre) if lead > 0 else np.zeros(len(pre))
+    z_pre = hermite(0.0, 0.0, 0.0, lead * z_v0, u_pre) if lead > 0 else np.zeros(len(pre))
     z = np.concatenate([z_pre, zs.q, z_post, np.zeros(len(tail))])
-    feet_force = np.zeros((len(tt), len(feet)))
+    feet_force = np.zeros((len(tt), shapes_y.shape[1]))
     feet_force[len(pre):len(pre) + N] = shapes_y * ys.coeffs
     vf = np.concatenate([np.ones(len(pre)), ys.acc / G + 1.0, np.full(len(post) + len(tail), np.nan)])
     return ComPath(tt, s, y, z, vf, feet_force, ys.coeffs, (t0, t1))

@@ -1,4 +1,5 @@
-"""Ground reaction force of one foot over its stance (M3, eqs. 6–9), per unit body weight.
+"""Ground reaction force of one foot over its stance (Tsutsuguchi et al. 2000, eqs. 6–9, Figures 2–5),
+per unit body weight.
 
 τ ∈ [0, 1] runs from the foot's heel strike to its toe off (T_stance = T + T_ds). Each component
 is a sum of three sine harmonics, zero outside the stance::

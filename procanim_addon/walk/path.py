@@ -1,8 +1,9 @@
 """The walking path: an arc-length-parametrised polyline with rounded corners, dropped onto the ground.
 
 The Blender side samples the evaluated curve object into an armature-space polyline ``(N, 3)``;
-here it is resampled every ``ds`` metres of *horizontal* arc length s (step lengths w_i of M3 are
-horizontal), its corners are rounded by a Gaussian of ``corner_radius`` metres (ends kept), and each
+here it is resampled every ``ds`` metres of *horizontal* arc length s (the step lengths w_i of
+Tsutsuguchi et al. 2000 are horizontal distances), its corners are rounded by a Gaussian of
+``corner_radius`` metres (ends kept; the paper: "the intersection of two lines is smoothed"), and each
 sample's height is the ground's (a vertical ray) — or the curve's own when there is no ground.
 """
 
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..curves import gaussian_smooth
 from ..errors import InputError
 from ..ground import UP
 
@@ -62,20 +64,6 @@ def _horizontal_arclength(p: np.ndarray) -> np.ndarray:
     return np.concatenate(([0.0], np.cumsum(seg)))
 
 
-def _gaussian_smooth(values: np.ndarray, sigma_samples: float) -> np.ndarray:
-    """Smooth along axis 0 with end values kept (odd reflection about the end points)."""
-    if sigma_samples < 0.5 or len(values) < 3:
-        return values.copy()
-    r = int(min(np.ceil(3 * sigma_samples), len(values) - 1))
-    k = np.exp(-0.5 * (np.arange(-r, r + 1) / sigma_samples) ** 2)
-    k /= k.sum()
-    head = 2 * values[0] - values[r:0:-1]
-    tail = 2 * values[-1] - values[-2:-r - 2:-1]
-    ext = np.concatenate((head, values, tail), axis=0)
-    out = np.stack([np.convolve(ext[:, c], k, mode="valid") for c in range(values.shape[1])], axis=-1)
-    return out
-
-
 def build_path(points, ground=None, corner_radius: float = 0.15, ds: float = 0.01) -> WalkPath:
     """Resample, round the corners and drop the polyline onto ``ground`` (or keep its own z).
 
@@ -98,7 +86,7 @@ def build_path(points, ground=None, corner_radius: float = 0.15, ds: float = 0.0
     res = np.stack([np.interp(s, s_q, q[:, k]) for k in range(3)], axis=-1)
     # round the corners in plan only (the curve's own height keeps its steps)
     sm = res.copy()
-    sm[:, :2] = _gaussian_smooth(res[:, :2], corner_radius / (length / (n - 1)))
+    sm[:, :2] = gaussian_smooth(res[:, :2], corner_radius / (length / (n - 1)))
     # re-parametrise the smoothed curve by its own horizontal arc length
     s2 = _horizontal_arclength(sm)
     n2 = max(int(np.ceil(s2[-1] / ds)) + 1, 2)

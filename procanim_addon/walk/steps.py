@@ -1,4 +1,4 @@
-"""Path division (M3): footsteps P_i along the path and the step objects S_i between them.
+"""Path division: footsteps P_i along the path and the step objects S_i between them.
 
 Footsteps are the ground points under the ankles. P_0 and P_1 stand side by side at the start,
 P_{n-1} and P_n at the end; in between they alternate sides, offset by half the hip width from the
@@ -10,6 +10,10 @@ between the directions d_{i−1} and d_i.
 Stairs: the ground profile under the path is scanned for risers (height jumps between 1-cm
 samples); every footstep must lie with its whole sole (heel to toe tip, plus a margin) on one flat
 run, one step per tread, or per two treads when both fit within a stride and the height limit.
+
+Tsutsuguchi, Shimada, Suenaga, Sonehara, Ohtsuka (2000), "Human walking animation based on foot
+reaction force in the three-dimensional virtual world", section "Motion Creation for Successive
+Walking" and Figures 17–18 (path points P_i, step objects S_i, vertical and horizontal modes).
 """
 
 from __future__ import annotations
@@ -19,11 +23,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
+from ..progress import ProgressFn, no_progress, part
 from .path import WalkPath
 
 RISER_MIN_M = 0.02  # a height jump larger than this between 1-cm samples is a riser, not a slope
 PLANE_H_M = 0.02    # |h_i| below this is plane walking
 TURN_DEG = 5.0      # |α_i| below this is straight walking
+# The stride limits of one step (ProcAnim's choices; the paper divides by "the default value of stride"):
+STEP_MAX = 1.25     # × stride: the longest step taken to reach the next allowed run
+STEP_MIN = 0.1      # × stride: a shorter remainder of a run is not worth a step
+SHORT_RUN = 0.5     # × stride: a run shorter than this is a stair tread (stand in its middle)
+RISER_PROBE_M = 0.02  # riser heights are read this far before and after each edge
+STAIRS_ZONE_M = 0.1   # a foot within its own length plus this of a riser is "on stairs"
 
 
 @dataclass
@@ -146,42 +157,17 @@ def divide_path(
     max_incline_deg: float = 50.0,
     first_side: int = -1,
     ground=None,
+    progress: ProgressFn = no_progress,
 ) -> Footsteps:
     """Divide ``path`` into footsteps of about ``stride`` m (see the module docstring).
 
-    Raises :class:`InputError` when the path is too steep, a riser is too high, or a tread is too
-    short for a foot.
+    ``progress`` gets the fraction of the path divided (0–1). Raises :class:`InputError` when the
+    path is too steep, a riser is too high, or a tread is too short for a foot.
     """
-    L = path.length
-    z = path.points[:, 2]
-    # steepness averaged over a stride: refuse ladders
-    win = max(int(round(stride / max(path.s[1] - path.s[0], 1e-9))), 1)
-    if len(z) > win:
-        rise = np.abs(z[win:] - z[:-win])
-        run = path.s[win:] - path.s[:-win]
-        worst = int(np.argmax(rise / run))
-        incline = float(np.degrees(np.arctan2(rise[worst], run[worst])))
-        if incline > max_incline_deg:
-            raise InputError(
-                f"The path is too steep to walk near {path.s[worst]:.2f} m: it climbs {incline:.0f}° "
-                f"(steeper than {max_incline_deg:.0f}°, more like a ladder than stairs or a ramp)."
-            )
+    _refuse_ladders(path, stride, max_incline_deg)
     edges = find_edges(path, ground=ground)
-    if edges.size:
-        jumps = np.abs(np.interp(edges + 0.02, path.s, z) - np.interp(edges - 0.02, path.s, z))
-        if np.any(jumps > max_step_height):
-            k = int(np.argmax(jumps))
-            raise InputError(
-                f"A step of {jumps[k] * 100:.0f} cm at {edges[k]:.2f} m along the path is higher than this character "
-                f"can climb in one step ({max_step_height * 100:.0f} cm)."
-            )
-    bounds = np.concatenate(([0.0], edges, [L]))
-    for k in range(len(bounds) - 1):
-        if 0 < k < len(bounds) - 2 and bounds[k + 1] - bounds[k] < heel_back + tip_fwd + 2 * tread_margin:
-            raise InputError(
-                f"A tread at {bounds[k]:.2f} m along the path is {100 * (bounds[k + 1] - bounds[k]):.0f} cm deep, "
-                f"shorter than the character's foot ({100 * (heel_back + tip_fwd):.0f} cm) plus margins."
-            )
+    _refuse_bad_stairs(path, edges, max_step_height, heel_back + tip_fwd, tread_margin)
+    progress(0.1)
     # where each foot (left +1, right −1) may stand: whole sole on one flat run
     if ground is None:
         both = _allowed_intervals(path, edges, heel_back, tip_fwd, tread_margin)
@@ -192,61 +178,125 @@ def divide_path(
                    for sd in (1, -1)}
     for sd in (1, -1):
         runs = allowed[sd]
-        if not runs or runs[0][0] > 1e-9 or runs[-1][1] < L - 1e-9:
+        if not runs or runs[0][0] > 1e-9 or runs[-1][1] < path.length - 1e-9:
             raise InputError("The walking path starts or ends on the edge of a step: start and end it on flat ground.")
+    progress(0.3)
+    seq = _place_footsteps(path, allowed, stride, max_step_height, first_side, part(progress, 0.3, 0.9))
+    steps = _footsteps(path, seq, edges, hip_width, heel_back + tip_fwd, first_side, ground)
+    progress(1.0)
+    return steps
 
-    def z_at(s):
-        return float(np.interp(s, path.s, z))
 
-    def side_of(k):
-        return first_side * (1 if k % 2 == 0 else -1)
+def _refuse_ladders(path: WalkPath, stride: float, max_incline_deg: float) -> None:
+    """Refuse a path steeper than ``max_incline_deg`` averaged over a stride (a ladder)."""
+    z = path.points[:, 2]
+    win = max(int(round(stride / max(path.s[1] - path.s[0], 1e-9))), 1)
+    if len(z) <= win:
+        return
+    rise = np.abs(z[win:] - z[:-win])
+    run = path.s[win:] - path.s[:-win]
+    worst = int(np.argmax(rise / run))
+    incline = float(np.degrees(np.arctan2(rise[worst], run[worst])))
+    if incline > max_incline_deg:
+        raise InputError(
+            f"The path is too steep to walk near {path.s[worst]:.2f} m: it climbs {incline:.0f}° "
+            f"(steeper than {max_incline_deg:.0f}°, more like a ladder than stairs or a ramp)."
+        )
 
-    w_max = 1.25 * stride
-    w_min = 0.1 * stride
-    seq = [0.0]
-    cur = 0.0
-    guard = 0
-    while cur < L - 1e-6:
-        guard += 1
-        if guard > 100000:
-            raise InputError("The path could not be divided into steps.")
-        runs = allowed[side_of(len(seq) + 1)]  # seq holds P_1 …; the next footstep is P_{len(seq)+1}
+
+def _refuse_bad_stairs(path: WalkPath, edges: np.ndarray, max_step_height: float, foot_length: float,
+                       tread_margin: float) -> None:
+    """Refuse risers higher than one step can climb and treads shorter than a foot plus margins."""
+    z = path.points[:, 2]
+    if edges.size:
+        jumps = np.abs(np.interp(edges + RISER_PROBE_M, path.s, z) - np.interp(edges - RISER_PROBE_M, path.s, z))
+        if np.any(jumps > max_step_height):
+            k = int(np.argmax(jumps))
+            raise InputError(
+                f"A step of {jumps[k] * 100:.0f} cm at {edges[k]:.2f} m along the path is higher than this character "
+                f"can climb in one step ({max_step_height * 100:.0f} cm)."
+            )
+    bounds = np.concatenate(([0.0], edges, [path.length]))
+    for k in range(1, len(bounds) - 2):
+        if bounds[k + 1] - bounds[k] < foot_length + 2 * tread_margin:
+            raise InputError(
+                f"A tread at {bounds[k]:.2f} m along the path is {100 * (bounds[k + 1] - bounds[k]):.0f} cm deep, "
+                f"shorter than the character's foot ({100 * foot_length:.0f} cm) plus margins."
+            )
+
+
+class _Placer:
+    """Where the next footstep goes, given the runs each foot may stand on."""
+
+    def __init__(self, path: WalkPath, allowed: dict, stride: float, max_step_height: float):
+        self.path, self.allowed, self.stride, self.max_h = path, allowed, stride, max_step_height
+        self.w_max = STEP_MAX * stride
+        self.w_min = STEP_MIN * stride
+
+    def z_at(self, s) -> float:
+        return float(np.interp(s, self.path.s, self.path.points[:, 2]))
+
+    def climbable(self, a: float, b: float) -> bool:
+        return abs(self.z_at(b) - self.z_at(a)) <= self.max_h + 1e-6
+
+    def next(self, cur: float, side: int) -> float:
+        """Arc length of the footstep after one at ``cur`` (m), for a foot of ``side``."""
+        runs = self.allowed[side]
         here = next((r for r in runs if r[0] - 1e-9 <= cur <= r[1] + 1e-9), None)
         later = [r for r in runs if r[0] > cur + 1e-9]
         nxt = later[0] if later else None
         if here is not None:
             room = here[1] - cur
-            jump_ok = (
-                nxt is not None
-                and nxt[0] <= cur + w_max
-                and abs(z_at(min(nxt[1], cur + stride)) - z_at(cur)) <= max_step_height + 1e-6
-            )
-            if room > w_min and not (jump_ok and room < 0.5 * stride):
-                n = max(int(np.ceil(room / stride - 1e-9)), 1)
-                cur = cur + room / n
-                seq.append(cur)
-                continue
-        # jump to the farthest later run reachable within a stride (and the height limit)
+            jump_ok = (nxt is not None and nxt[0] <= cur + self.w_max
+                       and self.climbable(cur, min(nxt[1], cur + self.stride)))
+            if room > self.w_min and not (jump_ok and room < SHORT_RUN * self.stride):
+                return cur + room / max(int(np.ceil(room / self.stride - 1e-9)), 1)
+        return self._jump(cur, later)
+
+    def _jump(self, cur: float, later: list) -> float:
+        """The farthest later run reachable within a stride (and the height limit)."""
         best = None
+        L = self.path.length
         for a, b in later:
-            if a > cur + w_max:
+            if a > cur + self.w_max:
                 break
             # a step up or down a riser is shorter: the legs also have to cover the height
-            dz = abs(z_at(min(b, max(a, cur + stride))) - z_at(cur))
-            reach = stride * max(0.5, 1.0 - 0.5 * dz / max(max_step_height, 1e-6))
+            dz = abs(self.z_at(min(b, max(a, cur + self.stride))) - self.z_at(cur))
+            reach = self.stride * max(0.5, 1.0 - 0.5 * dz / max(self.max_h, 1e-6))
             cand = min(b, max(a, cur + reach))
-            if b < L - 1e-9 and b - a < 0.5 * stride:
+            if b < L - 1e-9 and b - a < SHORT_RUN * self.stride:
                 # a stair tread: stand in its middle when that is within reach (room at both edges)
-                cand = max(a, min(0.5 * (a + b), cur + w_max))
-            if abs(z_at(cand) - z_at(cur)) <= max_step_height + 1e-6:
+                cand = max(a, min(0.5 * (a + b), cur + self.w_max))
+            if self.climbable(cur, cand):
                 best = cand
         if best is None:
             raise InputError(f"No place for the next foot within a stride after {cur:.2f} m along the path.")
-        cur = best
+        return best
+
+
+def _place_footsteps(path: WalkPath, allowed: dict, stride: float, max_step_height: float, first_side: int,
+                     progress: ProgressFn) -> list[float]:
+    """Arc lengths of P_1 … P_{n−1} (m), the last one at the path's end."""
+    placer = _Placer(path, allowed, stride, max_step_height)
+    L = path.length
+    seq = [0.0]
+    cur = 0.0
+    while cur < L - 1e-6:
+        if len(seq) > 100000:
+            raise InputError("The path could not be divided into steps.")
+        progress(cur / L)
+        # seq holds P_1 …; the next footstep is P_{len(seq)+1}
+        cur = placer.next(cur, first_side * (1 if (len(seq) + 1) % 2 == 0 else -1))
         seq.append(cur)
     seq[-1] = L
-    s_mid = np.asarray(seq)
-    s_all = np.concatenate(([0.0], s_mid, [L]))  # P_0 … P_n
+    return seq
+
+
+def _footsteps(path: WalkPath, seq: list[float], edges: np.ndarray, hip_width: float, foot_length: float,
+               first_side: int, ground) -> Footsteps:
+    """The footstep table P_0 … P_n (positions, headings, normals, w_i, h_i, α_i, modes)."""
+    L = path.length
+    s_all = np.concatenate(([0.0], np.asarray(seq), [L]))  # P_0 … P_n
     K = len(s_all)
     side = np.array([first_side * (1 if k % 2 == 0 else -1) for k in range(K)])
     centre = path.at(s_all)
@@ -263,9 +313,8 @@ def divide_path(
         normal = np.tile([0.0, 0.0, 1.0], (K, 1))
     # a foot is on stairs when a riser lies within its length around it
     on_stairs = np.zeros(K, dtype=bool)
-    for k in range(K):
-        if edges.size:
-            on_stairs[k] = np.any(np.abs(edges - s_all[k]) < heel_back + tip_fwd + 0.1)
+    if edges.size:
+        on_stairs = np.min(np.abs(edges[None, :] - s_all[:, None]), axis=1) < foot_length + STAIRS_ZONE_M
     w = np.zeros(K)
     h = np.zeros(K)
     alpha = np.zeros(K)

@@ -1,4 +1,5 @@
-"""Step timing (M3, eqs. 1–4): T = 1/ν or T = w/v, T_ds = 0.25·T, T_stance = T + T_ds, T_swing = T − T_ds.
+"""Step timing (Tsutsuguchi et al. 2000, eqs. 1–4, Figure 3): T = 1/ν or T = w/v, T_ds = 0.25·T,
+T_stance = T + T_ds, T_swing = T − T_ds.
 
 Step i (1 ≤ i ≤ n−1) runs from the heel strike of footstep P_i to that of P_{i+1}. Footstep k is in
 stance from its heel strike to the toe off that ends the double support of step k+1:

@@ -1,4 +1,5 @@
-"""Rotation on curves (M3, eqs. 10–11): body yaw Ψ = ψ1 + ψ2, ψ1:ψ2 = 2:3.
+"""Rotation on curves (Tsutsuguchi et al. 2000, section "Rotational Movement", eqs. 10–11, Figures
+12–13): body yaw Ψ = ψ1 + ψ2, ψ1:ψ2 = 2:3.
 
 The body (an elliptical pillar, I_r·Ψ̈ = r_r·F_r(t)) turns by α_i during step i. The turning force
 is a step function that starts with single support (T_ds) and acts until the progression force

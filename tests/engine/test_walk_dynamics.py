@@ -1,4 +1,5 @@
-"""The dynamics of M3: reaction forces, the COM solved by shooting, rotation on curves, arm pendulum."""
+"""The dynamics of Tsutsuguchi et al. (2000): reaction forces, the COM solved by shooting, rotation on
+curves, arm pendulum."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,5 @@
-"""Path division (M3): footsteps along straight, curved and stair paths; refusals a user understands."""
+"""Path division (Tsutsuguchi et al. 2000, Figures 17–18):
+footsteps along straight, curved and stair paths; refusals a user understands."""
 
 import numpy as np
 import pytest

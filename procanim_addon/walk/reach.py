@@ -1,0 +1,88 @@
+"""Leg reach: how high the pelvis may be, and where a swinging ankle may go.
+
+The legs are posed by two-bone IK from the pelvis to the ankles the feet plan
+(Tsutsuguchi et al. 2000: "hip, knee and ankle angles follow from C and the ankle position"). The
+dynamics of the COM do not know the legs' length, so ProcAnim keeps the hip–ankle distance of
+every weight-bearing leg under ``knee_reach`` × the leg (the pelvis is lowered where needed) and
+draws a swinging ankle that is out of reach smoothly toward the hip. These are ProcAnim's choices
+(the paper assumes the legs reach); the widths below were tuned on the demo's rigs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .character import SIDES
+
+EARLY_SWING = 0.0  # the pelvis also lets the swing leg reach its ankle before this fraction of the swing
+LATE_SWING = 0.75  # … and after this one (so the foot lands without a jump)
+LIFT_KNEE_M = 0.01  # width of the smooth ramp that lifts a swinging ankle into reach
+SWING_END_SHORTEN = 1.5  # × LIFT_KNEE_M: reach kept in hand by a leg about to land
+SOFT_REACH_KNEE_M = 0.04  # width of the tanh saturation that draws a far ankle toward the hip
+
+
+def other(side: str) -> str:
+    """The other side's letter."""
+    return "R" if side == "L" else "L"
+
+
+class PelvisHeight:
+    """Highest pelvis (hips head) z that lets every weight-bearing leg reach its ankle."""
+
+    def __init__(self, char, knee_reach: float):
+        self.char, self.kr = char, knee_reach
+
+    def limit(self, pelvis_xy, rot, ankles, masks, shorten: float = 0.0):
+        """Per-frame limit (m); ``shorten`` (m) takes that much off the allowed hip–ankle distance.
+
+        pelvis_xy (F, 2), rot (F, 3, 3) pelvis rotation, ankles {side: (F, 3)}, masks {side: (F,)
+        bool}: the frames where that leg must reach. Frames where no leg must reach get +inf.
+        """
+        lim = np.full(len(pelvis_xy), np.inf)
+        for side in SIDES:
+            m = masks[side]
+            if not np.any(m):
+                continue
+            off = np.einsum("...ij,j->...i", rot, self.char.hip_joint_rest[side] - self.char.pelvis_rest)
+            R = self.kr * self.char.ankle_reach(side) - shorten
+            horiz = np.linalg.norm(pelvis_xy + off[..., :2] - ankles[side][..., :2], axis=-1)
+            z = ankles[side][..., 2] - off[..., 2] + np.sqrt(np.maximum(R * R - horiz * horiz, 0.0))
+            lim = np.where(m, np.minimum(lim, z), lim)
+        return lim
+
+
+def swing_ends(track) -> np.ndarray:
+    """Frames early or late in this foot's swing, where the pelvis must let the swing leg reach its
+    ankle too (late: the foot is about to land, and must land where it is aimed without a jump)."""
+    r = track.swing_r
+    if r is None:
+        return np.zeros_like(track.planted)
+    return (np.nan_to_num(r, nan=1.0) < EARLY_SWING) | (np.nan_to_num(r, nan=0.0) > LATE_SWING)
+
+
+def lift_into_reach(hip, ankle, reach: float, knee: float = LIFT_KNEE_M):
+    """Swinging ankles raised (straight up, so a toe near a riser does not run into it) until the
+    hip can reach them; the raise is a smooth ramp (C¹) ``knee`` m wide. Ankles too far out
+    horizontally are drawn in toward the hip instead (:func:`soft_reach`)."""
+    v = ankle - hip
+    horiz = np.linalg.norm(v[:, :2], axis=-1)
+    inner = reach - knee
+    z_need = hip[:, 2] - np.sqrt(np.maximum(inner * inner - horiz * horiz, 0.0))
+    deficit = z_need - ankle[:, 2]
+    lift = np.where(deficit >= knee, deficit, np.where(deficit <= -knee, 0.0, (deficit + knee) ** 2 / (4 * knee)))
+    out = ankle.copy()
+    out[:, 2] += lift
+    far = horiz > inner
+    if np.any(far):
+        out[far] = soft_reach(hip[far], ankle[far], reach)
+    return out
+
+
+def soft_reach(hip, ankle, reach: float, knee: float = SOFT_REACH_KNEE_M):
+    """Ankle targets pulled toward the hip so their distance saturates smoothly at ``reach`` (m):
+    unchanged below ``reach − knee``, then d' = d₀ + knee·tanh((d − d₀)/knee)."""
+    v = ankle - hip
+    d = np.linalg.norm(v, axis=-1, keepdims=True)
+    d0 = reach - knee
+    soft = np.where(d > d0, d0 + knee * np.tanh((d - d0) / knee), d)
+    return hip + v * (soft / np.maximum(d, 1e-9))
