@@ -1,9 +1,18 @@
 """Path walk in Blender, end to end, against what a user would otherwise do — one command, one run:
 
-    <venv-bpy-5.0.1>/bin/python bench/path_walk_blender.py [--frames 1000]
+    <venv-bpy-5.0.1>/bin/python bench/path_walk_blender.py [--frames 985] [--sections speed,follow]
 
-ProcAnim's human walks a long S-curve (sized to give about ``--frames`` frames at 96 steps/min,
-24 fps) three ways, and every result is measured the same way, on the evaluated pose (frame_set):
+**speed** (issue 12): Rigify's human metarig (159 bones) walks an S-curve sized to ``--frames``
+frames (100 steps/min, 24 fps) with ``bpy.ops.procanim.path_walk``, end to end (read, generate,
+bake), timed in wall and CPU seconds; the same run times the operator's parts (reading the rig and
+the curve, the engine, the baker and within it the edit fingerprint) by calling them one by one.
+The peer: the same metarig with IK constraints on its legs and arms (chain 2, targets keyed on every
+frame), baked with Bake Action (``bpy.ops.nla.bake``, visual keying, every bone) over the same
+frames. Printed as ratios (Bake Action time / ProcAnim time); the goal is ≥ 20×.
+
+**follow** (quality): ProcAnim's human walks a long S-curve (sized to give about ``--frames``
+frames at 96 steps/min, 24 fps) three ways, and every result is measured the same way, on the
+evaluated pose (frame_set):
 
 1. **ProcAnim** — ``bpy.ops.procanim.path_walk`` (read the scene, generate, bake with foreach_set).
    Also the engine alone (``generate_path_walk``), as frames generated per second.
@@ -232,14 +241,118 @@ def nla_bake(obj, n_frames) -> float:
 MODULE = ""
 
 
-def main(argv=None) -> int:
-    global MODULE
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--frames", type=int, default=1000, help="about how many frames the walk should last")
-    ap.add_argument("--json", type=Path, help="also write the figures to this JSON file")
-    args = ap.parse_args(argv)
-    bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
-    MODULE = install_extension("bench")
+# ----------------------------------------------------------------------------- speed (issue 12)
+
+
+def metarig(name: str):
+    """Rigify's human metarig (159 bones), in object mode."""
+    import addon_utils
+
+    addon_utils.enable("rigify", default_set=True)
+    bpy.ops.object.armature_human_metarig_add()
+    rig = bpy.context.object
+    rig.name = name
+    bpy.ops.object.mode_set(mode="OBJECT")
+    return rig
+
+
+class Clock:
+    """Wall and CPU seconds of a block (CPU: all threads of this process)."""
+
+    def __enter__(self):
+        self.wall, self.cpu = time.perf_counter(), time.process_time()
+        return self
+
+    def __exit__(self, *exc):
+        self.wall, self.cpu = time.perf_counter() - self.wall, time.process_time() - self.cpu
+
+
+def curve_for_frames(walk, skeleton, rigmap, params, frames: int, ground) -> np.ndarray:
+    """An S-curve whose walk lasts about ``frames`` frames (probe walks give the speed)."""
+    stand = 2 * params.stand_s * params.fps
+    length = 10.0
+    for _ in range(3):
+        clip = walk.generate_path_walk(skeleton, rigmap, s_curve(length), ground, params)
+        length *= (frames - stand) / (clip.frame_count - stand)
+    return s_curve(length)
+
+
+def ik_peer(rig, frames: int) -> None:
+    """IK constraints (chain 2) on the metarig's shins and forearms, their targets keyed on every
+    frame (a sway the legs and arms follow), as a user's IK set-up to be baked."""
+    compat = importlib.import_module(MODULE + ".operators.compat")
+    for k_bone, bone in enumerate(("shin.L", "shin.R", "forearm.L", "forearm.R")):
+        target = bpy.data.objects.new(f"IK.{bone}", None)
+        bpy.context.collection.objects.link(target)
+        fcurves, _ = compat.assign_action(target, bpy.data.actions.new(f"IK.{bone}"))
+        head = np.array(rig.pose.bones[bone].tail)
+        for k in range(3):
+            fc = fcurves.new("location", index=k)
+            fc.keyframe_points.add(frames)
+            co = np.empty(2 * frames, np.float32)
+            co[0::2] = np.arange(1, frames + 1)
+            co[1::2] = head[k] + 0.15 * np.sin(np.arange(frames) * 2 * np.pi / 30.0 + k_bone + k)
+            fc.keyframe_points.foreach_set("co", co)
+            fc.update()
+        con = rig.pose.bones[bone].constraints.new("IK")
+        con.target, con.chain_count = target, 2
+
+
+def speed_section(args) -> dict:
+    """ProcAnim's operator end to end on the metarig against Bake Action of the same rig with IK."""
+    walk = importlib.import_module(MODULE + ".procanim_addon.walk")
+    bridge = importlib.import_module(MODULE + ".operators.bridge")
+    bake = importlib.import_module(MODULE + ".operators.bake")
+    fingerprint = importlib.import_module(MODULE + ".operators.fingerprint")
+    FlatGround = importlib.import_module(MODULE + ".procanim_addon.ground").FlatGround
+    bpy.context.scene.render.fps = FPS
+    rig = metarig("Walker")
+    skeleton, rigmap = bridge.read_skeleton(rig), bridge.read_rigmap(rig)
+    params = walk.PathWalkParams(fps=FPS)
+    curve = add_curve("S", curve_for_frames(walk, skeleton, rigmap, params, args.frames, FlatGround(0.0)))
+    with Clock() as op:
+        assert bpy.ops.procanim.path_walk(armature=rig.name, path=curve.name) == {"FINISHED"}
+    lo, hi = rig.animation_data.action.frame_range
+    frames = int(hi - lo + 1)
+    parts = {}
+    with Clock() as c:
+        skeleton = bridge.read_skeleton(rig)
+    parts["read skeleton"] = c
+    with Clock() as c:
+        rigmap = bridge.read_rigmap(rig)
+    parts["read role map"] = c
+    with Clock() as c:
+        points = bridge.read_curve_polyline(curve, rig)
+    parts["read curve"] = c
+    with Clock() as c:
+        clip = walk.generate_path_walk(skeleton, rigmap, points, FlatGround(0.0), params)
+    parts["engine (generate_path_walk)"] = c
+    with Clock() as c:
+        bake.bake_clip(rig, clip)
+    parts["bake (bake_clip)"] = c
+    with Clock() as c:
+        fingerprint.fingerprint(rig.animation_data.action, rig)
+    parts["  of which one edit fingerprint"] = c
+    peer = metarig("Peer")
+    ik_peer(peer, frames)
+    select_only(peer)
+    with Clock() as nla:
+        bpy.ops.nla.bake(frame_start=1, frame_end=frames, only_selected=False, visual_keying=True,
+                         clear_constraints=True, use_current_action=False, bake_types={"POSE"})
+    print(f"\nBlender {bpy.app.version_string}; Rigify human metarig ({len(skeleton)} bones), {frames} frames, "
+          f"100 steps/min, {FPS} fps")
+    print(f"{'':44s} {'wall s':>8s} {'ms/frame':>9s} {'CPU s':>8s}")
+    rows = {"ProcAnim path_walk operator, end to end": op, **{f"  {k}": v for k, v in parts.items()},
+            "Bake Action (nla.bake, visual keying), IK legs+arms": nla}
+    for name, c in rows.items():
+        print(f"{name:44s} {c.wall:8.3f} {1000 * c.wall / frames:9.3f} {c.cpu:8.3f}")
+    print(f"ratio Bake Action / ProcAnim: {nla.wall / op.wall:.1f}x wall, {nla.cpu / op.cpu:.1f}x CPU (goal >= 20x)")
+    return {"frames": frames, "bones": len(skeleton), "ratio_wall": nla.wall / op.wall, "ratio_cpu": nla.cpu / op.cpu,
+            "rows": {k.strip(): {"wall_s": v.wall, "cpu_s": v.cpu} for k, v in rows.items()}}
+
+
+def follow_section(args) -> dict:
+    """ProcAnim's walk against Follow Path + a baked cycle (with and without IK feet): quality and time."""
     walk = importlib.import_module(MODULE + ".procanim_addon.walk")
     bridge = importlib.import_module(MODULE + ".operators.bridge")
     FlatGround = importlib.import_module(MODULE + ".procanim_addon.ground").FlatGround
@@ -321,6 +434,22 @@ def main(argv=None) -> int:
         "points in contact; bake s: the operator end to end for ProcAnim, bpy.ops.nla.bake alone for the others "
         "— their set-up is not timed)"
     )
+    return out
+
+
+def main(argv=None) -> int:
+    global MODULE
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--frames", type=int, default=985, help="about how many frames the walks should last")
+    ap.add_argument("--sections", default="speed,follow", help="speed (vs Bake Action), follow (vs Follow Path)")
+    ap.add_argument("--json", type=Path, help="also write the figures to this JSON file")
+    args = ap.parse_args(argv)
+    bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
+    MODULE = install_extension("bench")
+    out = {}
+    for name in args.sections.split(","):
+        bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
+        out[name] = {"speed": speed_section, "follow": follow_section}[name](args)
     if args.json:
         args.json.write_text(json.dumps(out, indent=1))
     return 0

@@ -62,12 +62,20 @@ def gaussian_smooth(values: np.ndarray, sigma_samples: float) -> np.ndarray:
 
 
 def envelope(x: np.ndarray, width: int) -> np.ndarray:
-    """A smooth curve ≥ ``x`` (1-D): the running maximum over ±``width`` samples, blurred by a
-    raised cosine of the same width, then the maximum with ``x`` again."""
+    """A smooth curve ≥ ``x`` along its last axis: the running maximum over ±``width`` samples,
+    blurred by a raised cosine of the same width, then the maximum with ``x`` again. ``x`` may be
+    (N,) or (…, N) (rows done at once)."""
+    x = np.asarray(x, float)
     if width < 1:
-        return np.asarray(x, float).copy()
-    pad = np.pad(x, width, mode="edge")
-    win = np.lib.stride_tricks.sliding_window_view(pad, 2 * width + 1).max(axis=-1)
+        return x.copy()
+    pw = [(0, 0)] * (x.ndim - 1) + [(width, width)]
+    pad = np.pad(x, pw, mode="edge")
+    win = np.lib.stride_tricks.sliding_window_view(pad, 2 * width + 1, axis=-1).max(axis=-1)
     k = np.hanning(2 * width + 3)[1:-1]
     k /= k.sum()
-    return np.maximum(np.convolve(np.pad(win, width, mode="edge"), k, mode="valid"), x)
+    padded = np.pad(win, pw, mode="edge")
+    if x.ndim == 1:
+        smooth = np.convolve(padded, k, mode="valid")
+    else:  # the same sums, row by row (the kernel is symmetric)
+        smooth = np.lib.stride_tricks.sliding_window_view(padded, len(k), axis=-1) @ k
+    return np.maximum(smooth, x)

@@ -137,9 +137,17 @@ def quat_continuity(q: np.ndarray, axis: int = 0) -> np.ndarray:
     a sign flip between two keys makes the bone spin the long way round.
     """
     q = np.moveaxis(np.array(q, float, copy=True), axis, 0)
-    for i in range(1, q.shape[0]):
-        dot = np.sum(q[i] * q[i - 1], axis=-1, keepdims=True)
-        q[i] *= np.where(dot < 0, -1.0, 1.0)
+    if q.shape[0] < 2:
+        return np.moveaxis(q, 0, axis)
+    # each frame's sign is the previous frame's times the sign of their (unflipped) dot product,
+    # a running product; a dot of exactly 0 resets the sign to +1 (the frame-by-frame rule)
+    dot = np.sum(q[1:] * q[:-1], axis=-1, keepdims=True)
+    if np.any(dot == 0.0):
+        for i in range(1, q.shape[0]):
+            q[i] *= np.where(np.sum(q[i] * q[i - 1], axis=-1, keepdims=True) < 0, -1.0, 1.0)
+        return np.moveaxis(q, 0, axis)
+    sign = np.cumprod(np.where(dot < 0, -1.0, 1.0), axis=0)
+    q[1:] *= sign
     return np.moveaxis(q, 0, axis)
 
 

@@ -77,36 +77,53 @@ def _simulate(theta0, T, t0_frac, u1, u2, k, xdd, n_sub: int = 64):
     return np.stack(ths, axis=1), np.stack(oms, axis=1)
 
 
-def solve_swings(theta_i, theta_f, T, t0_frac, k, xdd=None, n_sub: int = 40, iters: int = 8):
+def solve_swings(theta_i, theta_f, T, t0_frac, k, xdd=None, n_sub: int = 40, iters: int = 8, groups=None):
     """Torques (u1, u2) = F_a/I_a per problem and the swing θ on ``n_sub + 1`` samples per step.
 
-    theta_i, theta_f, T, t0_frac: (P,) boundary angles (rad), step times (s), T_0/T.
+    theta_i, theta_f, T, t0_frac, k: (P,) boundary angles (rad), step times (s), T_0/T, M_a·R/I_a
+    (1/m; a scalar for all). groups (P,) ints: problems of one group (one arm) stop iterating
+    together, once all of them meet their boundary values (Newton shooting on eqs. 19–20).
     Returns (theta (P, n_sub+1), omega (P, n_sub+1), u (P, 2)).
     """
     theta_i, theta_f, T = (np.asarray(x, float) for x in (theta_i, theta_f, T))
     t0_frac = np.broadcast_to(np.asarray(t0_frac, float), theta_i.shape)
+    k = np.broadcast_to(np.asarray(k, float), theta_i.shape)
     P = len(theta_i)
+    groups = np.zeros(P, int) if groups is None else np.asarray(groups)
     if xdd is None:
         xdd = np.zeros((P, n_sub + 1))
     # linearised initial guess: θ̈ = u − k g θ ≈ u over a short step
     d = theta_f - theta_i
-    u1 = 4.0 * d / T**2 + k * G * theta_i
-    u2 = -4.0 * d / T**2 + k * G * theta_f
-    u = np.stack([u1, u2], axis=-1)
+    u = np.stack([4.0 * d / T**2 + k * G * theta_i, -4.0 * d / T**2 + k * G * theta_f], axis=-1)
+    th_out, om_out = np.empty((P, n_sub + 1)), np.empty((P, n_sub + 1))
+    active = np.ones(P, dtype=bool)
+    three = (lambda x: np.concatenate([x, x, x]))  # noqa: E731
     for _ in range(iters):
-        th, om = _simulate(theta_i, T, t0_frac, u[:, 0], u[:, 1], k, xdd, n_sub)
-        r = np.stack([th[:, -1] - theta_f, om[:, -1] * T], axis=-1)
-        if np.max(np.abs(r)) < 1e-5:
-            break
-        J = np.empty((P, 2, 2))
+        a = np.flatnonzero(active)
+        m = len(a)
+        # the problems and their two perturbations in one batch
+        du = 1e-3 * np.maximum(1.0, np.abs(u[a]))
+        u3 = np.concatenate([u[a], u[a] + du * [1.0, 0.0], u[a] + du * [0.0, 1.0]])
+        th3, om3 = _simulate(three(theta_i[a]), three(T[a]), three(t0_frac[a]), u3[:, 0], u3[:, 1], three(k[a]),
+                             three(xdd[a]), n_sub)
+        r = np.stack([th3[:m, -1] - theta_f[a], om3[:m, -1] * T[a]], axis=-1)
+        done = np.zeros(m, dtype=bool)
+        for g in np.unique(groups[a]):
+            in_g = groups[a] == g
+            done[in_g] = np.max(np.abs(r[in_g])) < 1e-5
+        th_out[a[done]], om_out[a[done]] = th3[:m][done], om3[:m][done]
+        active[a[done]] = False
+        if not np.any(active):
+            return th_out, om_out, u
+        J = np.empty((m, 2, 2))
         for j in range(2):
-            du = np.zeros_like(u)
-            du[:, j] = 1e-3 * np.maximum(1.0, np.abs(u[:, j]))
-            th2, om2 = _simulate(theta_i, T, t0_frac, u[:, 0] + du[:, 0], u[:, 1] + du[:, 1], k, xdd, n_sub)
-            J[:, :, j] = (np.stack([th2[:, -1] - theta_f, om2[:, -1] * T], axis=-1) - r) / du[:, j:j + 1]
-        u = u - np.linalg.solve(J, r[..., None])[..., 0]
-    th, om = _simulate(theta_i, T, t0_frac, u[:, 0], u[:, 1], k, xdd, n_sub)
-    return th, om, u
+            sl = slice((j + 1) * m, (j + 2) * m)
+            J[:, :, j] = (np.stack([th3[sl, -1] - theta_f[a], om3[sl, -1] * T[a]], axis=-1) - r) / du[:, j:j + 1]
+        step = np.linalg.solve(J, r[..., None])[..., 0]
+        u[a[~done]] = u[a[~done]] - step[~done]
+    a = np.flatnonzero(active)
+    th_out[a], om_out[a] = _simulate(theta_i[a], T[a], t0_frac[a], u[a, 0], u[a, 1], k[a], xdd[a], n_sub)
+    return th_out, om_out, u
 
 
 def swing_angles(char, rigmap, sk, steps, tl, p, t, stride):
@@ -125,7 +142,9 @@ def swing_angles(char, rigmap, sk, steps, tl, p, t, stride):
         amp[j] = min(1.0, (steps.s[j] - steps.s[j - 1]) / stride)
     fwd, back = np.radians(p.arm_swing_fwd_deg) * p.arm_swing, np.radians(p.arm_swing_back_deg) * p.arm_swing
     beta_c = np.radians(p.elbow_deg)
-    for s in SIDES:
+    arms, problems = {}, []
+    steps_i = np.arange(1, n)
+    for g, s in enumerate(SIDES):
         names = [rigmap.get(f"{r}.{s}") for r in ("upper_arm", "forearm", "hand")]
         if not (names[0] and names[1]) or not (sk.has(names[0]) and sk.has(names[1])):
             continue
@@ -134,16 +153,20 @@ def swing_angles(char, rigmap, sk, steps, tl, p, t, stride):
         k, gamma = arm_pendulum_constants(sk.lengths[ua], sk.lengths[fa], l_hand, beta_c)
         sgn = 1 if s == "L" else -1
         bound = np.array([(-back if steps.side[j] == sgn else fwd) * amp[j] for j in range(n + 1)])
-        steps_i = np.arange(1, n)
-        th_i = bound[steps_i] + gamma
-        th_f = bound[steps_i + 1] + gamma
-        th, _om, _u = solve_swings(th_i, th_f, tl.T[steps_i], 0.5 * (1 + p.double_support), k)
-        n_sub = th.shape[1] - 1
-        ts = (hs[steps_i][:, None] + tl.T[steps_i][:, None] * np.linspace(0, 1, n_sub + 1)[None, :]).ravel()
-        phi_s = (th - gamma).ravel()
-        order = np.argsort(ts, kind="stable")
+        arms[s] = (ua, fa, gamma)
+        problems.append((bound[steps_i] + gamma, bound[steps_i + 1] + gamma, np.full(n - 1, k), np.full(n - 1, g)))
+    if not arms:
+        return out
+    th_i, th_f, ks, groups = (np.concatenate(x) for x in zip(*problems))
+    T = np.tile(tl.T[steps_i], len(arms))
+    th_all, _om, _u = solve_swings(th_i, th_f, T, 0.5 * (1 + p.double_support), ks, groups=groups)
+    n_sub = th_all.shape[1] - 1
+    ts = (hs[steps_i][:, None] + tl.T[steps_i][:, None] * np.linspace(0, 1, n_sub + 1)[None, :]).ravel()
+    order = np.argsort(ts, kind="stable")
+    span = max(fwd + back, np.radians(MIN_SPAN_DEG))
+    for m, (s, (ua, fa, gamma)) in enumerate(arms.items()):
+        phi_s = (th_all[m * (n - 1):(m + 1) * (n - 1)] - gamma).ravel()
         phi1 = np.interp(t, ts[order], phi_s[order], left=0.0, right=0.0)
-        span = max(fwd + back, np.radians(MIN_SPAN_DEG))
         beta = beta_c * (1.0 + ELBOW_SWING * (phi1 - 0.5 * (fwd - back)) / span)
         out[s] = (ua, fa, phi1, beta)
     return out

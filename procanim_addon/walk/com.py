@@ -47,7 +47,7 @@ class AxisSolution:
     q: np.ndarray        # (N,) position (m)
     v: np.ndarray        # (N,) velocity (m/s)
     acc: np.ndarray      # (N,) acceleration (m/s²)
-    coeffs: np.ndarray   # (K·m,) solved scales
+    coeffs: np.ndarray   # (m,) solved scales
 
 
 def cumtrapz0(y: np.ndarray, dt: float) -> np.ndarray:
@@ -57,31 +57,91 @@ def cumtrapz0(y: np.ndarray, dt: float) -> np.ndarray:
     return out
 
 
-def solve_axis(t, q0, v0, bases, bias, rows, nominal, reg_weight) -> AxisSolution:
+@dataclass
+class Bases:
+    """m accelerations per unit coefficient (m/s²) on a uniform grid of N samples, each nonzero on
+    one window only (a footstep's stance): column j holds ``values[j, :length[j]]`` at grid
+    indices ``start[j] …``. Integrals are taken window by window — the work grows with the
+    windows' lengths, not with N·m."""
+
+    start: np.ndarray
+    length: np.ndarray
+    values: np.ndarray
+    N: int
+
+    def __len__(self) -> int:
+        return len(self.start)
+
+    def combine(self, c: np.ndarray) -> np.ndarray:
+        """(N,) Σ_j c_j·basis_j."""
+        out = np.zeros(self.N)
+        cols = np.arange(self.values.shape[1])
+        m = cols[None, :] < self.length[:, None]
+        idx = (self.start[:, None] + cols[None, :])[m]
+        np.add.at(out, idx, (self.values * np.asarray(c, float)[:, None])[m])
+        return out
+
+    def scaled(self, factor: float) -> Bases:
+        """The same bases times ``factor``."""
+        return Bases(self.start, self.length, factor * self.values, self.N)
+
+    def integrals_at(self, idx: np.ndarray, dt: float):
+        """(velocity (R, m), position (R, m)) of every basis integrated from 0 (cumulative
+        trapezoid, as :func:`cumtrapz0`), at grid indices ``idx`` (R,)."""
+        m = len(self)
+        Lx = self.values.shape[1] + 2
+        # each window with one zero sample before and after it (where the grid has them)
+        a = np.maximum(self.start - 1, 0)
+        b = np.minimum(self.start + self.length, self.N - 1)
+        ext = np.zeros((m, Lx))
+        cols = np.arange(self.values.shape[1])
+        inside = cols[None, :] < self.length[:, None]
+        off = (self.start - a)[:, None]
+        rows = np.broadcast_to(np.arange(m)[:, None], inside.shape)
+        ext[rows[inside], (off + cols[None, :])[inside]] = self.values[inside]
+        vel = cumtrapz0(ext.T, dt).T
+        pos = cumtrapz0(vel.T, dt).T
+        last = b - a  # local index of the window's end
+        rel = np.asarray(idx)[:, None] - a[None, :]  # (R, m)
+        inner = np.clip(rel, 0, last[None, :])
+        cols_m = np.arange(m)[None, :]
+        v_end = vel[np.arange(m), last]
+        p_end = pos[np.arange(m), last]
+        after = np.maximum(rel - last[None, :], 0)
+        v = np.where(rel < 0, 0.0, vel[cols_m, inner])
+        p = np.where(rel < 0, 0.0, pos[cols_m, inner] + v_end[None, :] * after * dt)
+        v = np.where(rel > last[None, :], v_end[None, :], v)
+        p = np.where(rel > last[None, :], p_end[None, :] + v_end[None, :] * after * dt, p)
+        return v, p
+
+
+def solve_axis(t, q0, v0, bases: Bases, bias, rows, nominal, reg_weight) -> AxisSolution:
     """Least-squares shooting for one COM coordinate on the uniform grid ``t``.
 
-    bases:   (N, m) accelerations per unit coefficient (m/s²)
+    bases:   :class:`Bases`, accelerations per unit coefficient (m/s²)
     bias:    (N,) acceleration not scaled (gravity), m/s²
     rows:    list of (time, 'pos' | 'vel', value, weight)
     nominal: (m,) values the coefficients are pulled toward with ``reg_weight`` (per coefficient)
     """
     dt = float(t[1] - t[0])
-    vel_b = cumtrapz0(bases, dt)
-    pos_b = cumtrapz0(vel_b, dt)
     vel_0 = v0 + cumtrapz0(bias, dt)
     pos_0 = q0 + cumtrapz0(vel_0, dt)
-    a_rows, b_rows = [], []
-    for time, kind, value, weight in rows:
-        src_b, src_0 = (pos_b, pos_0) if kind == "pos" else (vel_b, vel_0)
-        i = min(max(int(np.searchsorted(t, time)), 0), len(t) - 1)
-        a_rows.append(weight * src_b[i])
-        b_rows.append(weight * (value - src_0[i]))
-    m = bases.shape[1]
+    idx = np.array([min(max(int(np.searchsorted(t, time)), 0), len(t) - 1) for time, *_ in rows], dtype=int)
+    vel_b, pos_b = bases.integrals_at(idx, dt)
+    is_pos = np.array([kind == "pos" for _, kind, _, _ in rows])
+    weight = np.array([w for *_, w in rows], float)
+    value = np.array([v for _, _, v, _ in rows], float)
+    a_rows = weight[:, None] * np.where(is_pos[:, None], pos_b, vel_b)
+    b_rows = weight * (value - np.where(is_pos, pos_0[idx], vel_0[idx]))
+    m = len(bases)
     reg = np.broadcast_to(np.asarray(reg_weight, float), (m,))
-    A = np.vstack([np.array(a_rows).reshape(-1, m), np.diag(reg)])
-    b = np.concatenate([np.array(b_rows, float), reg * np.asarray(nominal, float)])
-    c, *_ = np.linalg.lstsq(A, b, rcond=None)
-    return AxisSolution(t, pos_0 + pos_b @ c, vel_0 + vel_b @ c, bias + bases @ c, c)
+    A = np.vstack([a_rows.reshape(-1, m), np.diag(reg)])
+    b = np.concatenate([b_rows, reg * np.asarray(nominal, float)])
+    Q, R = np.linalg.qr(A)  # A has full column rank (the pulls): QR is exact and cheaper than an SVD
+    c = np.linalg.solve(R, Q.T @ b)
+    acc_b = bases.combine(c)
+    vel_c = cumtrapz0(acc_b, dt)
+    return AxisSolution(t, pos_0 + cumtrapz0(vel_c, dt), vel_0 + vel_c, bias + acc_b, c)
 
 
 @dataclass
@@ -89,7 +149,10 @@ class ComPath:
     """The COM over the whole clip, sampled on a fine grid.
 
     t (N,), s/y/z (N,) progression, height, lateral (m); vertical_force (N,) total F_y per body
-    weight during the walk; force_feet (N, K) each footstep's F_y per body weight.
+    weight during the walk; shapes_y the footsteps' vertical force shapes F̂ (per body weight, on
+    the walk's grid, which starts at sample ``offset`` of t); scale_y (n,) the solved s_y;
+    walk_span (t0, t1) the first and last heel strikes (s); windows: the stance windows of the
+    walk's grid (kept for re-solving the height); :attr:`force_feet` (N, n) each footstep's F_y.
     """
 
     t: np.ndarray
@@ -97,9 +160,21 @@ class ComPath:
     y: np.ndarray
     z: np.ndarray
     vertical_force: np.ndarray
-    force_feet: np.ndarray
+    shapes_y: Bases
+    offset: int
     scale_y: np.ndarray
     walk_span: tuple
+    windows: tuple
+
+    @property
+    def force_feet(self) -> np.ndarray:
+        """(N, n) each footstep's vertical force per body weight (0 outside its stance)."""
+        sh = self.shapes_y
+        out = np.zeros((len(self.t), len(sh)))
+        for j in range(len(sh)):
+            a = self.offset + sh.start[j]
+            out[a:a + sh.length[j], j] = sh.values[j, :sh.length[j]] * self.scale_y[j]
+        return out
 
     def at(self, t):
         t = np.asarray(t, float)
@@ -107,15 +182,20 @@ class ComPath:
 
     def passes(self, s_target: float) -> float:
         """First time the progression reaches ``s_target`` (s)."""
+        return float(self.passes_many(np.array([s_target], float))[0])
+
+    def passes_many(self, s_targets) -> np.ndarray:
+        """First times (s) the progression reaches each of ``s_targets`` (m)."""
         mono = np.maximum.accumulate(self.s)
-        i = int(np.searchsorted(mono, s_target))
-        if i <= 0:
-            return float(self.t[0])
-        if i >= len(self.t):
-            return float(self.t[-1])
-        a, b = mono[i - 1], mono[i]
-        f = 0.0 if b <= a else (s_target - a) / (b - a)
-        return float(self.t[i - 1] + f * (self.t[i] - self.t[i - 1]))
+        t = self.t
+        s_targets = np.asarray(s_targets, float)
+        i = np.searchsorted(mono, s_targets)
+        j = np.clip(i, 1, len(t) - 1)
+        lo, hi = mono[j - 1], mono[j]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            f = np.where(hi <= lo, 0.0, (s_targets - lo) / (hi - lo))
+        out = t[j - 1] + f * (t[j] - t[j - 1])
+        return np.where(i <= 0, t[0], np.where(i >= len(t), t[-1], out))
 
 
 def solve_com(timeline, steps, params, y_stand: float, y_targets: np.ndarray, y_final: float,
@@ -131,48 +211,67 @@ def solve_com(timeline, steps, params, y_stand: float, y_targets: np.ndarray, y_
                height is solved again (they do not depend on the height targets)
     progress:  gets the fraction done (0–1)
     """
-    hs, land, lift = timeline.heel_strike, timeline.land_virtual, timeline.lift_virtual
+    hs = timeline.heel_strike
     n = len(steps) - 1
     t0, t1 = hs[1], hs[n]
     N = max(int(np.ceil((t1 - t0) / dt)) + 1, 3)
     t = np.linspace(t0, t1, N)
-    feet = range(0, n)  # footsteps whose force acts within [t0, t1]
-    tau = np.stack([(t - land[k]) / (lift[k] - land[k]) for k in feet], axis=-1)  # (N, n)
-    # sin kπτ of every footstep's stance, once: (N, n, 3), zero outside the stance
-    inside = (tau >= 0.0) & (tau <= 1.0)
-    sines = np.sin(np.pi * np.where(inside, tau, 0.0)[..., None] * fr.K) * inside[..., None]
+    win = reuse.windows if reuse is not None else _stance_windows(t, timeline, n)
+    start, length, sines = win  # sin kπτ of every footstep's stance window: (n, L, 3)
     # ---- vertical (eq. 6b): one s_y per footstep
-    coeff_y = np.stack([fr.vertical_coeffs(params, steps.mode_v[max(k, 1)]) for k in feet])  # (n, 3)
-    shapes_y = np.einsum("njk,jk->nj", sines, coeff_y)
+    coeff_y = np.stack([fr.vertical_coeffs(params, steps.mode_v[max(k, 1)]) for k in range(n)])  # (n, 3)
+    shapes_y = Bases(start, length, np.einsum("jlk,jk->jl", sines, coeff_y), N)
     nom_y = np.array([fr.nominal_vertical_scale(c, params.double_support) for c in coeff_y])
     rows_y = [(hs[i], "pos", y_targets[i], W_POSITION) for i in range(2, n + 1)]
     progress(0.1)
-    ys = solve_axis(t, y_stand, 0.0, G * shapes_y, np.full(N, -G), rows_y, nom_y, PULL_Y)
+    ys = solve_axis(t, y_stand, 0.0, shapes_y.scaled(G), np.full(N, -G), rows_y, nom_y, PULL_Y)
     progress(0.4)
     if reuse is not None:  # same grid: standing before t0, the walk, settling and standing after
         pre_n = int(np.searchsorted(reuse.t, t0 - 1e-12))
         u = np.minimum((reuse.t[pre_n + N:] - t1) / timeline.settle, 1.0)
         y_after = hermite(ys.q[-1], timeline.settle * ys.v[-1], y_final, 0.0, u)
         y = np.concatenate([np.full(pre_n, y_stand), ys.q, y_after])
-        feet_force = np.zeros((len(reuse.t), len(feet)))
-        feet_force[pre_n:pre_n + N] = shapes_y * ys.coeffs
         vf = np.concatenate([np.ones(pre_n), ys.acc / G + 1.0, np.full(len(reuse.t) - pre_n - N, np.nan)])
         progress(1.0)
-        return ComPath(reuse.t, reuse.s, y, reuse.z, vf, feet_force, ys.coeffs, (t0, t1))
-    xs = _progression(t, sines, steps, timeline, params, s_final)
+        return ComPath(reuse.t, reuse.s, y, reuse.z, vf, shapes_y, pre_n, ys.coeffs, (t0, t1), win)
+    xs = _progression(t, win, steps, timeline, params, s_final)
     progress(0.7)
-    zs, z_v0 = _sway(t, sines, steps, timeline, params)
+    zs, z_v0 = _sway(t, win, steps, timeline, params)
     progress(1.0)
-    return _stand_and_settle(timeline, t, dt, xs, ys, zs, z_v0, y_stand, y_final, s_final, shapes_y)
+    return _stand_and_settle(timeline, t, dt, xs, ys, zs, z_v0, y_stand, y_final, s_final, shapes_y, win)
 
 
-def _progression(t, sines, steps, timeline, params, s_final: float) -> AxisSolution:
+def _stance_windows(t, timeline, n: int):
+    """(start (n,), length (n,), sines (n, L, 3)): where each footstep k < n bears weight on the
+    grid ``t`` (τ = (t − land)/(lift − land) within [0, 1]) and sin kπτ, k = 1, 2, 3, there."""
+    land, lift = timeline.land_virtual, timeline.lift_virtual
+    N = len(t)
+    lo = np.clip(np.searchsorted(t, land[:n], "left") - 1, 0, N)
+    hi = np.clip(np.searchsorted(t, lift[:n], "right") + 1, 0, N)
+    start, length, taus = np.zeros(n, int), np.zeros(n, int), []
+    for k in range(n):
+        tau = (t[lo[k]:hi[k]] - land[k]) / (lift[k] - land[k])
+        inside = np.flatnonzero((tau >= 0.0) & (tau <= 1.0))
+        start[k] = lo[k] + (inside[0] if inside.size else 0)
+        length[k] = inside.size
+        taus.append(tau[inside])
+    tau_all = np.zeros((n, int(length.max(initial=1))))
+    for k in range(n):
+        tau_all[k, :length[k]] = taus[k]
+    sines = np.sin(np.pi * tau_all[..., None] * fr.K)
+    sines[np.arange(tau_all.shape[1])[None, :] >= length[:, None]] = 0.0
+    return start, length, sines
+
+
+def _progression(t, win, steps, timeline, params, s_final: float) -> AxisSolution:
     """Progression (eq. 6a): s_x (shape a_x) and the first harmonic (RECON) per footstep, so C passes
     midway in every step at its heel strike (Figure 8) and stops at ``s_final``."""
     hs = timeline.heel_strike
     n = len(steps) - 1
+    start, length, sines = win
     ax = fr.progression_coeffs(params)
-    shapes_x = np.concatenate([sines @ ax, sines[..., 0]], axis=-1)
+    shapes_x = Bases(np.concatenate([start, start]), np.concatenate([length, length]),
+                     G * np.concatenate([sines @ ax, sines[..., 0]]), len(t))
     nom_x = np.concatenate([np.ones(n), np.full(n, ax[0])])
     mid = 0.5 * (steps.s[:-1] + steps.s[1:])  # hip midway in the step at heel strike
     # end of walk: the COM still has a little way to go, done by the settling cubic
@@ -181,36 +280,36 @@ def _progression(t, sines, steps, timeline, params, s_final: float) -> AxisSolut
     rows_x.append((hs[n], "pos", s_final - end_gap, W_POSITION))
     # the settling cubic from that speed covers end_gap in the settling time: v = 1.5·gap/settle
     rows_x.append((hs[n], "vel", 1.5 * end_gap / timeline.settle, W_VELOCITY))
-    return solve_axis(t, 0.0, 0.0, G * shapes_x, np.zeros(len(t)), rows_x, nom_x,
+    return solve_axis(t, 0.0, 0.0, shapes_x, np.zeros(len(t)), rows_x, nom_x,
                       np.concatenate([np.full(n, PULL_X), np.full(n, PULL_X1)]))
 
 
-def _sway(t, sines, steps, timeline, params) -> tuple[AxisSolution, float]:
+def _sway(t, win, steps, timeline, params) -> tuple[AxisSolution, float]:
     """Lateral sway (eq. 6c): s_z per footstep, the force toward the inside of the stance foot, C
     back on the path at every heel strike; and the sway's starting velocity (m/s)."""
     hs = timeline.heel_strike
     n = len(steps) - 1
-    shapes_z = (sines @ fr.lateral_coeffs(params)) * -steps.side[:n][None, :]
+    start, length, sines = win
+    shapes_z = Bases(start, length, G * ((sines @ fr.lateral_coeffs(params)) * -steps.side[:n][:, None]), len(t))
     rows_z = [(hs[i], "pos", 0.0, W_SWAY) for i in range(2, n + 1)]
     # nominal s_z: the paper's force at 100 steps/min; at other step times the sway would grow
     # with T², so the nominal scale shrinks with (T_100 / T)² to keep a normal walk's sway
     nom_z = np.clip((T_100 / timeline.T[np.maximum(np.arange(n), 1)]) ** 2, *SWAY_SCALE)
-    zs = solve_axis(t, 0.0, 0.0, G * shapes_z, np.zeros(len(t)), rows_z, nom_z, PULL_Z)
+    zs = solve_axis(t, 0.0, 0.0, shapes_z, np.zeros(len(t)), rows_z, nom_z, PULL_Z)
     # the walker shifts its weight before the first step: start the sway with the velocity it has
     # at the next heel strike of the same foot (a steady step), reached from standing by a cubic
     z_v0 = 0.0
     if n >= 5:
         # half of it: the first step is a short one (the COM travels half a step)
         z_v0 = 0.5 * float(np.interp(hs[3], t, zs.v))
-        zs = solve_axis(t, 0.0, z_v0, G * shapes_z, np.zeros(len(t)), rows_z, nom_z, PULL_Z)
+        zs = solve_axis(t, 0.0, z_v0, shapes_z, np.zeros(len(t)), rows_z, nom_z, PULL_Z)
     return zs, z_v0
 
 
-def _stand_and_settle(timeline, t, dt, xs, ys, zs, z_v0, y_stand, y_final, s_final, shapes_y) -> ComPath:
+def _stand_and_settle(timeline, t, dt, xs, ys, zs, z_v0, y_stand, y_final, s_final, shapes_y, win) -> ComPath:
     """The whole clip: standing before the first heel strike (the sway starting by a cubic over
     the last :data:`SWAY_LEAD_S`), the walk, settling after the last heel strike, standing."""
     t0, t1 = t[0], t[-1]
-    N = len(t)
     settle = timeline.settle
     t_end = t1 + settle
     pre = np.arange(timeline.t_begin, t0, dt)
@@ -227,7 +326,5 @@ def _stand_and_settle(timeline, t, dt, xs, ys, zs, z_v0, y_stand, y_final, s_fin
     u_pre = np.clip((pre - (t0 - lead)) / max(lead, 1e-9), 0.0, 1.0)
     z_pre = hermite(0.0, 0.0, 0.0, lead * z_v0, u_pre) if lead > 0 else np.zeros(len(pre))
     z = np.concatenate([z_pre, zs.q, z_post, np.zeros(len(tail))])
-    feet_force = np.zeros((len(tt), shapes_y.shape[1]))
-    feet_force[len(pre):len(pre) + N] = shapes_y * ys.coeffs
     vf = np.concatenate([np.ones(len(pre)), ys.acc / G + 1.0, np.full(len(post) + len(tail), np.nan)])
-    return ComPath(tt, s, y, z, vf, feet_force, ys.coeffs, (t0, t1))
+    return ComPath(tt, s, y, z, vf, shapes_y, len(pre), ys.coeffs, (t0, t1), win)

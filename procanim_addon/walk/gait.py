@@ -36,7 +36,7 @@ STEP_HEIGHT_MAX = 0.26  # × hip height: the highest riser one step climbs when 
 # (a 0.9 m leg climbs 23 cm; building codes allow risers up to about 18–20 cm)
 
 # Progress: where each part of the work starts (fractions of the whole bake)
-_P_DIVIDE, _P_SUPPORT, _P_TRACKS, _P_POSES, _P_CHANNELS, _P_METRICS = 0.0, 0.1, 0.55, 0.7, 0.8, 0.95
+_P_DIVIDE, _P_SUPPORT, _P_TRACKS, _P_POSES, _P_CHANNELS, _P_METRICS = 0.0, 0.1, 0.4, 0.65, 0.8, 0.92
 
 
 @dataclass
@@ -102,7 +102,7 @@ def generate_path_walk(skeleton, rigmap, path_points, ground=None, params: PathW
     com, feet = solve_support(char, path, plan.ground, steps, tl, p, plan.psi, part(progress, _P_SUPPORT, _P_TRACKS))
     n_frames = int(np.floor(tl.t_end * p.fps + 1e-9)) + 1
     t = np.arange(n_frames) / p.fps  # clip times (s)
-    tracks = {s: feet[s].track(t, path, progress=part(progress, _P_TRACKS + k * 0.075, _P_TRACKS + (k + 1) * 0.075))
+    tracks = {s: feet[s].track(t, progress=part(part(progress, _P_TRACKS, _P_POSES), k / 2, (k + 1) / 2))
               for k, s in enumerate(SIDES)}
     body = body_frames(char, path, steps, tl, p, com, plan.psi, t, tracks, plan.stride)
     progress(_P_POSES)
@@ -117,11 +117,12 @@ def generate_path_walk(skeleton, rigmap, path_points, ground=None, params: PathW
     locs_obj, rots_obj = _root_motion(char, skeleton, want, body.D, p.root_motion)
     frames = p.frame_start + np.arange(n_frames, dtype=float)
     clip = channels(skeleton, want, frames, p.fps, part(progress, _P_CHANNELS, _P_METRICS))
-    clip.object_locations, clip.object_rotations = locs_obj, rots_obj
+    clip.object_locations = locs_obj
+    # quaternion signs: made continuous per keyed bone in channels(), here for the object
+    clip.object_rotations = None if rots_obj is None else tf.quat_continuity(tf.quat_normalize(rots_obj), axis=0)
     clip.generator = "path_walk"
-    clip.with_continuity()
     clip.metrics = walk_metrics(skeleton, clip, char, tracks, plan.ground, path, steps, tl, t, body.s_c,
-                                body.D if p.root_motion == "OBJECT" else None)
+                                body.D if p.root_motion == "OBJECT" else None, part(progress, _P_METRICS, 1.0))
     clip.metrics["ik_reach_miss_cm"] = round(100 * miss, 3)
     progress(1.0)
     return clip

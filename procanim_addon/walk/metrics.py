@@ -19,20 +19,29 @@ from __future__ import annotations
 import numpy as np
 
 from .. import metrics as common
+from ..progress import ProgressFn, no_progress
 from .path import deviation_from_polyline
+from .pose import fk_of
+
+
+def bone_pose(pose, i: int) -> np.ndarray:
+    """(F, 4, 4) of bone ``i`` from armature-space pose matrices ``(F, B, 4, 4)`` or a
+    {bone: (F, 4, 4)} dict (:func:`~.pose.fk_of`)."""
+    return pose[i] if isinstance(pose, dict) else pose[:, i]
 
 
 def sole_points(skeleton, pose, char, side):
-    """(F, 3, 3) heel, ball, tip positions from armature-space pose matrices ``(F, B, 4, 4)``."""
+    """(F, 3, 3) heel, ball, tip positions from armature-space pose matrices (see :func:`bone_pose`)."""
     g = char.feet[side]
     fi = char.foot[side]
     ti = char.toe[side] if char.toe[side] is not None else fi
     inv_f = np.linalg.inv(skeleton.matrix_local[fi])
     inv_t = np.linalg.inv(skeleton.matrix_local[ti])
     loc = lambda inv, p: inv[:3, :3] @ p + inv[:3, 3]  # noqa: E731
-    heel = np.einsum("fij,j->fi", pose[:, fi, :3, :3], loc(inv_f, g.heel)) + pose[:, fi, :3, 3]
-    ball = np.einsum("fij,j->fi", pose[:, ti, :3, :3], loc(inv_t, g.ball)) + pose[:, ti, :3, 3]
-    tip = np.einsum("fij,j->fi", pose[:, ti, :3, :3], loc(inv_t, g.tip)) + pose[:, ti, :3, 3]
+    pf, pt = bone_pose(pose, fi), bone_pose(pose, ti)
+    heel = np.einsum("fij,j->fi", pf[:, :3, :3], loc(inv_f, g.heel)) + pf[:, :3, 3]
+    ball = np.einsum("fij,j->fi", pt[:, :3, :3], loc(inv_t, g.ball)) + pt[:, :3, 3]
+    tip = np.einsum("fij,j->fi", pt[:, :3, :3], loc(inv_t, g.tip)) + pt[:, :3, 3]
     return np.stack([heel, ball, tip], axis=1)
 
 
@@ -42,7 +51,8 @@ CONTACT_TOL_M = 0.003
 def contact_quality(skeleton, rigmap, pose: np.ndarray, ground, fps: float, tol: float = CONTACT_TOL_M,
                     char=None) -> dict:
     """Skate and penetration of the soles of any posed walk, from armature-space pose matrices
-    ``(F, B, 4, 4)`` (the engine's FK or Blender's evaluated ``pose_bone.matrix``).
+    ``(F, B, 4, 4)`` or a {bone: (F, 4, 4)} dict (the engine's FK or Blender's evaluated
+    ``pose_bone.matrix``).
 
     Returns skate_mean_cm_s, skate_p95_cm_s, skate_frac_fast (> 0.5 m/s), contact_steps,
     penetration_max_cm / _mean_cm / _frac_1cm.
@@ -73,16 +83,21 @@ def contact_quality(skeleton, rigmap, pose: np.ndarray, ground, fps: float, tol:
     return out
 
 
-def walk_metrics(skeleton, clip, char, tracks, ground, path, steps, tl, t, s_frames, object_delta=None) -> dict:
+def walk_metrics(skeleton, clip, char, tracks, ground, path, steps, tl, t, s_frames, object_delta=None,
+                 progress: ProgressFn = no_progress) -> dict:
     """The figures above; ``s_frames`` (F,) is the COM's progression along the path per frame (m),
-    used to look up the nearby part of the path."""
-    pose = skeleton.fk(clip.locations, clip.rotations)
+    used to look up the nearby part of the path; ``progress`` gets the fraction done."""
+    needed = [char.hips] + [b for side in ("L", "R") for b in (char.foot[side], char.toe[side]) if b is not None]
+    pose = fk_of(skeleton, clip.locations, clip.rotations, needed)
     if object_delta is not None:
-        pose = object_delta[:, None] @ pose
+        pose = {b: object_delta @ m for b, m in pose.items()}
     fps = clip.fps
+    progress(0.2)
     quality = contact_quality(skeleton, None, pose, ground, fps, char=char)
-    hips = pose[:, char.hips, :3, 3]
+    progress(0.5)
+    hips = pose[char.hips][:, :3, 3]
     dev = deviation_from_polyline(hips, path.raw, s_frames)
+    progress(0.9)
     n = len(steps) - 1
     hs = tl.heel_strike
     travel = []
@@ -93,7 +108,7 @@ def walk_metrics(skeleton, clip, char, tracks, ground, path, steps, tl, t, s_fra
                 travel.append(np.ptp(hips[m, 2]))
     walking = (t >= hs[2]) & (t <= hs[n - 1])
     rest_inv = np.linalg.inv(skeleton.matrix_local[char.hips][:3, :3])
-    fwd = np.einsum("fij,j->fi", pose[:, char.hips, :3, :3] @ rest_inv, char.forward)
+    fwd = np.einsum("fij,j->fi", pose[char.hips][:, :3, :3] @ rest_inv, char.forward)
     tan = path.tangent_at(s_frames[walking])
     f = fwd[walking]
     cross = tan[:, 0] * f[:, 1] - tan[:, 1] * f[:, 0]
@@ -108,7 +123,7 @@ def walk_metrics(skeleton, clip, char, tracks, ground, path, steps, tl, t, s_fra
         "com_vertical_travel_cm": float(np.mean(travel) * 100) if travel else float("nan"),
         "step_count": int(n - 1),
         "cadence_spm": float(60.0 * (n - 1) / max(hs[n] - hs[1], 1e-9)),
-        "max_joint_jump_deg": common.max_angular_jump(clip.rotations),
+        "max_joint_jump_deg": common.max_angular_jump(clip.rotations[:, clip.key_rotation]),
         "heading_error_mean_deg": float(np.mean(err)),
         "heading_error_max_deg": float(np.max(err)),
     }

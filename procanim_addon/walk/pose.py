@@ -47,36 +47,93 @@ def map_rot(rest_rot, y0, n0, y1, n1):
     return F1 @ F0.T @ rest_rot
 
 
+def with_ancestors(sk, bones) -> list[int]:
+    """``bones`` and all their ancestors, parents first (bone indices are in that order)."""
+    out = set()
+    for i in bones:
+        while i >= 0 and i not in out:
+            out.add(int(i))
+            i = int(sk.parents[i])
+    return sorted(out)
+
+
+def fk_of(sk, locations, rotations, bones) -> dict:
+    """{bone: armature-space pose matrices (F, 4, 4)} as :meth:`Skeleton.fk` gives them, for
+    ``bones`` and their ancestors only."""
+    F = len(rotations)
+    pose: dict[int, np.ndarray] = {}
+    for i in with_ancestors(sk, bones):
+        loc = np.zeros((F, 3)) if sk.connected[i] else locations[:, i]
+        local = sk.rest_rel[i] @ tf.compose(loc, rotations[:, i])
+        p = sk.parents[i]
+        pose[i] = local if p < 0 else pose[p] @ local
+    return pose
+
+
 def channels(sk, want: dict, frames, fps, progress: ProgressFn = no_progress) -> Clip:
     """Pose-bone channels, parents first, for wanted armature-space rotations/positions.
 
     want: {bone index: (R (F, 3, 3), position (F, 3) or None)}; bones not in it keep their rest
-    pose relative to their parent. ``progress`` gets the fraction of the bones done.
+    pose relative to their parent (identity channels; only the wanted bones' ancestors are posed,
+    the rest of a rig — fingers, face — costs nothing). ``progress`` gets the fraction done.
     """
     F, B = len(frames), len(sk)
-    pose = np.empty((F, B, 4, 4))
     locs = np.zeros((F, B, 3))
     rots = tf.quat_identity((F, B))
     key_loc = np.zeros(B, dtype=bool)
     key_rot = np.zeros(B, dtype=bool)
-    tick = loop(progress, B)
-    for i in range(B):
-        tick(i)
+    pose: dict[int, np.ndarray] = {}
+    order = with_ancestors(sk, want)
+    parents = {int(sk.parents[i]) for i in order}
+    tick = loop(progress, len(order))
+    for n, i in enumerate(order):
+        tick(n)
         par = sk.parents[i]
-        U = np.broadcast_to(sk.rest_rel[i], (F, 4, 4)) if par < 0 else pose[:, par] @ sk.rest_rel[i]
+        U = np.broadcast_to(sk.rest_rel[i], (F, 4, 4)) if par < 0 else pose[par] @ sk.rest_rel[i]
         if i not in want:
-            pose[:, i] = U
+            pose[i] = U
             continue
         R, pos = want[i]
-        W = np.zeros((F, 4, 4))
-        W[:, :3, :3] = R
-        W[:, :3, 3] = U[:, :3, 3] if pos is None else pos
-        W[:, 3, 3] = 1.0
-        basis = tf.rigid_inverse(U) @ W  # = Skeleton.basis_for, for rigid parents (cheaper)
-        loc, q, _ = tf.decompose(basis)
+        # basis = (pose[parent] @ rest_rel)⁻¹ @ W (Skeleton.basis_for) for a rigid parent: rotation
+        # Uᵀ·R with the float32 rest matrices' tiny scale taken out (tf.decompose), location Uᵀ·(p − U_p)
+        Ut = np.swapaxes(U[:, :3, :3], -1, -2)
+        r = Ut @ R
+        scale = np.linalg.norm(r, axis=-2)
+        scale[:, 0] *= np.where(np.einsum("fi,fi->f", np.cross(r[:, :, 0], r[:, :, 1]), r[:, :, 2]) < 0, -1.0, 1.0)
+        q = tf.mat3_to_quat(r / scale[:, None, :])
+        loc = np.zeros((F, 3)) if pos is None else \
+            np.einsum("fij,fj->fi", Ut, pos) - np.einsum("fij,fj->fi", Ut, U[:, :3, 3])
         locs[:, i] = loc
-        rots[:, i] = q
+        rots[:, i] = tf.quat_continuity(tf.quat_normalize(q), axis=0)
         key_rot[i] = True
         key_loc[i] = pos is not None and bool(np.max(np.abs(loc)) > 1e-6)
-        pose[:, i] = U @ tf.compose(loc, q)
+        if i in parents:  # only bones with posed children need their own pose
+            pose[i] = U @ tf.compose(loc, q)
     return Clip(list(sk.names), frames, fps, locs, rots, key_location=key_loc, key_rotation=key_rot)
+
+
+def yaw_tilt(heading: np.ndarray, rest_heading: float, normal: np.ndarray) -> np.ndarray:
+    """(…, 3, 3) rotation: turn the rest foot to ``heading`` then tilt its up onto ``normal``."""
+    heading = np.asarray(heading, float)
+    qz = tf.quat_from_axis_angle(np.broadcast_to(UP, heading.shape + (3,)), heading - rest_heading)
+    if np.all(np.asarray(normal) == UP):  # level ground: no tilt (the same rotation, cheaper)
+        return tf.quat_to_mat3(qz)
+    qt = tf.rotation_between(np.broadcast_to(UP, np.shape(normal)), normal)
+    return tf.quat_to_mat3(tf.quat_mul(qt, qz))
+
+
+def axis_matrices(axis) -> tuple[np.ndarray, np.ndarray]:
+    """(K, K²): the cross-product matrix of the unit ``axis`` and its square (Rodrigues' formula)."""
+    a = np.asarray(axis, float)
+    a = a / np.linalg.norm(a)
+    K = np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
+    return K, K @ K
+
+
+def pitch_rot(axis, angle, mats: tuple | None = None) -> np.ndarray:
+    """(…, 3, 3) rotations by ``angle`` (rad) about one fixed unit ``axis`` (Rodrigues' formula);
+    ``mats`` = :func:`axis_matrices` of the axis when already known."""
+    angle = np.asarray(angle, float)
+    K, K2 = mats if mats is not None else axis_matrices(axis)
+    s, c = np.sin(angle)[..., None, None], np.cos(angle)[..., None, None]
+    return np.eye(3) + s * K + (1.0 - c) * K2

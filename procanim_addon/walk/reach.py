@@ -21,16 +21,19 @@ SWING_END_SHORTEN = 1.5  # × LIFT_KNEE_M: reach kept in hand by a leg about to 
 SOFT_REACH_KNEE_M = 0.04  # width of the tanh saturation that draws a far ankle toward the hip
 
 
-def other(side: str) -> str:
-    """The other side's letter."""
-    return "R" if side == "L" else "L"
-
-
 class PelvisHeight:
     """Highest pelvis (hips head) z that lets every weight-bearing leg reach its ankle."""
 
     def __init__(self, char, knee_reach: float):
         self.char, self.kr = char, knee_reach
+
+    def leg(self, side: str, pelvis_xy, rot, ankle, shorten: float = 0.0):
+        """(P,) highest pelvis z (m) from which leg ``side`` reaches ``ankle`` (P, 3), the pelvis at
+        ``pelvis_xy`` (P, 2) turned by ``rot`` (P, 3, 3); ``shorten`` (m) comes off the reach."""
+        off = np.einsum("...ij,j->...i", rot, self.char.hip_joint_rest[side] - self.char.pelvis_rest)
+        R = self.kr * self.char.ankle_reach(side) - shorten
+        horiz = np.linalg.norm(pelvis_xy + off[..., :2] - ankle[..., :2], axis=-1)
+        return ankle[..., 2] - off[..., 2] + np.sqrt(np.maximum(R * R - horiz * horiz, 0.0))
 
     def limit(self, pelvis_xy, rot, ankles, masks, shorten: float = 0.0):
         """Per-frame limit (m); ``shorten`` (m) takes that much off the allowed hip–ankle distance.
@@ -41,13 +44,8 @@ class PelvisHeight:
         lim = np.full(len(pelvis_xy), np.inf)
         for side in SIDES:
             m = masks[side]
-            if not np.any(m):
-                continue
-            off = np.einsum("...ij,j->...i", rot, self.char.hip_joint_rest[side] - self.char.pelvis_rest)
-            R = self.kr * self.char.ankle_reach(side) - shorten
-            horiz = np.linalg.norm(pelvis_xy + off[..., :2] - ankles[side][..., :2], axis=-1)
-            z = ankles[side][..., 2] - off[..., 2] + np.sqrt(np.maximum(R * R - horiz * horiz, 0.0))
-            lim = np.where(m, np.minimum(lim, z), lim)
+            if np.any(m):
+                lim = np.where(m, np.minimum(lim, self.leg(side, pelvis_xy, rot, ankles[side], shorten)), lim)
         return lim
 
 

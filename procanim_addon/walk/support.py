@@ -18,7 +18,7 @@ from .character import SIDES
 from .com import solve_com
 from .feet import FootModel
 from .pose import rz
-from .reach import LIFT_KNEE_M, SWING_END_SHORTEN, PelvisHeight, other
+from .reach import LIFT_KNEE_M, SWING_END_SHORTEN, PelvisHeight
 
 # ProcAnim's choices (the paper leaves the boundary heights of C open):
 STAND_BELOW_M = 0.005  # the standing pelvis sits this far under the legs' reach
@@ -58,9 +58,10 @@ def solve_support(char, path, ground, steps, tl, p, psi, progress: ProgressFn = 
         step = part(progress, 1.0 - 0.5 ** it, 1.0 - 0.5 ** (it + 1))
         com = solve_com(tl, steps, p, y_stand, y_targets - extra, y_final, path.length, reuse=com,
                         progress=part(step, 0.0, 0.3))
-        cache = {s: None if feet is None else feet[s]._clearance for s in SIDES}
-        feet = {s: FootModel(char, s, steps, tl, com, p, ground, cache[s]) for s in SIDES}
-        y_targets = _heel_strike_heights(char, path, steps, tl, feet, limit, psi, part(step, 0.3, 0.6))
+        cache = {s: None if feet is None else feet[s].clearance for s in SIDES}
+        feet = {s: FootModel(char, s, steps, tl, com, p, ground, path, cache[s]) for s in SIDES}
+        y_targets = _heel_strike_heights(char, path, steps, tl, feet, limit, psi)
+        step(0.6)
         worst = _lower_for_midstance(char, path, steps, tl, p, com, feet, limit, psi, extra)
         step(1.0)
         if worst < REACH_TOL_M:
@@ -69,27 +70,26 @@ def solve_support(char, path, ground, steps, tl, p, psi, progress: ProgressFn = 
     return com, feet
 
 
-def _heel_strike_heights(char, path, steps, tl, feet, limit, psi, progress: ProgressFn) -> np.ndarray:
+def _heel_strike_heights(char, path, steps, tl, feet, limit, psi) -> np.ndarray:
     """(K,) pelvis height at the heel strike of footstep i (i ≥ 2) that both legs reach (m)."""
     n = len(steps) - 1
     hs = tl.heel_strike
+    i = np.arange(2, n + 1)
     mid = 0.5 * (steps.s[:-1] + steps.s[1:])
-    psi_hs = psi(hs)
+    xy = path.at(mid[i - 1])[:, :2]
+    rot = rz(psi(hs)[i] - char.rest_heading)
+    lims = []
+    # the trailing leg (heel rising) and the landing one, which keeps the margin it had at the end
+    # of its swing (no dip, no jump)
+    for k, short in ((i - 1, 0.0), (i, SWING_END_SHORTEN * LIFT_KNEE_M)):
+        z = np.empty(len(i))
+        for s in SIDES:
+            m = steps.side[k] == (1 if s == "L" else -1)
+            ankle = feet[s].stance_at(k[m], hs[i[m]], ankle_only=True)[0]
+            z[m] = limit.leg(s, xy[m], rot[m], ankle, short)
+        lims.append(z)
     y_targets = np.zeros(n + 1)
-    for i in range(2, n + 1):
-        progress((i - 2) / max(n - 1, 1))
-        ti = np.array([hs[i]])
-        xy = path.at(np.array([mid[i - 1]]))[:, :2]
-        rot = rz(psi_hs[i:i + 1] - char.rest_heading)
-        lims = []
-        for k in (i - 1, i):
-            s = "L" if steps.side[k] > 0 else "R"
-            ank = {s: feet[s].stance(k, ti)[0]}
-            # the landing leg keeps the margin it had at the end of its swing (no dip, no jump)
-            short = SWING_END_SHORTEN * LIFT_KNEE_M if k == i else 0.0
-            lims.append(limit.limit(xy, rot, ank, {s: np.array([True]), other(s): np.array([False])},
-                                    shorten=short)[0])
-        y_targets[i] = min(lims) - HEEL_STRIKE_MARGIN_M
+    y_targets[2:] = np.minimum(lims[0], lims[1]) - HEEL_STRIKE_MARGIN_M
     return y_targets
 
 
@@ -101,7 +101,7 @@ def _lower_for_midstance(char, path, steps, tl, p, com, feet, limit, psi, extra:
     tt = np.arange(hs[1], hs[n], 1.0 / max(CHECK_HZ, p.fps))
     s_c, y_c, z_c = com.at(tt)
     xy = (path.at(s_c) + path.left_at(s_c) * z_c[:, None])[:, :2]
-    check = {s: feet[s].track(tt, path, with_swing=False) for s in SIDES}
+    check = {s: feet[s].track(tt, with_swing=False) for s in SIDES}
     ank = {s: check[s].ankle for s in SIDES}
     msk = {s: check[s].planted for s in SIDES}  # swings are handled by the final clamp
     over = y_c - limit.limit(xy, rz(psi(tt) - char.rest_heading), ank, msk)

@@ -25,23 +25,23 @@ def body_yaw(t: np.ndarray, heel_strike: np.ndarray, T: np.ndarray, T_ds: np.nda
     step i (1 ≤ i ≤ n−1) with the bang-bang force profile above."""
     t = np.asarray(t, float)
     n = len(heel_strike) - 1
-    psi = np.full(t.shape, float(yaw_start))
-    for i in range(1, n):
-        t0 = heel_strike[i]
-        a = alpha[i]
-        if a == 0.0:
-            continue
-        Ti = T[i]
-        t_on = T_ds[i]
-        t_zero = 0.5 * (Ti + T_ds[i])
-        d = t_zero - t_on
-        acc = a / (d * d)  # r_r·f_r / I_r
-        u = t - t0
-        # integrate the two pulses analytically: +acc on [t_on, t_zero], −acc on [t_zero, t_zero + d]
-        p1 = np.clip(u - t_on, 0.0, d)
-        p2 = np.clip(u - t_zero, 0.0, d)
-        psi = psi + acc * (0.5 * p1**2 + d * p2 - 0.5 * p2**2)
-    return psi
+    i = np.arange(1, n)
+    a = np.asarray(alpha, float)[i]
+    t_on = T_ds[i]
+    t_zero = 0.5 * (T[i] + T_ds[i])
+    d = t_zero - t_on
+    acc = np.where(a == 0.0, 0.0, a / np.where(d > 0, d * d, 1.0))  # r_r·f_r / I_r
+    # the two pulses end with the step (t_zero + d = T): a finished step has turned by acc·d²
+    done = acc * (0.5 * d**2 + d * d - 0.5 * d**2)
+    turned = np.cumsum(np.concatenate(([float(yaw_start)], done)))  # Ψ at the start of step 1, 2, …
+    step = np.clip(np.searchsorted(heel_strike[1:n], t, side="right") - 1, -1, n - 2)  # index into i
+    psi = np.where(step < 0, float(yaw_start), turned[np.maximum(step, 0)])
+    # the step under way: integrate its pulses analytically, +acc on [t_on, t_zero], −acc after
+    j = np.maximum(step, 0)
+    u = t - heel_strike[1:n][j]
+    p1 = np.clip(u - t_on[j], 0.0, d[j])
+    p2 = np.clip(u - t_zero[j], 0.0, d[j])
+    return np.where(step < 0, psi, psi + acc[j] * (0.5 * p1**2 + d[j] * p2 - 0.5 * p2**2))
 
 
 def turning_force(t, heel_strike, T, T_ds, alpha) -> np.ndarray:

@@ -1,0 +1,79 @@
+"""A crowd of ProcAnim humans walking parallel curves in one Blender process (issue 12's crowd row):
+
+    <venv-bpy-5.0.1>/bin/python bench/path_walk_crowd_blender.py [--characters 100] [--frames 1000]
+
+Each character (``procanim.add_human``, body mesh included) gets its own S-curve, the curves side by
+side 1.2 m apart; ``bpy.ops.procanim.path_walk`` bakes them one after the other, as a script would.
+Printed: seconds per 1,000 character-frames (wall and CPU; goal ≤ 0.3 s, i.e. 100 × 1,000 in < 30 s)
+and where they go — the same characters' engine calls alone (``generate_path_walk`` on the inputs
+the operator reads) and, by difference, reading the scene and baking.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from pathlib import Path
+
+import bpy
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "bench"))
+import path_walk_blender as pwb  # noqa: E402
+from blender_install import install_extension  # noqa: E402
+
+FPS = 24
+SPACING_M = 1.2
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--characters", type=int, default=100)
+    ap.add_argument("--frames", type=int, default=1000, help="about how many frames each walk lasts")
+    args = ap.parse_args(argv)
+    bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
+    pwb.MODULE = module = install_extension("crowd")
+    walk = importlib.import_module(module + ".procanim_addon.walk")
+    bridge = importlib.import_module(module + ".operators.bridge")
+    FlatGround = importlib.import_module(module + ".procanim_addon.ground").FlatGround
+    bpy.context.scene.render.fps = FPS
+    params = walk.PathWalkParams(fps=FPS)
+    humans, curves = [], []
+    for i in range(args.characters):
+        assert bpy.ops.procanim.add_human(name=f"Walker.{i:03d}", location=(SPACING_M * i, 0.0, 0.0)) == {"FINISHED"}
+        humans.append(bpy.data.objects[f"Walker.{i:03d}"])
+    sk, rm = bridge.read_skeleton(humans[0]), bridge.read_rigmap(humans[0])
+    shape = pwb.curve_for_frames(walk, sk, rm, params, args.frames, FlatGround(0.0))
+    for i in range(args.characters):
+        curves.append(pwb.add_curve(f"Path.{i:03d}", shape + [SPACING_M * i, 0.0, 0.0]))
+    bpy.context.view_layer.update()
+    with pwb.Clock() as crowd:
+        for human, curve in zip(humans, curves):
+            assert bpy.ops.procanim.path_walk(armature=human.name, path=curve.name) == {"FINISHED"}
+    frames = 0
+    for human in humans:
+        lo, hi = human.animation_data.action.frame_range
+        frames += int(hi - lo + 1)
+    inputs = [(bridge.read_skeleton(h), bridge.read_rigmap(h), bridge.read_curve_polyline(c, h))
+              for h, c in zip(humans, curves)]
+    with pwb.Clock() as engine:
+        for skeleton, rigmap, points in inputs:
+            walk.generate_path_walk(skeleton, rigmap, points, FlatGround(0.0), params)
+    per = 1000.0 / frames
+    print(f"\nBlender {bpy.app.version_string}; {args.characters} ProcAnim humans ({len(sk)} bones), parallel "
+          f"S-curves, {frames} character-frames in all, {FPS} fps, one process")
+    print(f"{'':40s} {'wall s':>8s} {'CPU s':>8s} {'wall s/1000 ch-fr':>18s} {'CPU s/1000 ch-fr':>17s}")
+    for name, c in (("operators, end to end", crowd), ("engine alone (same inputs)", engine)):
+        print(f"{name:40s} {c.wall:8.2f} {c.cpu:8.2f} {c.wall * per:18.3f} {c.cpu * per:17.3f}")
+    rest_wall, rest_cpu = crowd.wall - engine.wall, crowd.cpu - engine.cpu
+    print(f"{'read + bake (the difference)':40s} {rest_wall:8.2f} {rest_cpu:8.2f} {rest_wall * per:18.3f} "
+          f"{rest_cpu * per:17.3f}")
+    print(f"goal: <= 0.3 s per 1,000 character-frames; 100 x 1,000 frames would take {crowd.wall * per * 100:.1f} s "
+          f"wall ({crowd.cpu * per * 100:.1f} s CPU) at this rate")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
