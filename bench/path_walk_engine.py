@@ -1,6 +1,11 @@
 """Path walk engine bench: frames generated per second for a 1,000-frame walk, and a metrics table.
 
     <venv>/bin/python bench/path_walk_engine.py [--plots out/]      (no Blender needed)
+    <venv>/bin/python bench/path_walk_engine.py --against REV       (this tree against git revision REV)
+
+``--against`` times ``generate_path_walk`` of this tree and of the engine at ``REV`` (``git archive``
+into a temporary folder) in one run, alternating, CPU time best of 3, on ProcAnim's human and on a
+Rigify-metarig-like rig of 159 bones (the test rig plus a bare hand and face of 130 bones).
 
 Walks ProcAnim's human (1.75 m) at 100 steps/min, 24 fps, along:
 
@@ -20,6 +25,7 @@ rotation (deg).
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -67,7 +73,78 @@ def naive_follow_path(sk, rm, straight_clip, curve, ground):
     return float(v.mean()), float(np.percentile(v, 95))
 
 
+AB_CODE = r"""
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+sys.path.insert(0, sys.argv[2])
+import numpy as np
+from procanim_addon.ground import FlatGround
+from procanim_addon.rigs import human_skeleton
+from procanim_addon.walk import PathWalkParams, generate_path_walk
+from path_walk_engine import big_rig, s_curve
+out = {}
+for name, (sk, rm) in {"human": human_skeleton(), "159 bones": big_rig()}.items():
+    pts = s_curve(length=40.0, amp=1.5, waves=4.0, n=801)
+    best = 1e9
+    for _ in range(3):
+        t = time.process_time()
+        clip = generate_path_walk(sk, rm, pts, FlatGround(), PathWalkParams(cadence_spm=96.0))
+        best = min(best, time.process_time() - t)
+    out[name] = [best, clip.frame_count]
+print(json.dumps(out))
+"""
+
+
+def big_rig():
+    """A rig of 159 bones like Rigify's human metarig: the engine tests' Rigify-like body (28 bones)
+    plus 131 idle bones (fingers, face) under the hands and the head."""
+    from procanim_addon.rig_roles import detect
+    from procanim_addon.rigs import BoneSpec, RigTemplate
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "engine"))
+    from test_walk_gait import _rigify_like
+
+    sk, _ = _rigify_like()
+    bones = [BoneSpec(n, sk.names[p] if p >= 0 else None, tuple(sk.heads[i]), tuple(sk.tails[i]),
+                      tuple(sk.matrix_local[i][:3, 2])) for i, (n, p) in enumerate(zip(sk.names, sk.parents))]
+    for k in range(159 - len(bones)):
+        parent = ("hand.L", "hand.R", "spine.006")[k % 3]
+        h = np.array(sk.heads[sk.index(parent)]) + [0.0, -0.01 * (k % 7), 0.01 * (k % 5)]
+        bones.append(BoneSpec(f"extra.{k:03d}", parent, tuple(h), tuple(h + [0.0, 0.0, 0.02]), (0.0, -1.0, 0.0)))
+    t = RigTemplate("metarig", tuple(bones), {})
+    big = t.skeleton()
+    return big, detect(big.names, {b.name: b.parent for b in t.bones}, rig_name="metarig")
+
+
+def against(rev: str) -> int:
+    """This tree's engine against ``rev``'s, alternating in one run."""
+    import json
+    import subprocess
+    import tempfile
+
+    root = Path(__file__).resolve().parent.parent
+    old = Path(tempfile.mkdtemp(prefix="path-walk-ab-"))
+    archive = subprocess.run(["git", "-C", str(root), "archive", rev, "procanim_addon"], check=True,
+                             capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(old)], input=archive, check=True)
+    best: dict = {}
+    for _ in range(2):
+        for label, tree in ((rev, old), ("this tree", root)):
+            run = subprocess.run([sys.executable, "-c", AB_CODE, str(tree), str(root / "bench")], check=True,
+                                 capture_output=True, text=True, env={**os.environ, "OPENBLAS_NUM_THREADS": "1"})
+            for rig, (cpu, frames) in json.loads(run.stdout).items():
+                key = (rig, label)
+                best[key] = (min(best.get(key, (np.inf,))[0], cpu), frames)
+    print(f"generate_path_walk, CPU s (best of 3 × 2 rounds), {rev} against this tree")
+    for rig in ("human", "159 bones"):
+        (a, frames), (b, _) = best[(rig, rev)], best[(rig, "this tree")]
+        print(f"  {rig:10s} {frames} frames: {a:.3f} s -> {b:.3f} s  ({a / b:.1f}x; {1000 * b / frames:.3f} ms/frame)")
+    return 0
+
+
 def main() -> int:
+    if "--against" in sys.argv:
+        return against(sys.argv[sys.argv.index("--against") + 1])
     sk, rm = human_skeleton()
     params = PathWalkParams()
     ramp = HeightFieldGround.from_function(
