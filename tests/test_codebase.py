@@ -456,10 +456,6 @@ def test_operator_numbers_are_bounded():
 # Functions still being split along their own sections (issue 9); the list may only shrink.
 KNOWN_LONG_FUNCTIONS = {
     "procanim_addon/terrain/adapt.py:adapt_to_terrain",
-    "procanim_addon/walk/com.py:solve_com",
-    "procanim_addon/walk/feet.py:swing",
-    "procanim_addon/walk/gait.py:generate_path_walk",
-    "procanim_addon/walk/steps.py:divide_path",
 }
 
 
