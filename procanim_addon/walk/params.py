@@ -1,4 +1,4 @@
-"""Parameters of the path walk (Tsutsuguchi et al. 2000), validated once with messages a user understands."""
+"""Parameters of the path walk (METHODS.md §M3), validated once with messages a user understands."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from ..limits import check_finite, check_limits
 
 @dataclass
 class ForceCoefficients:
-    """Reaction-force coefficients (Tsutsuguchi et al. 2000, eqs. 6–9) before the personality offsets δ are added.
+    """Reaction-force coefficients of M3 before the personality offsets δ are added.
 
     a_y: vertical, F_y = s_y·M·g·Σ a_yk sin kπτ; a_y2 is replaced by f_v of the step's mode.
     a_z: lateral (paper values), positive toward the inside of the stance foot.
