@@ -57,7 +57,6 @@ REPORT_ROWS = (
     ("partner grip → target", "partner"),
 )
 
-MAX_PHASE_FRAMES = 2400  # 100 s at 24 fps: longer phases are a typo, not a handshake
 
 
 def _world(obj) -> np.ndarray:
@@ -128,11 +127,6 @@ def _personal(args, argument: str, obj, field: str):
 
 
 def _params(args, a, b) -> HandshakeParams:
-    for name in TIMINGS:
-        value = getattr(args, name)
-        if value > MAX_PHASE_FRAMES:
-            what = name.replace("_", " ").capitalize()
-            raise InputError(f"{what} must be at most {MAX_PHASE_FRAMES} (got {value}).")
     params = HandshakeParams(
         frame_start=args.frame_start,
         fps=obj_fps(a),

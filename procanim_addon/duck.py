@@ -43,7 +43,7 @@ from .curves import hermite
 from .errors import InputError
 from .frames import character_frame
 from .ik.two_bone import solve_two_bone
-from .limits import check_bake_size, check_finite, check_limits
+from .limits import check_bake_size, check_limits
 from .metrics import foot_skate, penetration
 from .posing import aim_rotation, basis_for, refresh, unposed, world_rotation_to_local
 from .progress import ProgressFn, no_progress, part
@@ -83,7 +83,7 @@ class DuckParams:
     fore_aft_divisor: float = 0.9  # q_b
 
     def validate(self) -> None:
-        check_finite(self)  # NaN and inf are refused before anything compares them
+        check_limits(self)  # every field a number within its documented range (limits.py)
         if not self.frame_end > self.frame_start:
             raise InputError(f"End frame ({self.frame_end}) must be after the start frame ({self.frame_start}).")
         if not (np.isfinite(self.fps) and self.fps > 0):
@@ -100,7 +100,6 @@ class DuckParams:
             raise InputError("That frame range asks for more than a million keys per channel.")
         if not (0 < self.unit_per_leg <= 2 and self.fore_aft_divisor > 0):
             raise InputError("Unit per leg must be in (0, 2] and the fore-aft divisor positive.")
-        check_limits(self)  # every field within its documented range (limits.py)
 
     @property
     def a(self) -> float:

@@ -4,8 +4,8 @@ Every numeric field of a generator's parameter dataclass has a :class:`Limit` he
 where the value means something (outside it the engine refuses with a message naming the setting,
 its limits and the value given — NaN included), and the slider range the sidebar shows. Operators
 take their property limits from the same table (``operators/limits.py``), so a script and the sidebar
-meet the same numbers. ``params.validate()`` calls :func:`check_limits` before its own checks of
-how fields relate to each other.
+meet the same numbers. ``params.validate()`` calls :func:`check_limits` first, so that its own checks
+of how fields relate to each other only ever meet numbers in range.
 
 A bake is also refused before anything is allocated when it would hold more than
 :data:`MAX_FRAMES` frames or :data:`MAX_FRAME_BONES` frame × bone samples (:func:`check_bake_size`).
@@ -78,8 +78,8 @@ LIMITS: dict[str, dict[str, Limit]] = {
     "HandshakeParams": {
         "frame_start": _frames(),
         "fps": FPS,
-        "dominance_initiator": Limit(0.0, 1.0, "Initiator dominance"),
-        "dominance_partner": Limit(0.0, 1.0, "Partner dominance"),
+        "dominance_initiator": Limit(0.0, 1.0, "Dominance initiator"),
+        "dominance_partner": Limit(0.0, 1.0, "Dominance partner"),
         "neutral_frames": _count("Neutral frames", 2400, soft=120),
         "dummy_frames": _count("Dummy frames", 2400, lo=2, soft=120),
         "response_frames": _count("Response frames", 2400, soft=120),
@@ -208,14 +208,6 @@ def _limited_values(params):
                 yield from ((table[f.name], v, k) for k, v in enumerate(value))
             else:
                 yield table[f.name], value, None
-
-
-def check_finite(params) -> None:
-    """Refuse a limited field of ``params`` that is not a finite number (first, so that a
-    generator's own checks of how fields relate never meet NaN)."""
-    for lim, value, index in _limited_values(params):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            lim.check(value, index)
 
 
 def check_limits(params) -> None:

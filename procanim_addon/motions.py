@@ -25,7 +25,7 @@ from .clip import Clip
 from .errors import InputError
 from .frames import character_frame
 from .ik.two_bone import solve_two_bone
-from .limits import check_bake_size, check_finite, check_limits
+from .limits import check_bake_size, check_limits
 from .posing import aim_rotation, refresh, unposed
 from .terrain.collisions import limb_boxes
 
@@ -53,7 +53,7 @@ class WalkParams:
     frame_start: int = 1
 
     def validate(self) -> None:
-        check_finite(self)  # NaN and inf are refused before anything compares them
+        check_limits(self)  # every field a number within its documented range (limits.py)
         if self.steps < 1:
             raise InputError("A walk needs at least one step.")
         if self.cadence_spm <= 0 or self.fps <= 0:
@@ -62,7 +62,6 @@ class WalkParams:
             raise InputError("Double support must be a fraction of the step between 0 and 0.9.")
         if self.step_length_m < 0 or self.lift_m < 0:
             raise InputError("Step length and foot lift cannot be negative.")
-        check_limits(self)  # every field within its documented range (limits.py)
 
 
 @dataclass
@@ -83,12 +82,11 @@ class JumpParams:
     frame_start: int = 1
 
     def validate(self) -> None:
-        check_finite(self)  # NaN and inf are refused before anything compares them
+        check_limits(self)  # every field a number within its documented range (limits.py)
         if min(self.distance_m, self.height_m, self.crouch_m, self.tuck_m) < 0:
             raise InputError("Jump distance, height, crouch and tuck cannot be negative.")
         if min(self.crouch_s, self.land_s) <= 0 or self.hold_s < 0 or self.fps <= 0:
             raise InputError("Jump phase times and the frame rate must be positive.")
-        check_limits(self)  # every field within its documented range (limits.py)
 
 
 @dataclass
@@ -107,12 +105,11 @@ class TumbleParams:
     frame_start: int = 1
 
     def validate(self) -> None:
-        check_finite(self)  # NaN and inf are refused before anything compares them
+        check_limits(self)  # every field a number within its documented range (limits.py)
         if min(self.squat_s, self.roll_s, self.rise_s) <= 0 or self.hold_s < 0 or self.fps <= 0:
             raise InputError("Tumble phase times and the frame rate must be positive.")
         if not 0.2 <= self.squat_depth <= 0.6:
             raise InputError("Tumble squat depth must be between 0.2 and 0.6 of the leg length.")
-        check_limits(self)  # every field within its documented range (limits.py)
 
 
 @dataclass
@@ -140,9 +137,8 @@ class SourceMotionParams:
         return params
 
     def validate(self) -> SourceMotionParams:
-        check_finite(self)  # NaN and inf are refused before anything compares them
+        check_limits(self)  # every field a number within its documented range (limits.py)
         self.motion_params()
-        check_limits(self)  # every field within its documented range (limits.py)
         return self
 
 
@@ -302,6 +298,11 @@ def walk(skeleton, rigmap, params: WalkParams | None = None) -> Clip:
     ankles0 = {s: po.rest_head(f"foot.{s}") for s in "LR"}
     hip_joints = {s: po.rest_head(f"thigh.{s}") for s in "LR"}
     reach = min(skeleton.lengths[po.idx(f"thigh.{s}")] + skeleton.lengths[po.idx(f"shin.{s}")] for s in "LR")
+    if 0.5 * step >= 0.9 * reach:
+        raise InputError(
+            f"Step length {step:.2f} m is too long for this character: its legs ({reach:.2f} m) reach "
+            f"at most {1.8 * reach:.2f} m between footprints."
+        )
     # lowest hip height at which an ankle half a step behind the hip joint is reached at 97 %
     rise = min(np.sqrt((0.97 * reach) ** 2 - (0.5 * step) ** 2) - (hip_joints[s][2] - ankles0[s][2]) for s in "LR")
     bob = 0.012 * leg

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from ..errors import InputError
 from ..ik.solve import SOLVERS
-from ..limits import check_finite, check_limits
+from ..limits import check_limits
 
 
 @dataclass
@@ -85,7 +85,7 @@ class HandshakeParams:
     max_wait_frames: int = 24
 
     def validate(self) -> HandshakeParams:
-        check_finite(self)  # NaN and inf are refused before anything compares them
+        check_limits(self)  # every field a number within its documented range (limits.py)
         for name in ("solver_initiator", "solver_partner"):
             v = str(getattr(self, name)).upper()
             if v not in SOLVERS:
@@ -121,5 +121,4 @@ class HandshakeParams:
                 raise InputError(f"{name.replace('_', ' ').capitalize()} must be between {lo} and {hi} (got {v}).")
         if not self.ik_tolerance_m > 0:
             raise InputError("IK tolerance must be positive.")
-        check_limits(self)  # every field within its documented range (limits.py)
         return self

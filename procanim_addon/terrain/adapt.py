@@ -36,7 +36,7 @@ from .. import transforms as tf
 from ..clip import Clip
 from ..errors import InputError
 from ..frames import character_frame
-from ..limits import check_finite, check_limits
+from ..limits import check_limits
 from ..skeleton import Skeleton
 from . import descriptors as rd
 from .collisions import colliding, collision_metrics, limb_boxes
@@ -99,7 +99,7 @@ class AdaptParams:
     unit_m: float = 1.0
 
     def validate(self) -> None:
-        check_finite(self)  # NaN and inf are refused before anything compares them
+        check_limits(self)  # every field a number within its documented range (limits.py)
         if self.descriptors_per_joint < 10:
             raise InputError("Use at least 10 descriptor points per joint (the method needs them for continuity).")
         if not 0.0 <= self.damping < 1.0:
@@ -116,7 +116,6 @@ class AdaptParams:
             raise InputError("Clearance, collision tolerance, smoothing and step ratio cannot be negative.")
         if not self.unit_m > 0:
             raise InputError("The armature's unit (metres per unit) must be positive.")
-        check_limits(self)  # every field within its documented range (limits.py)
 
 
 def _channels_in_skeleton_order(skeleton, source: Clip):

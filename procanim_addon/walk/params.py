@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass, field
 
 from ..errors import InputError
-from ..limits import check_finite, check_limits
+from ..limits import check_limits
 
 
 @dataclass
@@ -88,7 +88,7 @@ class PathWalkParams:
 
     def validate(self) -> PathWalkParams:
         """Raise :class:`InputError` naming the first bad value; return self."""
-        check_finite(self)  # NaN and inf are refused before anything compares them
+        check_limits(self)  # every field a number within its documented range (limits.py)
         def need(ok: bool, msg: str):
             if not ok:
                 raise InputError(msg)
@@ -124,5 +124,4 @@ class PathWalkParams:
         need(0.8 <= self.knee_reach < 1.0, "Path walk: knee reach must be within 0.8–1 (exclusive).")
         need(10 <= self.max_incline_deg <= 80, "Path walk: the steepest walkable incline must be 10–80 degrees.")
         need(0.2 <= self.stride_per_leg <= 1.5, "Path walk: stride per leg length must be within 0.2–1.5.")
-        check_limits(self)  # every field within its documented range (limits.py)
         return self

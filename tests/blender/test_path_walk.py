@@ -634,10 +634,10 @@ def test_a_rig_missing_leg_roles_is_refused():
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"cadence": 1000.0}, "cadence"),
-        ({"double_support": 0.9}, "double support"),
-        ({"stride": 5.0}, "stride"),
-        ({"delta_y": (3.0, 0.0, 0.0)}, "delta_y"),
+        ({"cadence": 1000.0}, "Cadence must be between 20 and 240"),
+        ({"double_support": 0.9}, "Double support must be between"),
+        ({"stride": 5.0}, "Stride must be between"),
+        ({"delta_y": (3.0, 0.0, 0.0)}, r"δ vertical \[1\] must be between -1 and 1"),
     ],
 )
 def test_extreme_values_are_refused(kwargs, message):

@@ -109,7 +109,7 @@ def test_terrain_that_does_not_reach_under_the_feet_is_refused(human, walk):
 
 def test_bad_parameters_are_refused(human, walk):
     sk, rm = human
-    with pytest.raises(InputError, match="at least 10 descriptor"):
+    with pytest.raises(InputError, match="Descriptors per joint must be between 10"):
         adapt_to_terrain(sk, rm, walk, None, TerrainMesh.flat(0.1), AdaptParams(descriptors_per_joint=6))
 
 

@@ -199,7 +199,7 @@ def test_bad_input_is_refused_with_a_message(human):
         generate_path_walk(sk, rm, np.array([[0, 0, 0], [0, 0, 1.0]]), None, PathWalkParams())
     with pytest.raises(InputError, match="too steep"):
         generate_path_walk(sk, rm, np.array([[0, 0, 0], [0, -1, 0], [0, -1.3, 3], [0, -3, 3]]), None, PathWalkParams())
-    with pytest.raises(InputError, match="cadence"):
+    with pytest.raises(InputError, match="(?i)cadence"):
         generate_path_walk(sk, rm, STRAIGHT, None, PathWalkParams(cadence_spm=5))
     with pytest.raises(InputError, match="leaves the ground"):
         from procanim_addon.ground import HeightFieldGround
