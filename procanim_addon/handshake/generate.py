@@ -27,6 +27,7 @@ from ..clip import Clip
 from ..curves import smoothstep
 from ..errors import InputError
 from ..ik.solve import solve_frame
+from ..limits import check_bake_size
 from ..progress import ProgressFn, no_progress
 from .character import Character, prepare_character
 from .grip import grip_rotation
@@ -381,6 +382,8 @@ def generate_handshake(initiator, partner, params: HandshakeParams | None = None
     reach each other.
     """
     p = (params or HandshakeParams()).validate()
+    bones = max(len(initiator[0]), len(partner[0]))
+    check_bake_size(expected_frames(p) + p.max_wait_frames, bones, "The handshake")
     if initiator[0] is partner[0] and np.allclose(np.asarray(initiator[2], float), np.asarray(partner[2], float)):
         raise InputError("The initiator and the partner are the same character; pick two.")
     ci = prepare_character("initiator", initiator[0], initiator[1], initiator[2], p.solver_initiator, p)
