@@ -25,7 +25,7 @@ from ..procanim_addon import transforms as tf
 from ..procanim_addon.clip import Clip
 from ..procanim_addon.errors import InputError
 from .compat import action_fcurves, assign_action
-from .fingerprint import fingerprint, keep_edited, untouched
+from .fingerprint import digest, keep_edited, untouched
 
 EULER_MODES = {"XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX"}
 
@@ -73,7 +73,8 @@ def _remove_fcurve(action, fc):
                     return
 
 
-def _write(fcurves, group, path: str, index: int, frames: np.ndarray, values: np.ndarray) -> None:
+def _write(fcurves, group, path: str, index: int, frames: np.ndarray, values: np.ndarray, written: dict) -> None:
+    """One F-curve of keys at ``frames`` (one ``foreach_set``); its keys go into ``written``."""
     fc = fcurves.new(path, index=index)
     fc.group = group
     n = len(frames)
@@ -84,6 +85,7 @@ def _write(fcurves, group, path: str, index: int, frames: np.ndarray, values: np
     co[1::2] = values
     points.foreach_set("co", co)
     fc.update()
+    written[path, index] = co
 
 
 def _rotation_channels(mode: str, quats: np.ndarray):
@@ -111,6 +113,7 @@ def bake_clip(obj, clip: Clip, key_target: str = "AUTO", notes: list | None = No
         previous.use_fake_user = True
         action.procanim.previous_action = previous.name
     fcurves, groups = assign_action(obj, action)
+    written: dict = {}  # (data path, index) -> the keys written: the bake's fingerprint
     frames = clip.frames.astype(np.float32)
     key_location, key_rotation = np.asarray(clip.key_location), np.asarray(clip.key_rotation)
     pose_bones = obj.pose.bones
@@ -125,23 +128,23 @@ def bake_clip(obj, clip: Clip, key_target: str = "AUTO", notes: list | None = No
         base = f'pose.bones["{_escape(name)}"].'
         if key_location[i]:
             for k in range(3):
-                _write(fcurves, group, base + "location", k, frames, clip.locations[:, i, k])
+                _write(fcurves, group, base + "location", k, frames, clip.locations[:, i, k], written)
             n_curves += 3
         if key_rotation[i]:
             suffix, values = _rotation_channels(pb.rotation_mode, clip.rotations[:, i])
             for k in range(values.shape[1]):
-                _write(fcurves, group, base + suffix, k, frames, values[:, k])
+                _write(fcurves, group, base + suffix, k, frames, values[:, k], written)
             n_curves += values.shape[1]
     if clip.object_locations is not None:
         group = groups.get("Object Transforms") or groups.new("Object Transforms")
         for k in range(3):
-            _write(fcurves, group, "location", k, frames, clip.object_locations[:, k])
+            _write(fcurves, group, "location", k, frames, clip.object_locations[:, k], written)
         n_curves += 3
     if clip.object_rotations is not None:
         group = groups.get("Object Transforms") or groups.new("Object Transforms")
         suffix, values = _rotation_channels(obj.rotation_mode, clip.object_rotations)
         for k in range(values.shape[1]):
-            _write(fcurves, group, suffix, k, frames, values[:, k])
+            _write(fcurves, group, suffix, k, frames, values[:, k], written)
         n_curves += values.shape[1]
     info = action.procanim
     info.generator = clip.generator
@@ -156,7 +159,7 @@ def bake_clip(obj, clip: Clip, key_target: str = "AUTO", notes: list | None = No
         else (clip.frame_range[0], clip.frame_range[0] + 1)
     )
     action.use_frame_range = False
-    info.fingerprint = fingerprint(action, obj)
+    info.fingerprint = digest(written)
     return action
 
 

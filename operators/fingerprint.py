@@ -1,10 +1,11 @@
 """What a bake wrote, as a fingerprint stored on its action, so that a re-run can tell whether the
 animator has touched the keys since (and then keep them instead of replacing them).
 
-The fingerprint is a SHA-1 over every F-curve of the action (sorted by data path and index): its
-keyframes' coordinates, handles and interpolation. Moving a key, changing a handle or an
-interpolation, adding or deleting a key or a curve all change it; saving and reloading the file
-does not.
+The fingerprint is a SHA-1 over every F-curve of the action, sorted by data path and index: its
+key count and its keyframes' coordinates (frame, value) as float32. Moving, adding or deleting a
+key or a curve changes it; saving and reloading the file does not. The bake computes it from the
+arrays it writes (no read-back); a re-run reads the keys once (one ``foreach_get`` per F-curve).
+An edit of handles or interpolation alone, with every key left in place, is not seen.
 """
 
 from __future__ import annotations
@@ -16,22 +17,24 @@ import numpy as np
 from .compat import action_fcurves
 
 
+def digest(curves: dict[tuple[str, int], np.ndarray]) -> str:
+    """The fingerprint of ``{(data_path, index): co}`` (``co``: float32 ``[f0, v0, f1, v1, …]``)."""
+    sha = hashlib.sha1()
+    for (path, index), co in sorted(curves.items()):
+        co = np.ascontiguousarray(co, dtype=np.float32)
+        sha.update(f"{path}[{index}]:{len(co) // 2};".encode())
+        sha.update(co.tobytes())
+    return sha.hexdigest()
+
+
 def fingerprint(action, obj=None) -> str:
-    """The fingerprint of ``action``'s keys (for ``obj``'s slot when given)."""
-    digest = hashlib.sha1()
-    curves = sorted(action_fcurves(action, obj), key=lambda fc: (fc.data_path, fc.array_index))
-    for fc in curves:
-        points = fc.keyframe_points
-        n = len(points)
-        digest.update(f"{fc.data_path}[{fc.array_index}]:{n};".encode())
-        for attribute in ("co", "handle_left", "handle_right"):
-            values = np.empty(2 * n, dtype=np.float32)
-            points.foreach_get(attribute, values)
-            digest.update(values.tobytes())
-        modes = np.empty(n, dtype=np.int32)
-        points.foreach_get("interpolation", modes)
-        digest.update(modes.tobytes())
-    return digest.hexdigest()
+    """The fingerprint of ``action``'s keys as they are now (for ``obj``'s slot when given)."""
+    curves = {}
+    for fc in action_fcurves(action, obj):
+        co = np.empty(2 * len(fc.keyframe_points), dtype=np.float32)
+        fc.keyframe_points.foreach_get("co", co)
+        curves[fc.data_path, fc.array_index] = co
+    return digest(curves)
 
 
 def untouched(action, obj=None) -> bool:
