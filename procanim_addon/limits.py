@@ -25,6 +25,14 @@ MAX_FRAME_BONES = 10_000_000  # frames × bones of one clip: ~560 MB of float64 
 MAX_FPS = 1000.0
 
 
+def fmt(value: float) -> str:
+    """A number as messages and docs show it: whole numbers without a point (thousands grouped
+    from 10,000 on), others with up to six significant digits."""
+    if isinstance(value, (int, float)) and math.isfinite(value) and float(value).is_integer() and abs(value) < 1e15:
+        return f"{int(value):,}" if abs(value) >= 10_000 else str(int(value))
+    return f"{value:g}"
+
+
 @dataclass(frozen=True)
 class Limit:
     """``lo``–``hi``: the meaningful range (inclusive); ``label``: how messages name the setting;
@@ -42,7 +50,7 @@ class Limit:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise InputError(f"{what} must be a number (got {value!r}).")
         if not math.isfinite(value) or not self.lo <= value <= self.hi:
-            raise InputError(f"{what} must be between {self.lo:g} and {self.hi:g}{unit} (got {value:g}).")
+            raise InputError(f"{what} must be between {fmt(self.lo)} and {fmt(self.hi)}{unit} (got {fmt(value)}).")
 
     @property
     def slider(self) -> tuple[float, float]:

@@ -70,3 +70,16 @@ def test_a_bake_too_large_is_refused_naming_the_limit():
         check_bake_size(20_000, 706)
     with pytest.raises(InputError):
         check_bake_size(math.inf, 1)
+
+
+def test_the_limits_page_is_up_to_date():
+    import importlib.util
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("limits_doc", root / "tools" / "limits_doc.py")
+    doc = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(doc)
+    assert (root / "docs" / "limits.md").read_text(encoding="utf-8") == doc.render(), (
+        "docs/limits.md is stale: run python tools/limits_doc.py"
+    )
