@@ -2,6 +2,7 @@
 
     python bench/terrain_engine.py            # the table (and a robustness sweep over zigzag offsets)
     python bench/terrain_engine.py --quick    # the table only
+    python bench/terrain_engine.py --progress # how often a long adaptation reports progress (Esc)
 
 For each motion and height: "src", the collisions of the source motion with its own flat ground (a
 roll presses its back, arms and legs on the floor), then the adapted motion's collisions (frames
@@ -53,11 +54,38 @@ def run(sk, rm, clip, height, start):
     return out.metrics, clip.frame_count / wall, refused
 
 
+def progress_gaps(sk, rm, steps: int = 30) -> None:
+    """A walk of ``steps`` steps (several hundred frames) over knee-high blocks: progress reports,
+    the longest time between two (a cancel waits at most that long), monotonicity."""
+    import numpy as np
+
+    clip = motions.walk(sk, rm, motions.WalkParams(steps=steps))
+    terrain = zigzag(body_heights(sk, rm)["knee"], start_xy=(0.0, -0.3), direction_xy=(0.0, -1.0), cell_length=0.8,
+                     cells=4 * max(1, steps // 6), ground_z=SOLE_Z)
+    times, fractions = [], []
+
+    def report(f):
+        times.append(time.perf_counter())
+        fractions.append(f)
+
+    t0 = time.perf_counter()
+    adapt_to_terrain(sk, rm, clip, None, terrain, AdaptParams(refuse_infeasible=False), progress=report)
+    t1 = time.perf_counter()
+    gaps = np.diff([t0, *times, t1])
+    print(f"progress: {clip.frame_count} frames in {t1 - t0:.2f} s, {len(times)} reports, longest gap "
+          f"{gaps.max() * 1000:.0f} ms, never decreasing: {bool(np.all(np.diff(fractions) >= 0))}, "
+          f"last {fractions[-1]:g}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="the table only, no offset sweep")
+    ap.add_argument("--progress", action="store_true", help="only the progress-report check on a long walk")
     args = ap.parse_args()
     sk, rm = human_skeleton()
+    if args.progress:
+        progress_gaps(sk, rm)
+        return 0
     heights = body_heights(sk, rm)
     clips = {"walk": motions.walk(sk, rm), "jump": motions.jump(sk, rm), "tumble": motions.tumble(sk, rm)}
     print("ProcAnim human 1.75 m; zigzag heights (m): " + ", ".join(f"{k} {v:.2f}" for k, v in heights.items()))

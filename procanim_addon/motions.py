@@ -1,7 +1,8 @@
 """Procedural source motions for terrain adaptation: a walk cycle, a jump and a forward roll.
 
-These are the inputs of the paper's experiment (Jo & Choi, METHODS.md §M4: walk, jump, tumbling
-made on flat ground). Each is a pure function ``(skeleton, rigmap, params) -> Clip`` made on flat
+These are the inputs of the experiment of Jo & Choi (2019), "A Real-time Motion Adaptation Method
+using Spatial Relationships between a Virtual Character and Its Surrounding Environment", Table 2:
+walk, jump and tumbling made on flat ground. Each is a pure function ``(skeleton, rigmap, params) -> Clip`` made on flat
 ground at the rig's rest sole height, speaking in roles only:
 
 * :func:`walk` — walks forward; each foot is planted flat on the ground while it supports the body
@@ -12,6 +13,9 @@ ground at the rig's rest sole height, speaking in roles only:
 
 Directions and sizes come from the rest pose (:func:`frames.character_frame`): forward from
 feet→toes, the scale from the leg length. Times in seconds, distances in metres, angles in degrees.
+
+Progress: each motion is posed in chunks of frames (every posing step of every chunk reports, see
+:mod:`.progress`), so a long clip reports often and a cancel is seen within one chunk.
 """
 
 from __future__ import annotations
@@ -22,16 +26,23 @@ import numpy as np
 
 from . import transforms as tf
 from .clip import Clip
+from .curves import smoothstep
 from .errors import InputError
 from .frames import character_frame
 from .ik.two_bone import solve_two_bone
 from .limits import check_bake_size, check_limits
 from .posing import aim_rotation, refresh, unposed
+from .progress import ProgressFn, no_progress
 from .terrain.collisions import limb_boxes
+from .terrain.ticker import Ticker
 
 GRAVITY = 9.81  # m/s²
 
 LEG_REQUIRED = ["hips", "thigh.L", "thigh.R", "shin.L", "shin.R", "foot.L", "foot.R"]
+# Posing runs over chunks of frames: at least MIN_CHUNKS per clip (so every clip reports ≥ 20
+# times), chunks of at least MIN_CHUNK_FRAMES (the result does not depend on either).
+MIN_CHUNKS = 4
+MIN_CHUNK_FRAMES = 16
 
 
 # --------------------------------------------------------------------------- parameters
@@ -147,7 +158,7 @@ class SourceMotionParams:
 class _Poser:
     """Local channels of a clip being built, with its armature-space pose kept up to date."""
 
-    def __init__(self, skeleton, rigmap, frames: int):
+    def __init__(self, skeleton, rigmap, frames: int, progress: ProgressFn = no_progress):
         rigmap.require(LEG_REQUIRED)
         self.sk = skeleton
         self.rm = rigmap
@@ -157,6 +168,20 @@ class _Poser:
         self.rot = tf.quat_identity((frames, b))
         self.pose = skeleton.fk(self.loc, self.rot)
         self.cf = character_frame(skeleton, rigmap)
+        self.tick = Ticker(progress, 0.0, 0.95)
+        size = max(MIN_CHUNK_FRAMES, -(-frames // MIN_CHUNKS))
+        self.chunks = [slice(a, min(a + size, frames)) for a in range(0, frames, size)]
+
+    def _each_chunk(self):
+        """The frame slices to pose one after the other (a progress report before each)."""
+        for sl in self.chunks:
+            self.tick()
+            yield sl
+
+    def _rows(self, x, sl):
+        """``x`` on the frames of ``sl`` when it has a frame axis; as it is otherwise (broadcast)."""
+        x = np.asarray(x)
+        return x[sl] if x.ndim >= 2 and x.shape[0] == self.f else x
 
     def idx(self, role: str) -> int | None:
         name = self.rm.get(role)
@@ -164,15 +189,16 @@ class _Poser:
 
     def set_world(self, i: int, rot_world: np.ndarray, head: np.ndarray | None = None) -> None:
         """Bone ``i`` oriented ``rot_world @ rest`` (armature space), its head at ``head`` if given."""
-        u = unposed(self.sk, self.pose, i)
-        # pose = U · R_local must equal rot_world · rest  →  R_local = U⁻¹ · rot_world · rest
         rest_q = tf.mat3_to_quat(self.sk.matrix_local[i, :3, :3])
-        u_q = tf.mat3_to_quat(u[:, :3, :3])
-        self.rot[:, i] = tf.quat_mul(tf.quat_conj(u_q), tf.quat_mul(rot_world, rest_q))
-        if head is not None:
-            # basis translation so that the head lands on ``head``: U · T(loc) has origin ``head``
-            self.loc[:, i] = np.einsum("fji,fj->fi", u[:, :3, :3], head - u[:, :3, 3])
-        refresh(self.sk, self.loc, self.rot, self.pose, i)
+        for sl in self._each_chunk():
+            u = unposed(self.sk, self.pose[sl], i)
+            # pose = U · R_local must equal rot_world · rest  →  R_local = U⁻¹ · rot_world · rest
+            u_q = tf.mat3_to_quat(u[:, :3, :3])
+            self.rot[sl, i] = tf.quat_mul(tf.quat_conj(u_q), tf.quat_mul(self._rows(rot_world, sl), rest_q))
+            if head is not None:
+                # basis translation so that the head lands on ``head``: U · T(loc) has origin ``head``
+                self.loc[sl, i] = np.einsum("fji,fj->fi", u[:, :3, :3], self._rows(head, sl) - u[:, :3, 3])
+            refresh(self.sk, self.loc[sl], self.rot[sl], self.pose[sl], i)
 
     def turn_local(self, i: int | None, axis_world: np.ndarray, angle: np.ndarray) -> None:
         """Rotate bone ``i`` by ``angle`` (rad, (F,)) about an armature-space axis through its head."""
@@ -183,8 +209,10 @@ class _Poser:
         self.set_world(i, tf.quat_mul(q, cur))
 
     def aim(self, i: int, direction: np.ndarray) -> None:
-        self.rot[:, i] = aim_rotation(unposed(self.sk, self.pose, i), direction)
-        refresh(self.sk, self.loc, self.rot, self.pose, i)
+        """Point bone ``i``'s +Y along the armature-space ``direction`` (F, 3), no added twist."""
+        for sl in self._each_chunk():
+            self.rot[sl, i] = aim_rotation(unposed(self.sk, self.pose[sl], i), self._rows(direction, sl))
+            refresh(self.sk, self.loc[sl], self.rot[sl], self.pose[sl], i)
 
     def leg(self, side: str, ankle: np.ndarray, foot_rot_world: np.ndarray | None = None, mask=None) -> None:
         """Two-bone IK of thigh/shin to put the ankle (foot head) at ``ankle`` (F, 3), knee forward;
@@ -242,34 +270,20 @@ def _heels(skeleton, rigmap, pose, sole_z: float) -> np.ndarray:
     return np.stack(out, axis=1)
 
 
-def _descends(skeleton, j: int, i: int) -> bool:
-    p = skeleton.parents[j]
-    while p >= 0:
-        if p == i:
-            return True
-        p = skeleton.parents[p]
-    return False
-
-
-def _smoothstep(x):
-    x = np.clip(x, 0.0, 1.0)
-    return x * x * (3.0 - 2.0 * x)
-
-
 def _piecewise(t, times, values):
     """Smoothstep interpolation through ``(times, values)`` keys (flat tangents at every key)."""
     t = np.asarray(t, float)
     out = np.full(t.shape, float(values[0]))
     for (t0, v0), (t1, v1) in zip(zip(times[:-1], values[:-1]), zip(times[1:], values[1:])):
         if t1 > t0:
-            s = _smoothstep((t - t0) / (t1 - t0))
+            s = smoothstep((t - t0) / (t1 - t0))
             out = np.where(t >= t0, v0 + (v1 - v0) * s, out)
     return out
 
 
 # --------------------------------------------------------------------------- walk
 
-def walk(skeleton, rigmap, params: WalkParams | None = None) -> Clip:
+def walk(skeleton, rigmap, params: WalkParams | None = None, progress: ProgressFn = no_progress) -> Clip:
     """A forward walk on flat ground (the rest sole height), starting mid-stride.
 
     Footprint k (k = −1 … steps) lies k·step_length ahead of the start, left foot on even k. During
@@ -283,7 +297,7 @@ def walk(skeleton, rigmap, params: WalkParams | None = None) -> Clip:
     step_t = 60.0 / p.cadence_spm
     n = int(round(p.steps * step_t * p.fps)) + 1
     check_bake_size(n, len(skeleton), "The source motion")  # before any allocation
-    po = _Poser(skeleton, rigmap, n)
+    po = _Poser(skeleton, rigmap, n, progress)
     cf = po.cf
     leg = cf.leg_length
     step = p.step_length_m or 0.6 * leg
@@ -333,12 +347,13 @@ def walk(skeleton, rigmap, params: WalkParams | None = None) -> Clip:
         po.turn_local(fa, cf.left, -np.full(n, np.radians(15.0)))
     clip = po.clip(p.fps, p.frame_start, "walk")
     clip.metrics.update({"steps": p.steps, "step_length_m": float(step)})
+    progress(1.0)
     return clip
 
 
 # --------------------------------------------------------------------------- jump
 
-def jump(skeleton, rigmap, params: JumpParams | None = None) -> Clip:
+def jump(skeleton, rigmap, params: JumpParams | None = None, progress: ProgressFn = no_progress) -> Clip:
     """A standing long jump forward on flat ground.
 
     Phases: hold, crouch (hips drop ``crouch_m``, feet planted, trunk leans forward, arms swing
@@ -360,7 +375,7 @@ def jump(skeleton, rigmap, params: JumpParams | None = None) -> Clip:
     n = int(round(t_keys[-1] * p.fps)) + 1
     check_bake_size(n, len(skeleton), "The source motion")  # before any allocation
     t = np.arange(n) / p.fps
-    po = _Poser(skeleton, rigmap, n)
+    po = _Poser(skeleton, rigmap, n, progress)
     t_off, t_land = t_keys[3], t_keys[4]
     s_fl = np.clip((t - t_off) / flight, 0.0, 1.0)  # 0..1 over the flight
     in_flight = (t > t_off) & (t < t_land)
@@ -391,12 +406,13 @@ def jump(skeleton, rigmap, params: JumpParams | None = None) -> Clip:
         po.turn_local(po.idx(f"upper_arm.{side}"), cf.left, np.radians(arm))
     clip = po.clip(p.fps, p.frame_start, "jump")
     clip.metrics.update({"jump_distance_m": float(dist), "jump_height_m": float(apex), "flight_s": float(flight)})
+    progress(1.0)
     return clip
 
 
 # --------------------------------------------------------------------------- tumble
 
-def tumble(skeleton, rigmap, params: TumbleParams | None = None) -> Clip:
+def tumble(skeleton, rigmap, params: TumbleParams | None = None, progress: ProgressFn = no_progress) -> Clip:
     """A forward roll on flat ground.
 
     Stand → squat (feet planted, hips drop ``squat_depth`` × leg length, trunk and head bend
@@ -412,7 +428,7 @@ def tumble(skeleton, rigmap, params: TumbleParams | None = None) -> Clip:
     n = int(round(t_keys[-1] * fps)) + 1
     check_bake_size(n, len(skeleton), "The source motion")  # before any allocation
     t = np.arange(n) / fps
-    po = _Poser(skeleton, rigmap, n)
+    po = _Poser(skeleton, rigmap, n, progress)
     cf = po.cf
     leg = cf.leg_length
     hips_i = po.idx("hips")
@@ -420,7 +436,7 @@ def tumble(skeleton, rigmap, params: TumbleParams | None = None) -> Clip:
 
     # 1) the squat/tuck pose weight w (0 stand … 1 tucked) and the roll angle φ
     w = _piecewise(t, t_keys[[1, 2, 3, 4]], [0.0, 1.0, 1.0, 0.0])
-    phi = 2 * np.pi * _smoothstep((t - t_keys[2]) / p.roll_s)
+    phi = 2 * np.pi * smoothstep((t - t_keys[2]) / p.roll_s)
     # 2) a tucked, unrolled pose on every frame: hips down and back, trunk bent, feet planted
     drop = p.squat_depth * leg * w
     back = 0.25 * leg * w  # hips sit back over the heels
@@ -450,7 +466,7 @@ def tumble(skeleton, rigmap, params: TumbleParams | None = None) -> Clip:
     rolling = (phi > 0) & (t < t_keys[3])
     if np.any(rolling):
         ground = cf.ground_z
-        body = [i for i in range(len(skeleton)) if i == hips_i or _descends(skeleton, i, hips_i)]
+        body = [i for i in range(len(skeleton)) if i == hips_i or skeleton.is_ancestor(hips_i, i)]
         boxes = limb_boxes(skeleton, rigmap).sample_points(skeleton, po.pose)  # limbs have thickness
         points = np.concatenate((po.pose[:, body][..., :3, 3], skeleton.tails_of(po.pose)[:, body],
                                  _heels(skeleton, rigmap, po.pose, ground), boxes.reshape(n, -1, 3)), axis=1)
@@ -475,12 +491,15 @@ def tumble(skeleton, rigmap, params: TumbleParams | None = None) -> Clip:
                 po.leg(side, ankle, mask=after)
     clip = po.clip(fps, p.frame_start, "tumble")
     clip.metrics.update({"roll_s": p.roll_s})
+    progress(1.0)
     return clip
 
 
-def generate(skeleton, rigmap, params: SourceMotionParams | None = None, progress=None) -> Clip:
-    """The source motion ``params.kind`` (the registry's engine entry for ``procanim.source_motion``)."""
+def generate(skeleton, rigmap, params: SourceMotionParams | None = None,
+             progress: ProgressFn = no_progress) -> Clip:
+    """The source motion ``params.kind`` (the registry's engine entry for ``procanim.source_motion``);
+    ``progress`` as in :mod:`.progress`."""
     p = params or SourceMotionParams()
     make = {"WALK": walk, "JUMP": jump, "TUMBLE": tumble}
     motion = p.motion_params()
-    return make[p.kind](skeleton, rigmap, motion)
+    return make[p.kind](skeleton, rigmap, motion, progress)

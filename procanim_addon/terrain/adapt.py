@@ -1,25 +1,25 @@
-"""Terrain adaptation (Jo & Choi 2019, METHODS.md §M4): re-fit a clip made on one surface to another.
+"""Terrain adaptation: re-fit a clip made on one surface to another.
 
-:func:`adapt_to_terrain` runs, in order:
+The method of Jo & Choi (2019), "A Real-time Motion Adaptation Method using Spatial Relationships
+between a Virtual Character and Its Surrounding Environment" (Table 1, Eq. 1–4), with the final
+IK step its Section V asks for. :func:`adapt_to_terrain` runs, in order:
 
-1. source joints by FK; contact frames of feet (and hands) on the reference surface;
+1. source joints by FK; contact frames of feet (and hands) on the reference surface
+   (:func:`_read_source`);
 2. relationship descriptors around every joint on every frame, sampled on the reference and
-   carried to the terrain (Eq. 1, 2: :mod:`.descriptors`) — the per-frame joint estimates;
+   carried to the terrain (Eq. 1, 2: :mod:`.descriptors`) — the per-frame joint estimates
+   (:func:`_joint_estimates`);
 3. the damped update with bone lengths restored (Eq. 3, 4) at key frames, splined between them
    and refined until under tolerance (:mod:`.solve`);
 4. joint positions back to bone rotations, swing only, twist kept (:mod:`.joints`);
-5. the final fix (:mod:`.contact`), which the paper leaves to its IK step:
-   a. planted feet and hands keep the source's orientation (turned with the ground normal) and
-      one footprint per contact; a footprint that would straddle a step slides off it, back or
-      toward its hip (both are tried, the result with fewer collisions is kept);
-   b. the hips come down where a foot or hand in contact could not reach its ground;
-   c. each end that touched the reference touches the terrain with its source gap (two-bone IK);
-      limbs off the ground are lifted until their boxes keep min(source gap, clearance);
-   d. where limbs still collide: the hips rise as far as the contacts' reach allows, then knees
-      turn out (swivel about hip→ankle), then free ends are lifted 1 cm at a time;
-   lifts, drops and turns fade in and out over ``smoothing_s`` so nothing pops;
-6. metrics: collisions per limb (and the source's own on its reference), bone-length error,
-   contact error, penetration, solve times.
+5. the final fix (:mod:`.fix`): footprints level on one step, contacts on the terrain with their
+   source gap, limbs lifted, hips raised, knees turned out where they would collide;
+6. metrics (:func:`_metrics`): collisions per limb (and the source's own on its reference),
+   bone-length error, contact error, penetration, solve times.
+
+Progress: every stage reports its share of the bake (``progress``, see :mod:`..progress`) inside
+its loops — descriptor chunks of frames, damped iterations, refinement levels, bones, fix passes —
+so a cancel is seen within one step.
 
 All positions are in the armature's space, metres (see ``AdaptParams.unit_m`` for other units);
 the surfaces are :class:`TerrainMesh` objects.
@@ -35,15 +35,34 @@ import numpy as np
 from .. import transforms as tf
 from ..clip import Clip
 from ..errors import InputError
-from ..frames import character_frame
+from ..frames import CharacterFrame, character_frame
 from ..limits import check_limits
+from ..progress import ProgressFn, loop, no_progress
 from ..skeleton import Skeleton
 from . import descriptors as rd
 from .collisions import colliding, collision_metrics, limb_boxes
-from .contact import UP, effectors, footing_shifts, gaps, intervals, move_end, ramp_envelope, set_world
-from .joints import channels_from_positions, joint_set
+from .contact import Effector, effectors, gaps, point_gaps
+from .fix import FinalFix
+from .joints import JointSet, channels_from_positions, joint_set
 from .mesh import TerrainMesh
 from .solve import SolveStats, damped_solve, multires_solve
+from .ticker import Ticker
+
+# Share of the bake each stage reports over (0–1), from a profile of the walk over knee-high
+# blocks (bench/terrain_engine.py --profile); only the look of the progress bar depends on them.
+SPAN_DESCRIPTORS = (0.02, 0.10)
+SPAN_SOLVE = (0.10, 0.22)
+SPAN_CHANNELS = (0.22, 0.27)
+SPAN_BOX_GAPS = (0.27, 0.30)  # the limbs' source clearance, for the fix
+SPAN_FIX = (0.30, 0.95)  # the first footing policy gets FIX_FIRST of it, the second the rest
+FIX_FIRST = 0.75
+# Frames per chunk of the descriptor stage (one progress report each; the result does not depend on it).
+DESCRIPTOR_CHUNK_FRAMES = 32
+# RECON: the flat reference (none given) is at this percentile of the per-frame lowest foot point,
+# so a foot point that dips for a frame or two (a heel in a roll) does not sink the ground; it
+# reaches REFERENCE_MARGIN_M beyond the hips' path on every side.
+REFERENCE_PERCENTILE = 5
+REFERENCE_MARGIN_M = 10.0
 
 
 @dataclass
@@ -142,228 +161,208 @@ def _same_mesh(a: TerrainMesh, b: TerrainMesh) -> bool:
     return a is b or (a.corners.shape == b.corners.shape and np.allclose(a.corners, b.corners, atol=1e-6))
 
 
+@dataclass
+class _Source:
+    """Step 1: the source clip read on the skeleton. Channels and pose ``(F, B, …)``; per effector
+    name, its contact points ``(F, P, 3)``, gap on the reference ``(F,)`` m (inf where no surface)
+    and contact frames ``(F,)``; the body joints ``(F, J, 3)``."""
+
+    cf: CharacterFrame
+    loc: np.ndarray
+    rot: np.ndarray
+    key_loc: np.ndarray
+    key_rot: np.ndarray
+    pose: np.ndarray
+    effs: list[Effector]
+    legs: list[Effector]
+    reference: TerrainMesh
+    points: dict
+    gap: dict
+    contact: dict
+    js: JointSet
+    joints: np.ndarray
+
+
 def adapt_to_terrain(skeleton, rigmap, source: Clip, reference: TerrainMesh | None, terrain: TerrainMesh,
-                     params: AdaptParams | None = None, progress=None) -> Clip:
+                     params: AdaptParams | None = None, progress: ProgressFn = no_progress) -> Clip:
     """The source clip re-fitted from ``reference`` to ``terrain`` (see the module docstring).
 
     ``reference`` None is a flat ground at the motion's own ground height: the lowest foot point
     over the clip (its 5th percentile over frames). Raises :class:`InputError` for a reference equal
     to the terrain, a motion that leaves the terrain, or (with ``refuse_infeasible``) a terrain the
-    motion cannot climb.
+    motion cannot climb; :class:`..progress.Cancelled` when ``progress`` asks for it.
     """
     p = params or AdaptParams()
     p.validate()
     if p.unit_m != 1.0:  # work in metres, hand back channels in the rig's own units
         sk_m, src_m, ref_m, ter_m = _in_metres(skeleton, source, reference, terrain, p.unit_m)
-        out = adapt_to_terrain(sk_m, rigmap, src_m, ref_m, ter_m, replace(p, unit_m=1.0))
+        out = adapt_to_terrain(sk_m, rigmap, src_m, ref_m, ter_m, replace(p, unit_m=1.0), progress)
         out.locations = out.locations / p.unit_m
         if out.object_locations is not None:
             out.object_locations = out.object_locations / p.unit_m
         return out
     t_start = time.perf_counter()
+    progress(0.0)
+    src = _read_source(skeleton, rigmap, source, reference, terrain, p)
+    est = _joint_estimates(src, terrain, p, progress)
+    stats = SolveStats()
+    loc, rot, pose, joint_length_error = _solve(skeleton, src, est, p, stats, progress)
+    t_solved = time.perf_counter()
+    best, lb = _final_fix(skeleton, rigmap, src, terrain, loc, rot, pose, p, source.fps, progress)
+    metrics = _metrics(skeleton, src, terrain, best, lb, p)
+    metrics["joint_length_error_pct"] = joint_length_error
+    metrics.update(frames_solved=stats.frames_solved, iterations_max=stats.iterations, refine_levels=stats.levels,
+                   descriptors_per_joint=p.descriptors_per_joint, joints=src.js.count, footing_policy=best.policy)
+    metrics["solve_time_s"] = time.perf_counter() - t_start
+    metrics["descriptor_solve_time_s"] = t_solved - t_start  # steps 1-4: the paper's real-time part
+    metrics["fps_solve"] = source.frame_count / max(metrics["solve_time_s"], 1e-9)
+    clip = _result_clip(skeleton, source, src, best.loc, best.rot, metrics)
+    progress(1.0)
+    return clip
+
+
+def _read_source(skeleton, rigmap, source: Clip, reference, terrain, p: AdaptParams) -> _Source:
+    """Step 1: FK of the source, its reference surface, contacts on it, the feasibility check."""
     if source.frame_count < 1:
         raise InputError("The action has no frames to adapt.")
     cf = character_frame(skeleton, rigmap)
     loc_src, rot_src, key_loc, key_rot = _channels_in_skeleton_order(skeleton, source)
     pose_src = skeleton.fk(loc_src, rot_src)
-    n_frames = source.frame_count
     effs = effectors(skeleton, rigmap, hands=p.hands)
     legs = [e for e in effs if e.is_leg]
     if not legs:
         raise InputError("The rig has no complete leg (thigh, shin, foot): nothing to keep on the ground.")
-
-    # ---- reference surface
     if reference is None:
-        # the lowest foot point per frame; the ground is the 5th percentile over the clip, so a
-        # foot point that dips for a frame or two (a heel in a roll) does not sink the ground
         per_frame = np.min([e.points(skeleton, pose_src)[..., 2].min(axis=1) for e in legs], axis=0)
-        low = float(np.percentile(per_frame, 5))
+        low = float(np.percentile(per_frame, REFERENCE_PERCENTILE))
         hips_xy = pose_src[:, rigmap.index(skeleton, "hips"), :2, 3]
-        span = float(np.ptp(hips_xy, axis=0).max()) + 20.0
+        span = float(np.ptp(hips_xy, axis=0).max()) + 2 * REFERENCE_MARGIN_M
         reference = TerrainMesh.flat(low, center=hips_xy.mean(axis=0), size=span, name="reference")
     elif _same_mesh(reference, terrain):
         raise InputError(
             f"The reference '{reference.name}' and the terrain '{terrain.name}' are the same surface: "
             "there is nothing to adapt. Pick the changed terrain, or leave the reference empty."
         )
-
-    # ---- contacts on the reference
-    src_points = {e.name: e.points(skeleton, pose_src) for e in effs}
+    points = {e.name: e.points(skeleton, pose_src) for e in effs}
     src_gap, contact = {}, {}
     for e in effs:
-        g, ok = gaps(src_points[e.name], reference, below=True)
+        g, ok = gaps(points[e.name], reference, below=True)
         src_gap[e.name] = np.where(ok, g, np.inf)
         contact[e.name] = ok & (g < p.contact_height_m)
-    _check_feasible(p, cf, effs, src_points, contact, reference, terrain, source)
-
-    # ---- descriptors: per-frame joint estimates on the terrain (Eq. 1, 2)
+    _check_feasible(p, cf, effs, points, contact, reference, terrain, source)
     js = joint_set(skeleton, rigmap)
-    p_src = js.positions(skeleton, pose_src)  # (F, J, 3)
-    flat_src = p_src.reshape(-1, 3)
-    desc = rd.sample(reference, flat_src, cf.forward, p.descriptors_per_joint, p.radius0_m, p.spread_m)
-    r = rd.encode(flat_src, desc)  # Eq. 1
-    w = rd.weights(flat_src, desc, p.cutoff_ratio)
-    moved = rd.carry(desc, terrain, cf.forward)
-    w = np.where(moved.valid, w, 0.0)
-    s = w.sum(axis=1, keepdims=True)
-    w = np.where(s > 0, w / np.where(s > 0, s, 1.0), 0.0)
-    est = rd.estimate(moved, r, w)  # Eq. 2
-    est = np.where((s > 0), est, flat_src).reshape(p_src.shape)
+    return _Source(cf, loc_src, rot_src, key_loc, key_rot, pose_src, effs, legs, reference, points, src_gap, contact,
+                   js, js.positions(skeleton, pose_src))
 
-    # ---- damped update + lengths (Eq. 3, 4), multi-resolution over frames
-    stats = SolveStats()
+
+def _joint_estimates(src: _Source, terrain, p: AdaptParams, progress: ProgressFn) -> np.ndarray:
+    """Step 2: per frame and joint, the position the descriptors carried to the terrain give
+    (Eq. 1 on the reference, Eq. 2 on the terrain), ``(F, J, 3)``; the source joint where no
+    descriptor reaches the terrain. Computed in chunks of frames (one progress report each)."""
+    p_src = src.joints
+    est = np.empty_like(p_src)
+    starts = range(0, p_src.shape[0], DESCRIPTOR_CHUNK_FRAMES)
+    tick = loop(progress, len(starts), *SPAN_DESCRIPTORS)
+    for k, a in enumerate(starts):
+        tick(k)
+        chunk = p_src[a:a + DESCRIPTOR_CHUNK_FRAMES]
+        flat = chunk.reshape(-1, 3)
+        desc = rd.sample(src.reference, flat, src.cf.forward, p.descriptors_per_joint, p.radius0_m, p.spread_m)
+        r = rd.encode(flat, desc)  # Eq. 1
+        w = rd.weights(flat, desc, p.cutoff_ratio)
+        moved = rd.carry(desc, terrain, src.cf.forward)
+        w = np.where(moved.valid, w, 0.0)
+        s = w.sum(axis=1, keepdims=True)
+        w = np.where(s > 0, w / np.where(s > 0, s, 1.0), 0.0)
+        e = rd.estimate(moved, r, w)  # Eq. 2
+        est[a:a + DESCRIPTOR_CHUNK_FRAMES] = np.where(s > 0, e, flat).reshape(chunk.shape)
+    return est
+
+
+def _solve(skeleton, src: _Source, est: np.ndarray, p: AdaptParams, stats: SolveStats, progress: ProgressFn):
+    """Steps 3–4: the damped update with lengths restored (Eq. 3, 4), multi-resolution over frames,
+    then channels. Returns loc, rot, pose and the joints' length error (%)."""
+    p_src, js = src.joints, src.js
+    tick = Ticker(progress, *SPAN_SOLVE)
 
     def solve_frames(idx):
         solved = damped_solve(p_src[idx], est[idx], js.restore_lengths, p.damping, p.k0, p.k_decay, p.k_min,
-                              p.iteration_tolerance_m, p.max_iterations, stats)
+                              p.iteration_tolerance_m, p.max_iterations, stats, tick)
         return solved - p_src[idx]
 
-    disp = multires_solve(n_frames, solve_frames, p.key_interval, p.tolerance_m, stats)
+    disp = multires_solve(src.joints.shape[0], solve_frames, p.key_interval, p.tolerance_m, stats)
+    tick.done()
     p_new = js.restore_lengths(p_src + disp)
     joint_length_error = js.length_error(p_new)
-    loc, rot, pose = channels_from_positions(skeleton, js, loc_src, rot_src, p_new)
+    loc, rot, pose = channels_from_positions(skeleton, js, src.loc, src.rot, p_new,
+                                             loop(progress, len(skeleton), *SPAN_CHANNELS))
+    return loc, rot, pose, joint_length_error
 
-    t_solved = time.perf_counter()
 
-    # ---- final fix: hips within reach, contacts on the terrain, limbs clear of blocks. A footprint
-    # that straddles a step can leave it backward or toward its hip; both are tried when it matters
-    # and the result with fewer collisions (then the smaller contact error) is kept.
+def _final_fix(skeleton, rigmap, src: _Source, terrain, loc, rot, pose, p: AdaptParams, fps: float,
+               progress: ProgressFn):
+    """Step 5 (:mod:`.fix`): the kept :class:`.fix.Trial` and the limb boxes. A footprint that
+    straddles a step can leave it backward or toward its hip; both are tried when it matters and the
+    result with fewer collisions (then the smaller contact error) is kept."""
+    lo, hi = SPAN_FIX
+    mid = lo + FIX_FIRST * (hi - lo)
     lb = limb_boxes(skeleton, rigmap, p.box_radius_ratio)
-    box_gap_src = _point_gaps(lb.sample_points(skeleton, pose_src), reference, below=True)  # (F, M, P)
-    fix = _FinalFix(skeleton, js, pose_src, effs, legs, src_gap, contact, reference, terrain, lb, box_gap_src, p, cf,
-                    int(round(p.smoothing_s * source.fps)), source.fps)
+    box_pts = lb.sample_points(skeleton, src.pose)
+    box_gap_src = np.empty(box_pts.shape[:-1])  # (F, M, P)
+    starts = range(0, len(box_pts), DESCRIPTOR_CHUNK_FRAMES)
+    tick = loop(progress, len(starts), *SPAN_BOX_GAPS)
+    for k, a in enumerate(starts):
+        tick(k)
+        box_gap_src[a:a + DESCRIPTOR_CHUNK_FRAMES] = point_gaps(box_pts[a:a + DESCRIPTOR_CHUNK_FRAMES], src.reference,
+                                                                below=True)
+    fix = FinalFix(skeleton, src.js, src.pose, src.effs, src.legs, src.gap, src.contact, src.reference, terrain, lb,
+                   box_gap_src, p, src.cf, int(round(p.smoothing_s * fps)), fps)
     best = None
-    for policy in ("back", "near_hip"):
-        trial = fix.run(loc.copy(), rot.copy(), pose.copy(), policy)
+    for policy, span in (("back", (lo, mid)), ("near_hip", (mid, hi))):
+        tick = Ticker(progress, *span)
+        trial = fix.run(loc.copy(), rot.copy(), pose.copy(), policy, tick)
+        tick.done()
         if best is None or trial.score < best.score:
             best = trial
         if not trial.nudged or trial.score[0] == 0:
             break
-    loc, rot, pose, hits = best.loc, best.rot, best.pose, best.hits
-    metrics_policy = best.policy
+    return best, lb
 
-    # ---- metrics
-    metrics = collision_metrics(lb, hits)
-    # the same measure for the source on its own reference: what the motion already does (a roll
-    # pressing its arms on the floor) is not the adaptation's doing
-    src_hits = colliding(skeleton, lb, pose_src, reference, p.collision_tolerance_m)
+
+def _metrics(skeleton, src: _Source, terrain, best, lb, p: AdaptParams) -> dict:
+    """Step 6: collisions per limb (and the source's own on its reference: what the motion already
+    does, a roll pressing its arms on the floor, is not the adaptation's doing), bone-length error,
+    contact error and penetration of the kept trial."""
+    metrics = collision_metrics(lb, best.hits)
+    src_hits = colliding(skeleton, lb, src.pose, src.reference, p.collision_tolerance_m)
     metrics.update({"source_" + k: v for k, v in collision_metrics(lb, src_hits).items()})
-    metrics["bone_length_error_pct"] = bone_length_error_pct(skeleton, pose, loc)
-    metrics["joint_length_error_pct"] = joint_length_error
+    metrics["bone_length_error_pct"] = bone_length_error_pct(skeleton, best.pose, best.loc)
     errs = []
     gaps_now = {}
-    for e in effs:
-        g, _ = gaps(e.points(skeleton, pose), terrain)
+    for e in src.effs:
+        g, _ = gaps(e.points(skeleton, best.pose), terrain)
         gaps_now[e.name] = g
-        if np.any(contact[e.name]):
-            errs.append(np.abs(g - src_gap[e.name])[contact[e.name]])
+        if np.any(src.contact[e.name]):
+            errs.append(np.abs(g - src.gap[e.name])[src.contact[e.name]])
     allerr = np.concatenate(errs) if errs else np.zeros(0)
     metrics["contact_error_cm_max"] = float(allerr.max() * 100) if allerr.size else 0.0
     metrics["contact_error_cm_mean"] = float(allerr.mean() * 100) if allerr.size else 0.0
-    metrics["contact_frames"] = int(sum(int(c.sum()) for c in contact.values()))
+    metrics["contact_frames"] = int(sum(int(c.sum()) for c in src.contact.values()))
     metrics["penetration_cm_max"] = float(max(0.0, -min(float(g.min()) for g in gaps_now.values())) * 100)
-    metrics["frames_solved"] = stats.frames_solved
-    metrics["iterations_max"] = stats.iterations
-    metrics["refine_levels"] = stats.levels
-    metrics["descriptors_per_joint"] = p.descriptors_per_joint
-    metrics["joints"] = js.count
-    metrics["footing_policy"] = metrics_policy
-    metrics["solve_time_s"] = time.perf_counter() - t_start
-    metrics["descriptor_solve_time_s"] = t_solved - t_start  # steps 1-4: the paper's real-time part
-    metrics["fps_solve"] = n_frames / max(metrics["solve_time_s"], 1e-9)
+    return metrics
 
-    key_loc = key_loc.copy()
-    key_loc[js.hips] = True
-    key_rot = key_rot.copy()
-    key_rot[js.bones] = True
+
+def _result_clip(skeleton, source: Clip, src: _Source, loc, rot, metrics: dict) -> Clip:
+    """The adapted channels as a Clip: the hips' location and every body bone's rotation keyed."""
+    key_loc = src.key_loc.copy()
+    key_loc[src.js.hips] = True
+    key_rot = src.key_rot.copy()
+    key_rot[src.js.bones] = True
     clip = Clip(list(skeleton.names), source.frames.copy(), source.fps, loc, rot, key_location=key_loc,
                 key_rotation=key_rot, object_locations=source.object_locations,
                 object_rotations=source.object_rotations, generator=(source.generator or "action") + "+terrain",
                 metrics=metrics)
     return clip.with_continuity()
-
-
-@dataclass
-class _Trial:
-    loc: np.ndarray
-    rot: np.ndarray
-    pose: np.ndarray
-    hits: np.ndarray
-    score: tuple
-    nudged: bool
-    policy: str
-
-
-@dataclass
-class _FinalFix:
-    """Step 5 of the module docstring, run on copies of the channels so that alternatives can be
-    compared. ``src_gap``/``contact``: per effector name, (F,); ``box_gap_src``: (F, M, P) m."""
-
-    skeleton: object
-    js: object
-    pose_src: np.ndarray
-    effs: list
-    legs: list
-    src_gap: dict
-    contact: dict
-    reference: TerrainMesh
-    terrain: TerrainMesh
-    lb: object
-    box_gap_src: np.ndarray
-    p: AdaptParams
-    cf: object
-    ramp: int
-    fps: float
-
-    def run(self, loc, rot, pose, policy: str) -> _Trial:
-        skeleton, js, pose_src, effs, legs = self.skeleton, self.js, self.pose_src, self.effs, self.legs
-        src_gap, contact, reference, terrain = self.src_gap, self.contact, self.reference, self.terrain
-        lb, box_gap_src, p, cf, ramp, fps = self.lb, self.box_gap_src, self.p, self.cf, self.ramp, self.fps
-        nudged = False
-        for e in effs:  # planted ends: source orientation, one level footprint each
-            nudged |= _plant(skeleton, loc, rot, pose, pose_src, e, contact[e.name], reference, terrain, ramp,
-                             cf.forward if e.is_leg else -cf.forward, fps, policy)
-        _lower_hips_for_reach(skeleton, js.hips, loc, rot, pose, pose_src, effs, src_gap, contact, terrain, ramp)
-        for e in effs:
-            _place_effector(skeleton, loc, rot, pose, e, src_gap[e.name], contact[e.name], terrain,
-                            lb, box_gap_src, p, ramp, cf.forward if e.is_leg else -cf.forward)
-        hits = colliding(skeleton, lb, pose, terrain, p.collision_tolerance_m)
-        leg_box = np.isin(lb.bones, [b for e in legs for b in _limb_bones(skeleton, e)])
-        every_box = np.ones(len(lb.bones), bool)  # an arm pinned under a low, rolling body counts too
-        if np.any(hits):
-            raise_by = _hips_raise_to_clear(skeleton, js.hips, loc, rot, pose, effs, src_gap, contact, terrain, lb,
-                                            every_box, hits, p, cf.forward)
-            raise_by = np.minimum(ramp_envelope(raise_by, ramp), _hips_headroom(skeleton, pose, effs, contact))
-            if np.any(raise_by > 0):
-                m = pose[:, js.hips].copy()
-                m[:, :3, 3] += raise_by[:, None] * UP
-                set_world(skeleton, loc, rot, pose, js.hips, m, raise_by > 0, with_location=True)
-                for e in effs:
-                    _place_effector(skeleton, loc, rot, pose, e, src_gap[e.name], contact[e.name], terrain,
-                                    lb, box_gap_src, p, ramp, cf.forward if e.is_leg else -cf.forward)
-            hits = colliding(skeleton, lb, pose, terrain, p.collision_tolerance_m)
-        for _ in range(3):  # a swivel fading in around one frame can touch its neighbours: re-check
-            if not np.any(hits[:, leg_box]):
-                break
-            _swivel_to_clear(skeleton, loc, rot, pose, legs, lb, hits, terrain, p, cf, ramp)
-            hits = colliding(skeleton, lb, pose, terrain, p.collision_tolerance_m)
-        for _ in range(4):  # lift what the sampled clearance missed, 1 cm at a time
-            extra = False
-            for e in effs:
-                mine = np.isin(lb.bones, _limb_bones(skeleton, e))
-                bad = np.any(hits[:, mine], axis=1) & ~contact[e.name]
-                if np.any(bad):
-                    extra = True
-                    lift = ramp_envelope(bad * 0.01, ramp)
-                    move_end(skeleton, loc, rot, pose, e, lift, (lift > 0) & ~contact[e.name],
-                             cf.forward if e.is_leg else -cf.forward)
-            if not extra:
-                break
-            hits = colliding(skeleton, lb, pose, terrain, p.collision_tolerance_m)
-        errs = [np.abs(gaps(e.points(skeleton, pose), terrain)[0] - src_gap[e.name])[contact[e.name]] for e in effs]
-        err = max((float(x.max()) for x in errs if x.size), default=0.0)
-        score = (int(np.any(hits, axis=1).sum()), round(err, 3))
-        return _Trial(loc, rot, pose, hits, score, nudged, policy)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -398,23 +397,6 @@ def bone_length_error_pct(skeleton, pose: np.ndarray, locations: np.ndarray) -> 
     return float(max(np.max(e) for e in err if e.size) * 100)
 
 
-def _limb_bones(skeleton, e) -> list[int]:
-    return [b for b in (e.upper, e.lower, e.end, e.tip) if b >= 0]
-
-
-def _point_gaps(points: np.ndarray, surface, below: bool) -> np.ndarray:
-    """Height of each point above the surface under it, same shape as ``points[..., 0]``."""
-    flat = points.reshape(-1, 3)
-    if below:
-        z, _, hit = surface.ray_down(flat)
-        tz, _, thit = surface.height(flat[:, :2])
-        z = np.where(hit, z, tz)
-        hit = hit | thit
-    else:
-        z, _, hit = surface.height(flat[:, :2])
-    return np.where(hit, flat[:, 2] - z, np.inf).reshape(points.shape[:-1])
-
-
 def _check_feasible(p, cf, effs, src_points, contact, reference, terrain, source) -> None:
     """Every contact has terrain under it, and the terrain does not rise under the contacts by more
     than the motion can step (max_step_ratio × leg length)."""
@@ -445,203 +427,3 @@ def _check_feasible(p, cf, effs, src_points, contact, reference, terrain, source
             f"this motion can step about {limit:.2f} m ({p.max_step_ratio:g} × leg length). "
             "Use a climbing motion, lower the terrain, or turn off 'Refuse infeasible' to adapt anyway."
         )
-
-
-def _lower_hips_for_reach(skeleton, hips, loc, rot, pose, pose_src, legs, src_gap, contact, terrain, ramp) -> None:
-    """Lower the hips (with everything above) where a leg or arm in contact could not reach its ground."""
-    drop = np.zeros(pose.shape[0])
-    for e in legs:
-        c = contact[e.name]
-        if not np.any(c):
-            continue
-        g, _ = gaps(e.points(skeleton, pose), terrain)
-        dz = np.where(c, src_gap[e.name] - g, 0.0)
-        ankle = pose[:, e.end, :3, 3] + dz[:, None] * UP
-        hip = pose[:, e.upper, :3, 3]
-        # the leg may stretch to 99.5 % of its length, or as far as the source itself stretched it
-        reach_src = np.linalg.norm(pose_src[:, e.end, :3, 3] - pose_src[:, e.upper, :3, 3], axis=-1)
-        reach = np.maximum(0.995 * (skeleton.lengths[e.upper] + skeleton.lengths[e.lower]), reach_src)
-        dh = np.linalg.norm((hip - ankle)[:, :2], axis=-1)
-        dv = hip[:, 2] - ankle[:, 2]
-        dv_max = np.sqrt(np.maximum(reach**2 - dh**2, 0.0))
-        drop = np.maximum(drop, np.where(c, dv - dv_max, 0.0))
-    drop = ramp_envelope(drop, ramp)
-    if np.any(drop > 1e-9):
-        m = pose[:, hips].copy()
-        m[:, :3, 3] -= drop[:, None] * UP
-        set_world(skeleton, loc, rot, pose, hips, m, drop > 1e-9, with_location=True)
-
-
-def _plant(skeleton, loc, rot, pose, pose_src, e, contact, reference, terrain, ramp, direction, fps,
-           policy: str = "back") -> bool:
-    """Contact frames: the end bone (and toe) take the source's orientation, turned as the ground
-    normal turns from reference to terrain; then the footprint is made level (:func:`_nudge_footing`).
-    True when a footprint was moved."""
-    if not np.any(contact):
-        return False
-    xy = pose[:, e.end, :2, 3]
-    _, n_ref, _ = reference.height(xy)
-    _, n_ter, _ = terrain.height(xy)
-    tilt = tf.quat_to_mat3(tf.rotation_between(n_ref, n_ter))
-    for bone in (e.end, e.tip):
-        if bone < 0:
-            continue
-        m = pose[:, bone].copy()
-        m[:, :3, :3] = tilt @ pose_src[:, bone, :3, :3]
-        set_world(skeleton, loc, rot, pose, bone, m, contact)
-    return _nudge_footing(skeleton, loc, rot, pose, pose_src, e, contact, reference, terrain, ramp, direction, fps,
-                          policy)
-
-
-def _place_effector(skeleton, loc, rot, pose, e, gap_src, contact, terrain, lb, box_gap_src, p, ramp, hint,
-                    passes: int = 6) -> None:
-    """Contact frames: the end touches the terrain with its source gap. Other frames: lift the end
-    until every box point of the limb keeps min(source gap, clearance) above the terrain (a few
-    passes: lifting the end raises the bones above it only in part)."""
-    n = pose.shape[0]
-    if np.any(contact):
-        g, _ = gaps(e.points(skeleton, pose), terrain)
-        dz = np.where(contact, gap_src - g, 0.0)
-        move_end(skeleton, loc, rot, pose, e, dz, contact & (np.abs(dz) > 1e-9), hint)
-    mine = np.isin(lb.bones, _limb_bones(skeleton, e))
-    for _ in range(passes):
-        pts = lb.sample_points(skeleton, pose)[:, mine]
-        gap_now = _point_gaps(pts, terrain, below=False)
-        need = np.minimum(box_gap_src[:, mine], p.clearance_m) - gap_now
-        lift = np.max(np.where(np.isfinite(need), need, 0.0).reshape(n, -1), axis=1)
-        lift = np.where(contact, 0.0, np.maximum(lift, 0.0))
-        if lift.max() < 1e-4:
-            break
-        lift = np.where(contact, 0.0, ramp_envelope(lift, ramp))
-        move_end(skeleton, loc, rot, pose, e, lift, lift > 1e-9, hint)
-
-
-def _nudge_footing(skeleton, loc, rot, pose, pose_src, e, contact, reference, terrain, ramp, direction, fps,
-                   policy: str = "back") -> bool:
-    """Each planted interval of an end keeps one footprint; one that would straddle a step of the
-    terrain (uneven under the foot where the reference was even) slides along ``direction`` to the
-    nearest place, back or forward, where it stands on one level — of the two, the one that keeps
-    the foot nearer under its hip (legs reach). The slide fades in and out over ``ramp`` frames."""
-    n = pose.shape[0]
-    pts = e.points(skeleton, pose)
-    src = e.points(skeleton, pose_src)
-    zr, _, _ = reference.height(src[..., :2].reshape(-1, 2))
-    zr = zr.reshape(src.shape[:-1])
-    ref_spread = zr.max(axis=1) - zr.min(axis=1)
-    total = np.zeros((n, 3))
-    weight = np.zeros(n)
-    speed = np.zeros(n)
-    speed[1:] = np.linalg.norm(np.diff(src[:, 0, :2], axis=0), axis=-1) * fps
-    for a, b in intervals(contact):
-        still = np.arange(a, b)[speed[a:b] < 0.25]  # judge the footprint where the end is planted
-        sel = still if still.size else np.arange(a, b)
-        back, fwd = footing_shifts(pts[sel], ref_spread[sel], terrain, direction)
-        options = [x for x in (back, fwd) if x is not None]
-        if not options or 0.0 in options:
-            continue
-        if policy == "back":  # stay on the side the foot comes from
-            s = options[0]
-        else:  # "near_hip": of the two ways off the step, the one that keeps the foot nearer its hip
-            hip = pose_src[sel, e.upper, :2, 3]
-            ankle = pose_src[sel, e.end, :2, 3]
-            d2 = np.asarray(direction, float)[:2]
-            s = min(options, key=lambda x: float(np.max(np.linalg.norm(ankle + x * d2 - hip, axis=-1))))
-        ind = np.zeros(n)
-        ind[a:b] = 1.0
-        env = ramp_envelope(ind, ramp)
-        total += env[:, None] * (s * np.asarray(direction, float))
-        weight += env
-    if not np.any(weight > 0):
-        return False
-    offset = total / np.maximum(weight, 1.0)[:, None]
-    offset[:, 2] = 0.0
-    move_end(skeleton, loc, rot, pose, e, offset, weight > 0, direction)
-    return True
-
-
-def _hips_raise_to_clear(skeleton, hips, loc, rot, pose, legs, src_gap, contact, terrain, lb, leg_box, hits, p,
-                         forward, step_m: float = 0.03, max_raise_m: float = 0.6) -> np.ndarray:
-    """Per frame, the smallest raise of the hips (m) after which no leg box collides while every
-    leg in contact still reaches its ground (a leg folded under low hips pushes its knee into the
-    block in front of it or past the edge it stands on; a straighter leg keeps it clear). 0 where
-    no raise up to ``max_raise_m`` helps."""
-    bad = np.nonzero(np.any(hits[:, leg_box], axis=1))[0]
-    out = np.zeros(pose.shape[0])
-    todo = np.ones(len(bad), bool)
-    for dz in np.arange(step_m, max_raise_m + 1e-9, step_m):
-        sub = bad[todo]
-        if sub.size == 0:
-            break
-        sl, sr, sp = loc[sub].copy(), rot[sub].copy(), pose[sub].copy()
-        m = sp[:, hips].copy()
-        m[:, :3, 3] += dz * UP
-        set_world(skeleton, sl, sr, sp, hips, m, np.ones(len(sub), bool), with_location=True)
-        reached = np.ones(len(sub), bool)
-        for e in legs:
-            c = contact[e.name][sub]
-            if not np.any(c):
-                continue
-            g, _ = gaps(e.points(skeleton, sp), terrain)
-            want = np.where(c, src_gap[e.name][sub] - g, 0.0)
-            move_end(skeleton, sl, sr, sp, e, want, c, forward if e.is_leg else -forward)
-            g2, _ = gaps(e.points(skeleton, sp), terrain)
-            reached &= ~c | (np.abs(g2 - src_gap[e.name][sub]) < 0.005)
-        clear = ~np.any(colliding(skeleton, lb, sp, terrain, p.collision_tolerance_m)[:, leg_box], axis=1)
-        ok = clear & reached
-        idx = np.nonzero(todo)[0][ok]
-        out[bad[idx]] = dz
-        todo[idx] = False
-    return out
-
-
-def _swivel_to_clear(skeleton, loc, rot, pose, legs, lb, hits, terrain, p, cf, ramp,
-                     angles_deg=(15, 30, 45, 60, 75, 90, 105, 120)) -> None:
-    """Legs still colliding turn the knee out (the bend plane swivels about hip→ankle, toward the
-    leg's own side) by the smallest angle that clears them; the swivel fades in and out over
-    ``ramp`` frames. The foot stays where it is."""
-    for e in legs:
-        mine = np.isin(lb.bones, _limb_bones(skeleton, e))
-        bad = np.nonzero(np.any(hits[:, mine], axis=1))[0]
-        if bad.size == 0:
-            continue
-        side = cf.left if e.name.endswith(".L") else -cf.left
-        best = np.zeros(pose.shape[0])
-        todo = np.ones(bad.size, bool)
-        for deg in angles_deg:
-            sub = bad[todo]
-            if sub.size == 0:
-                break
-            for sign in (1.0, -1.0):
-                sl, sr, sp = loc[sub].copy(), rot[sub].copy(), pose[sub].copy()
-                knee_before = sp[:, e.lower, :3, 3].copy()
-                ang = np.full(sub.size, sign * np.radians(deg))
-                move_end(skeleton, sl, sr, sp, e, np.zeros(sub.size), np.ones(sub.size, bool), cf.forward, ang)
-                outward = np.sum((sp[:, e.lower, :3, 3] - knee_before) * side, axis=-1) > 0
-                clear = ~np.any(colliding(skeleton, lb, sp, terrain, p.collision_tolerance_m)[:, mine], axis=1)
-                ok = clear & outward
-                idx = np.nonzero(todo)[0][ok]
-                best[bad[idx]] = sign * np.radians(deg)
-                todo[idx] = False
-                sub = bad[todo]
-                if sub.size == 0:
-                    break
-        if not np.any(best != 0):
-            continue
-        turn = ramp_envelope(np.maximum(best, 0.0), ramp) - ramp_envelope(np.maximum(-best, 0.0), ramp)
-        turn = np.where(best != 0, best, turn)  # the frames that need it get exactly what cleared them
-        move_end(skeleton, loc, rot, pose, e, np.zeros(pose.shape[0]), turn != 0, cf.forward, turn)
-
-
-def _hips_headroom(skeleton, pose, legs, contact, stretch: float = 0.995) -> np.ndarray:
-    """Per frame, how far the hips may rise (m) before a leg in contact can no longer reach its
-    ankle where it is now (``stretch`` × thigh + shin); inf where no leg is in contact."""
-    room = np.full(pose.shape[0], np.inf)
-    for e in legs:
-        c = contact[e.name]
-        hip = pose[:, e.upper, :3, 3]
-        ankle = pose[:, e.end, :3, 3]
-        reach = stretch * (skeleton.lengths[e.upper] + skeleton.lengths[e.lower])
-        dh = np.linalg.norm((hip - ankle)[:, :2], axis=-1)
-        up = np.sqrt(np.maximum(reach**2 - dh**2, 0.0)) - (hip[:, 2] - ankle[:, 2])
-        room = np.where(c, np.minimum(room, np.maximum(up, 0.0)), room)
-    return room

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import transforms as tf
+from ..curves import smoothstep
 from ..ik.two_bone import solve_two_bone
 
 UP = np.array([0.0, 0.0, 1.0])
@@ -90,6 +91,20 @@ def gaps(points: np.ndarray, surface, below: bool = False):
     return np.where(ok, g, np.inf).min(axis=1), ok.all(axis=1)
 
 
+def point_gaps(points: np.ndarray, surface, below: bool) -> np.ndarray:
+    """Height of each point above the surface under it, same shape as ``points[..., 0]`` (m; inf
+    where no surface is under the point). ``below`` as in :func:`gaps`."""
+    flat = points.reshape(-1, 3)
+    if below:
+        z, _, hit = surface.ray_down(flat)
+        tz, _, thit = surface.height(flat[:, :2])
+        z = np.where(hit, z, tz)
+        hit = hit | thit
+    else:
+        z, _, hit = surface.height(flat[:, :2])
+    return np.where(hit, flat[:, 2] - z, np.inf).reshape(points.shape[:-1])
+
+
 def ramp_envelope(values: np.ndarray, half_width: int) -> np.ndarray:
     """Smallest-effort smooth cover of ``values (F,)`` ≥ 0: each value spreads to its neighbours
     with a smoothstep fall-off over ``half_width`` frames, and the result is the maximum (never less
@@ -99,8 +114,7 @@ def ramp_envelope(values: np.ndarray, half_width: int) -> np.ndarray:
         return v
     out = v.copy()
     for s in range(1, half_width + 1):
-        x = s / (half_width + 1)
-        fall = 1.0 - x * x * (3 - 2 * x)
+        fall = 1.0 - float(smoothstep(s / (half_width + 1)))
         out[s:] = np.maximum(out[s:], v[:-s] * fall)
         out[:-s] = np.maximum(out[:-s], v[s:] * fall)
     return out

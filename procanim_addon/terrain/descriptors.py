@@ -1,4 +1,4 @@
-"""Relationship descriptors (Al-Asqhar, Komura & Choi 2013; Jo & Choi 2019, METHODS.md §M4).
+"""Relationship descriptors (Al-Asqhar, Komura & Choi 2013; Jo & Choi 2019, Eq. 1 and 2).
 
 For a joint p_j, descriptor points d_i are sampled on the environment's surface around the joint's
 vertical projection. Each carries a local frame — normal n_i, tangent t_i, binormal b_i — and the

@@ -117,12 +117,13 @@ def joint_set(skeleton, rigmap) -> JointSet:
     return JointSet(bones, head_j, tail_j, par, rest, hips)
 
 
-def channels_from_positions(skeleton, joints: JointSet, locations, rotations, positions):
+def channels_from_positions(skeleton, joints: JointSet, locations, rotations, positions, tick=None):
     """Pose channels whose FK puts the body bones along solved joint ``positions (F, J, 3)``.
 
     ``locations (F, B, 3)`` / ``rotations (F, B, 4)`` are the source channels; returns new arrays
     and the new pose ``(F, B, 4, 4)``. Swing-only per bone (the source's twist is kept); the hips
     bone's location moves its head onto the hips joint; other bones keep their source location.
+    ``tick(i)`` (if given) is called before bone ``i`` (progress, and where a cancel is seen).
     """
     loc = np.array(locations, dtype=float)
     rot = np.array(rotations, dtype=float)
@@ -131,6 +132,8 @@ def channels_from_positions(skeleton, joints: JointSet, locations, rotations, po
     pose = np.empty((f, len(skeleton), 4, 4))
     k_of = {b: k for k, b in enumerate(joints.bones)}
     for i, p in enumerate(skeleton.parents):
+        if tick is not None:
+            tick(i)
         parent_pose = None if p < 0 else pose[:, p]
         ref = skeleton.rest_rel[i] if p < 0 else parent_pose @ skeleton.rest_rel[i]
         m = ref @ basis[:, i]

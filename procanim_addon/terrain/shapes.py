@@ -1,6 +1,6 @@
 """Analytic terrains for tests and the bench: the paper's zigzag and heights taken from the body.
 
-The experiment of Jo & Choi (METHODS.md §M4): a strip of four cells across the direction of
+The experiment of Jo & Choi (2019), Table 2: a strip of four cells across the direction of
 travel, the 1st and 3rd raised, the 2nd and 4th left flat, raised to the character's ankle
 (Low), knee (Medium) or waist (High) height.
 """

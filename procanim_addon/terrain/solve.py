@@ -22,6 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..curves import catmull_rom
+
 
 @dataclass
 class SolveStats:
@@ -32,15 +34,18 @@ class SolveStats:
 
 def damped_solve(source: np.ndarray, target: np.ndarray, restore, damping: float = 0.0, k0: float = 9.0,
                  k_decay: float = 0.8, k_min: float = 0.5, tolerance_m: float = 1e-4, max_iterations: int = 200,
-                 stats: SolveStats | None = None) -> np.ndarray:
+                 stats: SolveStats | None = None, tick=None) -> np.ndarray:
     """Joint positions ``(N, J, 3)`` moved from ``source`` toward the Eq. 2 ``target`` (same shape)
-    with Eq. 3, lengths restored by ``restore(p)`` after every step."""
+    with Eq. 3, lengths restored by ``restore(p)`` after every step; ``tick()`` (if given) is called
+    once per iteration (progress, and where a cancel is seen)."""
     p_cur = np.array(source, dtype=float)
     p_prev = p_cur.copy()
     k = k0
     iterations = 0
     while iterations < max_iterations:
         iterations += 1
+        if tick is not None:
+            tick()
         update = damping * (p_cur - p_prev) + 0.5 * (target - p_cur) / k  # Eq. 3
         p_prev = p_cur
         p_cur = restore(p_cur + update)  # Eq. 4
@@ -50,28 +55,6 @@ def damped_solve(source: np.ndarray, target: np.ndarray, restore, damping: float
     if stats is not None:
         stats.iterations = max(stats.iterations, iterations)
     return p_cur
-
-
-def hermite(key_t: np.ndarray, key_v: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """Cubic Hermite spline through ``(key_t (K,), key_v (K, ...))`` with Catmull-Rom tangents
-    (one-sided at the ends), evaluated at ``t`` → ``(len(t), ...)``."""
-    key_t = np.asarray(key_t, float)
-    if len(key_t) == 1:
-        return np.repeat(key_v[:1], len(t), axis=0)
-    m = np.empty_like(key_v)
-    dt = np.diff(key_t)
-    shape = (-1,) + (1,) * (key_v.ndim - 1)
-    m[1:-1] = (key_v[2:] - key_v[:-2]) / (key_t[2:] - key_t[:-2]).reshape(shape)
-    m[0] = (key_v[1] - key_v[0]) / dt[0]
-    m[-1] = (key_v[-1] - key_v[-2]) / dt[-1]
-    seg = np.clip(np.searchsorted(key_t, t, side="right") - 1, 0, len(key_t) - 2)
-    h = dt[seg].reshape(shape)
-    s = ((t - key_t[seg]) / dt[seg]).reshape(shape)
-    h00 = 2 * s**3 - 3 * s**2 + 1
-    h10 = s**3 - 2 * s**2 + s
-    h01 = -2 * s**3 + 3 * s**2
-    h11 = s**3 - s**2
-    return h00 * key_v[seg] + h10 * h * m[seg] + h01 * key_v[seg + 1] + h11 * h * m[seg + 1]
 
 
 def multires_solve(frames: int, solve_frames, key_interval: int = 8, tolerance_m: float = 0.005,
@@ -86,7 +69,7 @@ def multires_solve(frames: int, solve_frames, key_interval: int = 8, tolerance_m
     while open_intervals:
         mids = np.array([(a + b) // 2 for a, b in open_intervals])
         kt = np.array(sorted(solved))
-        spline = hermite(kt, np.stack([solved[k] for k in kt]), mids.astype(float))
+        spline = catmull_rom(kt, np.stack([solved[k] for k in kt]), mids.astype(float))
         fresh = solve_frames(mids)
         err = np.max(np.linalg.norm(spline - fresh, axis=-1), axis=-1)
         nxt = []
@@ -97,7 +80,7 @@ def multires_solve(frames: int, solve_frames, key_interval: int = 8, tolerance_m
         open_intervals = nxt
         levels += 1
     kt = np.array(sorted(solved))
-    out = hermite(kt, np.stack([solved[k] for k in kt]), np.arange(frames, dtype=float))
+    out = catmull_rom(kt, np.stack([solved[k] for k in kt]), np.arange(frames, dtype=float))
     out[kt] = np.stack([solved[k] for k in kt])
     if stats is not None:
         stats.frames_solved = len(kt)

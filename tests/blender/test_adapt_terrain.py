@@ -1,4 +1,4 @@
-"""Terrain adaptation in Blender (METHODS.md §M4): the source motions baked, adapted to the paper's
+"""Terrain adaptation in Blender (Jo & Choi 2019, Table 2): the source motions baked, adapted to the paper's
 zigzag terrains, and measured on the EVALUATED pose against the terrain mesh with checks of our
 own — a BVH tree of the mesh, points along every limb — never with the engine's figures.
 

@@ -5,9 +5,10 @@ import numpy as np
 import pytest
 
 from procanim_addon import transforms as tf
+from procanim_addon.curves import catmull_rom
 from procanim_addon.rigs import human_skeleton
 from procanim_addon.terrain.joints import channels_from_positions, joint_set
-from procanim_addon.terrain.solve import SolveStats, damped_solve, hermite, multires_solve
+from procanim_addon.terrain.solve import SolveStats, damped_solve, multires_solve
 
 
 def chain_restore(lengths):
@@ -46,12 +47,12 @@ def test_an_unreachable_target_ends_with_the_bone_lengths_of_the_chain():
     assert np.linalg.norm(np.diff(out[0], axis=0), axis=1) == pytest.approx([1.0, 1.0], abs=1e-12)
 
 
-def test_hermite_passes_through_its_keys_and_is_exact_on_a_line():
+def test_catmull_rom_passes_through_its_keys_and_is_exact_on_a_line():
     t = np.array([0.0, 3.0, 5.0, 9.0])
     v = 2.0 * t[:, None] + 1.0
     x = np.linspace(0, 9, 37)
-    assert hermite(t, v, t) == pytest.approx(v)
-    assert hermite(t, v, x)[:, 0] == pytest.approx(2.0 * x + 1.0)
+    assert catmull_rom(t, v, t) == pytest.approx(v)
+    assert catmull_rom(t, v, x)[:, 0] == pytest.approx(2.0 * x + 1.0)
 
 
 def test_multires_solves_few_frames_on_smooth_motion_and_refines_at_a_jump():

@@ -1,0 +1,380 @@
+"""The final fix after the descriptor solve: contacts on the terrain, limbs clear of it.
+
+Jo & Choi (2019) solve joint positions (Table 1, Eq. 1–4) and leave the rest to an IK step; their
+Section V notes that fewer collisions need "the rotation of each joint, especially where it
+collides with the terrain". This is that step, in order:
+
+a. planted feet and hands keep the source's orientation (turned with the ground normal) and one
+   footprint per contact; a footprint that would straddle a step slides off it, back or toward its
+   hip (:func:`FinalFix.run` is tried with both policies and the result with fewer collisions kept);
+b. the hips come down where a foot or hand in contact could not reach its ground;
+c. each end that touched the reference touches the terrain with its source gap (two-bone IK);
+   limbs off the ground are lifted until their boxes keep min(source gap, clearance);
+d. where limbs still collide: the hips rise as far as the contacts' reach allows, then knees turn
+   out (swivel about hip→ankle), then free ends are lifted 1 cm at a time;
+
+lifts, drops and turns fade in and out over ``ramp`` frames so nothing pops. Every stage ticks the
+:class:`.ticker.Ticker` it is given (progress, and the point where a cancel is seen).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import transforms as tf
+from .collisions import colliding
+from .contact import UP, footing_shifts, gaps, intervals, move_end, point_gaps, ramp_envelope, set_world
+from .mesh import TerrainMesh
+from .ticker import Ticker
+
+# RECON: a leg in contact may stretch to this fraction of thigh + shin (a straight knee pops).
+MAX_STRETCH = 0.995
+# RECON: a source foot point slower than this (m/s) is planted; footprints are judged there.
+PLANTED_SPEED_M_S = 0.25
+# RECON: hips raise search (m): step and largest raise tried; a contact still counts as reached
+# when its gap is within REACH_TOLERANCE_M of the source gap.
+RAISE_STEP_M = 0.03
+MAX_RAISE_M = 0.6
+REACH_TOLERANCE_M = 0.005
+# RECON: knee turn-out angles tried (degrees), smallest first.
+SWIVEL_ANGLES_DEG = (15, 30, 45, 60, 75, 90, 105, 120)
+SWIVEL_PASSES = 3  # a swivel fading in around one frame can touch its neighbours: re-checked
+# RECON: free ends still colliding are lifted LIFT_STEP_M at a time, at most LIFT_PASSES times.
+LIFT_STEP_M = 0.01
+LIFT_PASSES = 4
+# Clearance lifts: passes (lifting the end raises the bones above it only in part) and the
+# lift under which a pass is not needed (m).
+CLEARANCE_PASSES = 6
+CLEARANCE_DONE_M = 1e-4
+
+
+@dataclass
+class Trial:
+    """One run of the fix: channels, pose, collisions ``(F, M)``, ``score`` (collision frames, worst
+    contact error m rounded to mm), whether a footprint was moved, and the footing policy."""
+
+    loc: np.ndarray
+    rot: np.ndarray
+    pose: np.ndarray
+    hits: np.ndarray
+    score: tuple
+    nudged: bool
+    policy: str
+
+
+@dataclass
+class FinalFix:
+    """The fix, run on copies of the channels so that alternatives can be compared.
+    ``src_gap``/``contact``: per effector name, (F,); ``box_gap_src``: (F, M, P) m; ``p``: AdaptParams;
+    ``ramp``: fade half-width (frames)."""
+
+    skeleton: object
+    js: object
+    pose_src: np.ndarray
+    effs: list
+    legs: list
+    src_gap: dict
+    contact: dict
+    reference: TerrainMesh
+    terrain: TerrainMesh
+    lb: object
+    box_gap_src: np.ndarray
+    p: object
+    cf: object
+    ramp: int
+    fps: float
+
+    def hint(self, e) -> np.ndarray:
+        """The side a nearly straight limb bends to: knees forward, elbows back."""
+        return self.cf.forward if e.is_leg else -self.cf.forward
+
+    def run(self, loc, rot, pose, policy: str, tick: Ticker) -> Trial:
+        """Steps a–d on ``loc``/``rot``/``pose`` (changed in place) with footing ``policy``
+        (``back`` or ``near_hip``)."""
+        nudged = False
+        for e in self.effs:  # a. planted ends: source orientation, one level footprint each
+            nudged |= _plant(self.skeleton, loc, rot, pose, self.pose_src, e, self.contact[e.name], self.reference,
+                             self.terrain, self.ramp, self.hint(e), self.fps, policy, tick)
+        _lower_hips_for_reach(self.skeleton, self.js.hips, loc, rot, pose, self.pose_src, self.effs, self.src_gap,
+                              self.contact, self.terrain, self.ramp)  # b.
+        tick()
+        self.place_all(loc, rot, pose, tick)  # c.
+        hits = self.collisions(pose)
+        tick()
+        hits = self.raise_hips(loc, rot, pose, hits, tick)  # d.
+        hits = self.swivel_knees(loc, rot, pose, hits, tick)
+        hits = self.lift_free_ends(loc, rot, pose, hits, tick)
+        err = 0.0
+        for e in self.effs:
+            c = self.contact[e.name]
+            if np.any(c):
+                g, _ = gaps(e.points(self.skeleton, pose), self.terrain)
+                err = max(err, float(np.abs(g - self.src_gap[e.name])[c].max()))
+        score = (int(np.any(hits, axis=1).sum()), round(err, 3))
+        return Trial(loc, rot, pose, hits, score, nudged, policy)
+
+    def collisions(self, pose) -> np.ndarray:
+        return colliding(self.skeleton, self.lb, pose, self.terrain, self.p.collision_tolerance_m)
+
+    def place_all(self, loc, rot, pose, tick: Ticker) -> None:
+        for e in self.effs:
+            _place_effector(self.skeleton, loc, rot, pose, e, self.src_gap[e.name], self.contact[e.name],
+                            self.terrain, self.lb, self.box_gap_src, self.p, self.ramp, self.hint(e), tick)
+
+    def raise_hips(self, loc, rot, pose, hits, tick: Ticker) -> np.ndarray:
+        """d. Raise the hips where any box collides, as far as the contacts' reach allows."""
+        if not np.any(hits):
+            return hits
+        every_box = np.ones(len(self.lb.bones), bool)  # an arm pinned under a low, rolling body counts too
+        raise_by = _hips_raise_to_clear(self.skeleton, self.js.hips, loc, rot, pose, self.effs, self.src_gap,
+                                        self.contact, self.terrain, self.lb, every_box, hits, self.p, self.cf.forward,
+                                        tick)
+        raise_by = np.minimum(ramp_envelope(raise_by, self.ramp),
+                              _hips_headroom(self.skeleton, pose, self.effs, self.contact))
+        if np.any(raise_by > 0):
+            m = pose[:, self.js.hips].copy()
+            m[:, :3, 3] += raise_by[:, None] * UP
+            set_world(self.skeleton, loc, rot, pose, self.js.hips, m, raise_by > 0, with_location=True)
+            self.place_all(loc, rot, pose, tick)
+        return self.collisions(pose)
+
+    def swivel_knees(self, loc, rot, pose, hits, tick: Ticker) -> np.ndarray:
+        """d. Turn out the knees of legs that still collide."""
+        leg_box = np.isin(self.lb.bones, [b for e in self.legs for b in _limb_bones(e)])
+        for _ in range(SWIVEL_PASSES):
+            if not np.any(hits[:, leg_box]):
+                break
+            _swivel_to_clear(self.skeleton, loc, rot, pose, self.legs, self.lb, hits, self.terrain, self.p, self.cf,
+                             self.ramp, tick)
+            hits = self.collisions(pose)
+        return hits
+
+    def lift_free_ends(self, loc, rot, pose, hits, tick: Ticker) -> np.ndarray:
+        """d. Lift what the sampled clearance missed, ``LIFT_STEP_M`` at a time."""
+        for _ in range(LIFT_PASSES):
+            extra = False
+            for e in self.effs:
+                mine = np.isin(self.lb.bones, _limb_bones(e))
+                bad = np.any(hits[:, mine], axis=1) & ~self.contact[e.name]
+                if np.any(bad):
+                    extra = True
+                    lift = ramp_envelope(bad * LIFT_STEP_M, self.ramp)
+                    move_end(self.skeleton, loc, rot, pose, e, lift, (lift > 0) & ~self.contact[e.name], self.hint(e))
+            tick()
+            if not extra:
+                break
+            hits = self.collisions(pose)
+        return hits
+
+
+# --------------------------------------------------------------------------- the steps
+
+def _limb_bones(e) -> list[int]:
+    return [b for b in (e.upper, e.lower, e.end, e.tip) if b >= 0]
+
+
+def _lower_hips_for_reach(skeleton, hips, loc, rot, pose, pose_src, legs, src_gap, contact, terrain, ramp) -> None:
+    """Lower the hips (with everything above) where a leg or arm in contact could not reach its ground."""
+    drop = np.zeros(pose.shape[0])
+    for e in legs:
+        c = contact[e.name]
+        if not np.any(c):
+            continue
+        g, _ = gaps(e.points(skeleton, pose), terrain)
+        dz = np.where(c, src_gap[e.name] - g, 0.0)
+        ankle = pose[:, e.end, :3, 3] + dz[:, None] * UP
+        hip = pose[:, e.upper, :3, 3]
+        # the leg may stretch to MAX_STRETCH of its length, or as far as the source itself stretched it
+        reach_src = np.linalg.norm(pose_src[:, e.end, :3, 3] - pose_src[:, e.upper, :3, 3], axis=-1)
+        reach = np.maximum(MAX_STRETCH * (skeleton.lengths[e.upper] + skeleton.lengths[e.lower]), reach_src)
+        dh = np.linalg.norm((hip - ankle)[:, :2], axis=-1)
+        dv = hip[:, 2] - ankle[:, 2]
+        dv_max = np.sqrt(np.maximum(reach**2 - dh**2, 0.0))
+        drop = np.maximum(drop, np.where(c, dv - dv_max, 0.0))
+    drop = ramp_envelope(drop, ramp)
+    if np.any(drop > 1e-9):
+        m = pose[:, hips].copy()
+        m[:, :3, 3] -= drop[:, None] * UP
+        set_world(skeleton, loc, rot, pose, hips, m, drop > 1e-9, with_location=True)
+
+
+def _plant(skeleton, loc, rot, pose, pose_src, e, contact, reference, terrain, ramp, direction, fps,
+           policy: str, tick: Ticker) -> bool:
+    """Contact frames: the end bone (and toe) take the source's orientation, turned as the ground
+    normal turns from reference to terrain; then the footprint is made level (:func:`_nudge_footing`).
+    True when a footprint was moved."""
+    tick()
+    if not np.any(contact):
+        return False
+    xy = pose[:, e.end, :2, 3]
+    _, n_ref, _ = reference.height(xy)
+    _, n_ter, _ = terrain.height(xy)
+    tilt = tf.quat_to_mat3(tf.rotation_between(n_ref, n_ter))
+    for bone in (e.end, e.tip):
+        if bone < 0:
+            continue
+        m = pose[:, bone].copy()
+        m[:, :3, :3] = tilt @ pose_src[:, bone, :3, :3]
+        set_world(skeleton, loc, rot, pose, bone, m, contact)
+    return _nudge_footing(skeleton, loc, rot, pose, pose_src, e, contact, reference, terrain, ramp, direction, fps,
+                          policy, tick)
+
+
+def _place_effector(skeleton, loc, rot, pose, e, gap_src, contact, terrain, lb, box_gap_src, p, ramp, hint,
+                    tick: Ticker) -> None:
+    """Contact frames: the end touches the terrain with its source gap. Other frames: lift the end
+    until every box point of the limb keeps min(source gap, clearance) above the terrain (a few
+    passes: lifting the end raises the bones above it only in part)."""
+    n = pose.shape[0]
+    if np.any(contact):
+        g, _ = gaps(e.points(skeleton, pose), terrain)
+        dz = np.where(contact, gap_src - g, 0.0)
+        move_end(skeleton, loc, rot, pose, e, dz, contact & (np.abs(dz) > 1e-9), hint)
+    mine = np.isin(lb.bones, _limb_bones(e))
+    for _ in range(CLEARANCE_PASSES):
+        tick()
+        pts = lb.sample_points(skeleton, pose)[:, mine]
+        gap_now = point_gaps(pts, terrain, below=False)
+        need = np.minimum(box_gap_src[:, mine], p.clearance_m) - gap_now
+        lift = np.max(np.where(np.isfinite(need), need, 0.0).reshape(n, -1), axis=1)
+        lift = np.where(contact, 0.0, np.maximum(lift, 0.0))
+        if lift.max() < CLEARANCE_DONE_M:
+            break
+        lift = np.where(contact, 0.0, ramp_envelope(lift, ramp))
+        move_end(skeleton, loc, rot, pose, e, lift, lift > 1e-9, hint)
+
+
+def _nudge_footing(skeleton, loc, rot, pose, pose_src, e, contact, reference, terrain, ramp, direction, fps,
+                   policy: str, tick: Ticker) -> bool:
+    """Each planted interval of an end keeps one footprint; one that would straddle a step of the
+    terrain (uneven under the foot where the reference was even) slides along ``direction`` to the
+    nearest place, back or forward, where it stands on one level — with policy ``back`` the one on
+    the side the foot comes from, with ``near_hip`` the one that keeps the foot nearer under its hip
+    (legs reach). The slide fades in and out over ``ramp`` frames."""
+    n = pose.shape[0]
+    pts = e.points(skeleton, pose)
+    src = e.points(skeleton, pose_src)
+    zr, _, _ = reference.height(src[..., :2].reshape(-1, 2))
+    zr = zr.reshape(src.shape[:-1])
+    ref_spread = zr.max(axis=1) - zr.min(axis=1)
+    total = np.zeros((n, 3))
+    weight = np.zeros(n)
+    speed = np.zeros(n)
+    speed[1:] = np.linalg.norm(np.diff(src[:, 0, :2], axis=0), axis=-1) * fps
+    d2 = np.asarray(direction, float)[:2]
+    for a, b in intervals(contact):
+        tick()
+        still = np.arange(a, b)[speed[a:b] < PLANTED_SPEED_M_S]  # judge the footprint where the end is planted
+        sel = still if still.size else np.arange(a, b)
+        back, fwd = footing_shifts(pts[sel], ref_spread[sel], terrain, direction)
+        options = [x for x in (back, fwd) if x is not None]
+        if not options or 0.0 in options:
+            continue
+        if policy == "back":
+            s = options[0]
+        else:
+            hip = pose_src[sel, e.upper, :2, 3]
+            ankle = pose_src[sel, e.end, :2, 3]
+            s = min(options, key=lambda x: float(np.max(np.linalg.norm(ankle + x * d2 - hip, axis=-1))))
+        ind = np.zeros(n)
+        ind[a:b] = 1.0
+        env = ramp_envelope(ind, ramp)
+        total += env[:, None] * (s * np.asarray(direction, float))
+        weight += env
+    if not np.any(weight > 0):
+        return False
+    offset = total / np.maximum(weight, 1.0)[:, None]
+    offset[:, 2] = 0.0
+    move_end(skeleton, loc, rot, pose, e, offset, weight > 0, direction)
+    return True
+
+
+def _hips_raise_to_clear(skeleton, hips, loc, rot, pose, legs, src_gap, contact, terrain, lb, leg_box, hits, p,
+                         forward, tick: Ticker) -> np.ndarray:
+    """Per frame, the smallest raise of the hips (m) after which no box of ``leg_box`` collides
+    while every leg in contact still reaches its ground (a leg folded under low hips pushes its knee
+    into the block in front of it or past the edge it stands on; a straighter leg keeps it clear).
+    0 where no raise up to ``MAX_RAISE_M`` helps."""
+    bad = np.nonzero(np.any(hits[:, leg_box], axis=1))[0]
+    out = np.zeros(pose.shape[0])
+    todo = np.ones(len(bad), bool)
+    for dz in np.arange(RAISE_STEP_M, MAX_RAISE_M + 1e-9, RAISE_STEP_M):
+        sub = bad[todo]
+        if sub.size == 0:
+            break
+        tick()
+        sl, sr, sp = loc[sub].copy(), rot[sub].copy(), pose[sub].copy()
+        m = sp[:, hips].copy()
+        m[:, :3, 3] += dz * UP
+        set_world(skeleton, sl, sr, sp, hips, m, np.ones(len(sub), bool), with_location=True)
+        reached = np.ones(len(sub), bool)
+        for e in legs:
+            c = contact[e.name][sub]
+            if not np.any(c):
+                continue
+            g, _ = gaps(e.points(skeleton, sp), terrain)
+            want = np.where(c, src_gap[e.name][sub] - g, 0.0)
+            move_end(skeleton, sl, sr, sp, e, want, c, forward if e.is_leg else -forward)
+            g2, _ = gaps(e.points(skeleton, sp), terrain)
+            reached &= ~c | (np.abs(g2 - src_gap[e.name][sub]) < REACH_TOLERANCE_M)
+        clear = ~np.any(colliding(skeleton, lb, sp, terrain, p.collision_tolerance_m)[:, leg_box], axis=1)
+        ok = clear & reached
+        idx = np.nonzero(todo)[0][ok]
+        out[bad[idx]] = dz
+        todo[idx] = False
+    return out
+
+
+def _swivel_to_clear(skeleton, loc, rot, pose, legs, lb, hits, terrain, p, cf, ramp, tick: Ticker) -> None:
+    """Legs still colliding turn the knee out (the bend plane swivels about hip→ankle, toward the
+    leg's own side) by the smallest angle of ``SWIVEL_ANGLES_DEG`` that clears them; the swivel fades
+    in and out over ``ramp`` frames. The foot stays where it is."""
+    for e in legs:
+        mine = np.isin(lb.bones, _limb_bones(e))
+        bad = np.nonzero(np.any(hits[:, mine], axis=1))[0]
+        if bad.size == 0:
+            continue
+        side = cf.left if e.name.endswith(".L") else -cf.left
+        best = np.zeros(pose.shape[0])
+        todo = np.ones(bad.size, bool)
+        for deg in SWIVEL_ANGLES_DEG:
+            sub = bad[todo]
+            if sub.size == 0:
+                break
+            tick()
+            for sign in (1.0, -1.0):
+                sl, sr, sp = loc[sub].copy(), rot[sub].copy(), pose[sub].copy()
+                knee_before = sp[:, e.lower, :3, 3].copy()
+                ang = np.full(sub.size, sign * np.radians(deg))
+                move_end(skeleton, sl, sr, sp, e, np.zeros(sub.size), np.ones(sub.size, bool), cf.forward, ang)
+                outward = np.sum((sp[:, e.lower, :3, 3] - knee_before) * side, axis=-1) > 0
+                clear = ~np.any(colliding(skeleton, lb, sp, terrain, p.collision_tolerance_m)[:, mine], axis=1)
+                ok = clear & outward
+                idx = np.nonzero(todo)[0][ok]
+                best[bad[idx]] = sign * np.radians(deg)
+                todo[idx] = False
+                sub = bad[todo]
+                if sub.size == 0:
+                    break
+        if not np.any(best != 0):
+            continue
+        turn = ramp_envelope(np.maximum(best, 0.0), ramp) - ramp_envelope(np.maximum(-best, 0.0), ramp)
+        turn = np.where(best != 0, best, turn)  # the frames that need it get exactly what cleared them
+        move_end(skeleton, loc, rot, pose, e, np.zeros(pose.shape[0]), turn != 0, cf.forward, turn)
+
+
+def _hips_headroom(skeleton, pose, legs, contact, stretch: float = MAX_STRETCH) -> np.ndarray:
+    """Per frame, how far the hips may rise (m) before a leg in contact can no longer reach its
+    ankle where it is now (``stretch`` × thigh + shin); inf where no leg is in contact."""
+    room = np.full(pose.shape[0], np.inf)
+    for e in legs:
+        c = contact[e.name]
+        hip = pose[:, e.upper, :3, 3]
+        ankle = pose[:, e.end, :3, 3]
+        reach = stretch * (skeleton.lengths[e.upper] + skeleton.lengths[e.lower])
+        dh = np.linalg.norm((hip - ankle)[:, :2], axis=-1)
+        up = np.sqrt(np.maximum(reach**2 - dh**2, 0.0)) - (hip[:, 2] - ankle[:, 2])
+        room = np.where(c, np.minimum(room, np.maximum(up, 0.0)), room)
+    return room
