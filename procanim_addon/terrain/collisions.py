@@ -35,6 +35,11 @@ class LimbBoxes:
     limb: np.ndarray
     radius: np.ndarray
 
+    def subset(self, keep: np.ndarray) -> LimbBoxes:
+        """The boxes where ``keep (M,)`` is true (same limb names)."""
+        keep = np.asarray(keep, bool)
+        return LimbBoxes(self.limbs, self.bones[keep], self.limb[keep], self.radius[keep])
+
     def boxes(self, skeleton, pose: np.ndarray):
         """centers ``(F, M, 3)``, axes ``(F, M, 3, 3)`` (columns), half extents ``(M, 3)`` (m)."""
         m = pose[:, self.bones]

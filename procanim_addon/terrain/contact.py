@@ -124,42 +124,65 @@ def set_world(skeleton, loc, rot, pose, i: int, matrix: np.ndarray, mask: np.nda
               with_location: bool = False) -> None:
     """Give bone ``i`` the armature-space ``matrix`` (F, 4, 4) on frames ``mask``; children follow.
     Only ``with_location`` writes the location channel (the bone's head moves); otherwise the head
-    stays where its parent puts it and only the rotation changes."""
+    stays where its parent puts it and only the rotation changes.
+
+    The bone's pose is recomputed from its new channels; its descendants (whose channels do not
+    change) are carried by the bone's change ``new · old⁻¹`` in one product (a true inverse: rest
+    matrices read from Blender are orthonormal only to float32 precision)."""
     mask = np.asarray(mask, bool)
     if not np.any(mask):
         return
+    idx = np.nonzero(mask)[0]
     p = skeleton.parents[i]
     # basis = (pose[parent] @ rest_rel)⁻¹ @ matrix; rest and pose matrices are rigid (no scale)
-    ref = skeleton.rest_rel[i] if p < 0 else pose[mask, p] @ skeleton.rest_rel[i]
-    basis = tf.rigid_inverse(ref) @ matrix[mask]
+    ref = skeleton.rest_rel[i] if p < 0 else pose[idx, p] @ skeleton.rest_rel[i]
+    basis = tf.rigid_inverse(ref) @ matrix[idx]
     new_loc, new_rot, _ = tf.decompose(basis)
-    rot[mask, i] = new_rot
+    rot[idx, i] = new_rot
     if with_location:
-        loc[mask, i] = new_loc
-    refresh_frames(skeleton, loc, rot, pose, i, mask)
+        loc[idx, i] = new_loc
+    local = skeleton.rest_rel[i] @ tf.compose(loc[idx, i], rot[idx, i])
+    new = local if p < 0 else pose[idx, p] @ local
+    below = _descendants(skeleton, i)
+    if below.size > SMALL_SUBTREE:
+        change = new @ affine_inverse(pose[idx, i])
+        rows = idx[:, None]
+        pose[rows, below] = change[:, None] @ pose[rows, below]
+        pose[idx, i] = new
+    else:  # a few bones (a limb's end): recomputed from their channels, parents first
+        pose[idx, i] = new
+        for j in below:
+            local_j = skeleton.rest_rel[j] @ tf.compose(loc[idx, j], rot[idx, j])
+            pose[idx, j] = pose[idx, skeleton.parents[j]] @ local_j
 
 
-_SUBTREES: dict = {}
+def affine_inverse(m: np.ndarray) -> np.ndarray:
+    """Inverse of affine matrices ``(..., 4, 4)`` (bottom row 0 0 0 1), by the adjugate of the
+    3×3 part: rows c1×c2, c2×c0, c0×c1 over the determinant (columns c)."""
+    c0, c1, c2 = m[..., :3, 0], m[..., :3, 1], m[..., :3, 2]
+    adj = np.stack((np.cross(c1, c2), np.cross(c2, c0), np.cross(c0, c1)), axis=-2)
+    inv3 = adj / np.sum(c0 * adj[..., 0, :], axis=-1)[..., None, None]
+    out = np.zeros_like(m)
+    out[..., :3, :3] = inv3
+    out[..., :3, 3] = -np.einsum("...ij,...j->...i", inv3, m[..., :3, 3])
+    out[..., 3, 3] = 1.0
+    return out
 
 
-def _subtree(skeleton, i: int) -> list[int]:
-    """Bone ``i`` and its descendants, parents first (cached per skeleton)."""
+# Subtrees of up to this many bones below the changed one are recomputed bone by bone (cheaper
+# than the product for a limb's end; measured with bench/terrain_engine.py --profile).
+SMALL_SUBTREE = 3
+_DESCENDANTS: dict = {}
+
+
+def _descendants(skeleton, i: int) -> np.ndarray:
+    """Indices of the bones below ``i`` (cached per skeleton and bone)."""
     key = (id(skeleton), i)
-    if key not in _SUBTREES:
-        inside = {i}
-        for j in range(i + 1, len(skeleton)):
-            if skeleton.parents[j] in inside:
-                inside.add(j)
-        _SUBTREES[key] = sorted(inside)
-    return _SUBTREES[key]
-
-
-def refresh_frames(skeleton, loc, rot, pose, i: int, mask: np.ndarray) -> None:
-    """Recompute ``pose`` of bone ``i`` and its descendants on frames ``mask`` from the channels."""
-    for j in _subtree(skeleton, i):
-        p = skeleton.parents[j]
-        local = skeleton.rest_rel[j] @ tf.compose(loc[mask, j], rot[mask, j])
-        pose[mask, j] = local if p < 0 else pose[mask, p] @ local
+    hit = _DESCENDANTS.get(key)
+    if hit is None or hit[0] is not skeleton:
+        hit = (skeleton, np.array(skeleton.descendants(i), dtype=np.int64))
+        _DESCENDANTS[key] = hit
+    return hit[1]
 
 
 def move_end(skeleton, loc, rot, pose, eff: Effector, offset: np.ndarray, mask: np.ndarray, bend_hint=None,

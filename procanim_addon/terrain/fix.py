@@ -47,6 +47,8 @@ LIFT_PASSES = 4
 # Clearance lifts: passes (lifting the end raises the bones above it only in part) and the
 # lift under which a pass is not needed (m).
 CLEARANCE_PASSES = 6
+# Candidates (raises, swivel angles) tried at once per frame in the searches (speed only).
+SEARCH_BLOCK = 6
 CLEARANCE_DONE_M = 1e-4
 
 
@@ -233,10 +235,10 @@ def _place_effector(skeleton, loc, rot, pose, e, gap_src, contact, terrain, lb, 
         dz = np.where(contact, gap_src - g, 0.0)
         move_end(skeleton, loc, rot, pose, e, dz, contact & (np.abs(dz) > 1e-9), hint)
     mine = np.isin(lb.bones, _limb_bones(e))
+    boxes = lb.subset(mine)
     for _ in range(CLEARANCE_PASSES):
         tick()
-        pts = lb.sample_points(skeleton, pose)[:, mine]
-        gap_now = point_gaps(pts, terrain, below=False)
+        gap_now = point_gaps(boxes.sample_points(skeleton, pose), terrain, below=False)
         need = np.minimum(box_gap_src[:, mine], p.clearance_m) - gap_now
         lift = np.max(np.where(np.isfinite(need), need, 0.0).reshape(n, -1), axis=1)
         lift = np.where(contact, 0.0, np.maximum(lift, 0.0))
@@ -291,73 +293,83 @@ def _nudge_footing(skeleton, loc, rot, pose, pose_src, e, contact, reference, te
     return True
 
 
-def _hips_raise_to_clear(skeleton, hips, loc, rot, pose, legs, src_gap, contact, terrain, lb, leg_box, hits, p,
-                         forward, tick: Ticker) -> np.ndarray:
-    """Per frame, the smallest raise of the hips (m) after which no box of ``leg_box`` collides
-    while every leg in contact still reaches its ground (a leg folded under low hips pushes its knee
-    into the block in front of it or past the edge it stands on; a straighter leg keeps it clear).
-    0 where no raise up to ``MAX_RAISE_M`` helps."""
-    bad = np.nonzero(np.any(hits[:, leg_box], axis=1))[0]
-    out = np.zeros(pose.shape[0])
-    todo = np.ones(len(bad), bool)
-    for dz in np.arange(RAISE_STEP_M, MAX_RAISE_M + 1e-9, RAISE_STEP_M):
-        sub = bad[todo]
-        if sub.size == 0:
+def _first_that_works(frames: np.ndarray, values: np.ndarray, works, tick: Ticker, block: int) -> np.ndarray:
+    """Per frame of ``frames``, the first of the ordered candidate ``values`` for which
+    ``works(rows, row_values) -> ok`` holds (0 where none does). The candidates are tried ``block``
+    at a time, every frame still open against all of a block in one batched call (each candidate
+    on its own copy of the frame, so the answer is the same as trying them one by one)."""
+    out = np.zeros(len(frames))
+    todo = np.ones(len(frames), bool)
+    for a in range(0, len(values), block):
+        open_ = np.nonzero(todo)[0]
+        if open_.size == 0:
             break
         tick()
-        sl, sr, sp = loc[sub].copy(), rot[sub].copy(), pose[sub].copy()
+        vals = values[a:a + block]
+        rows = np.repeat(frames[open_], len(vals))
+        ok = works(rows, np.tile(vals, open_.size)).reshape(open_.size, len(vals))
+        found = ok.any(axis=1)
+        out[open_[found]] = vals[np.argmax(ok[found], axis=1)]
+        todo[open_[found]] = False
+    return out
+
+
+def _hips_raise_to_clear(skeleton, hips, loc, rot, pose, legs, src_gap, contact, terrain, lb, leg_box, hits, p,
+                         forward, tick: Ticker) -> np.ndarray:
+    """Per frame, the smallest raise of the hips (m, a multiple of ``RAISE_STEP_M``) after which no
+    box of ``leg_box`` collides while every leg in contact still reaches its ground (a leg folded
+    under low hips pushes its knee into the block in front of it or past the edge it stands on; a
+    straighter leg keeps it clear). 0 where no raise up to ``MAX_RAISE_M`` helps."""
+    boxes = lb.subset(leg_box)
+
+    def works(rows, dz):
+        sl, sr, sp = loc[rows].copy(), rot[rows].copy(), pose[rows].copy()
         m = sp[:, hips].copy()
-        m[:, :3, 3] += dz * UP
-        set_world(skeleton, sl, sr, sp, hips, m, np.ones(len(sub), bool), with_location=True)
-        reached = np.ones(len(sub), bool)
+        m[:, :3, 3] += dz[:, None] * UP
+        set_world(skeleton, sl, sr, sp, hips, m, np.ones(len(rows), bool), with_location=True)
+        reached = np.ones(len(rows), bool)
         for e in legs:
-            c = contact[e.name][sub]
+            c = contact[e.name][rows]
             if not np.any(c):
                 continue
             g, _ = gaps(e.points(skeleton, sp), terrain)
-            want = np.where(c, src_gap[e.name][sub] - g, 0.0)
+            want = np.where(c, src_gap[e.name][rows] - g, 0.0)
             move_end(skeleton, sl, sr, sp, e, want, c, forward if e.is_leg else -forward)
             g2, _ = gaps(e.points(skeleton, sp), terrain)
-            reached &= ~c | (np.abs(g2 - src_gap[e.name][sub]) < REACH_TOLERANCE_M)
-        clear = ~np.any(colliding(skeleton, lb, sp, terrain, p.collision_tolerance_m)[:, leg_box], axis=1)
-        ok = clear & reached
-        idx = np.nonzero(todo)[0][ok]
-        out[bad[idx]] = dz
-        todo[idx] = False
+            reached &= ~c | (np.abs(g2 - src_gap[e.name][rows]) < REACH_TOLERANCE_M)
+        return reached & ~np.any(colliding(skeleton, boxes, sp, terrain, p.collision_tolerance_m), axis=1)
+
+    out = np.zeros(pose.shape[0])
+    bad = np.nonzero(np.any(hits[:, leg_box], axis=1))[0]
+    if bad.size:
+        steps = np.arange(RAISE_STEP_M, MAX_RAISE_M + 1e-9, RAISE_STEP_M)
+        out[bad] = _first_that_works(bad, steps, works, tick, SEARCH_BLOCK)
     return out
 
 
 def _swivel_to_clear(skeleton, loc, rot, pose, legs, lb, hits, terrain, p, cf, ramp, tick: Ticker) -> None:
     """Legs still colliding turn the knee out (the bend plane swivels about hip→ankle, toward the
-    leg's own side) by the smallest angle of ``SWIVEL_ANGLES_DEG`` that clears them; the swivel fades
-    in and out over ``ramp`` frames. The foot stays where it is."""
+    leg's own side) by the smallest angle of ``SWIVEL_ANGLES_DEG`` that clears them (each angle
+    tried both ways, the way that moves the knee outward counts); the swivel fades in and out over
+    ``ramp`` frames. The foot stays where it is."""
+    angles = np.array([sign * np.radians(deg) for deg in SWIVEL_ANGLES_DEG for sign in (1.0, -1.0)])
     for e in legs:
         mine = np.isin(lb.bones, _limb_bones(e))
         bad = np.nonzero(np.any(hits[:, mine], axis=1))[0]
         if bad.size == 0:
             continue
         side = cf.left if e.name.endswith(".L") else -cf.left
+        boxes = lb.subset(mine)
+
+        def works(rows, ang, e=e, side=side, boxes=boxes):
+            sl, sr, sp = loc[rows].copy(), rot[rows].copy(), pose[rows].copy()
+            knee_before = sp[:, e.lower, :3, 3].copy()
+            move_end(skeleton, sl, sr, sp, e, np.zeros(len(rows)), np.ones(len(rows), bool), cf.forward, ang)
+            outward = np.sum((sp[:, e.lower, :3, 3] - knee_before) * side, axis=-1) > 0
+            return outward & ~np.any(colliding(skeleton, boxes, sp, terrain, p.collision_tolerance_m), axis=1)
+
         best = np.zeros(pose.shape[0])
-        todo = np.ones(bad.size, bool)
-        for deg in SWIVEL_ANGLES_DEG:
-            sub = bad[todo]
-            if sub.size == 0:
-                break
-            tick()
-            for sign in (1.0, -1.0):
-                sl, sr, sp = loc[sub].copy(), rot[sub].copy(), pose[sub].copy()
-                knee_before = sp[:, e.lower, :3, 3].copy()
-                ang = np.full(sub.size, sign * np.radians(deg))
-                move_end(skeleton, sl, sr, sp, e, np.zeros(sub.size), np.ones(sub.size, bool), cf.forward, ang)
-                outward = np.sum((sp[:, e.lower, :3, 3] - knee_before) * side, axis=-1) > 0
-                clear = ~np.any(colliding(skeleton, lb, sp, terrain, p.collision_tolerance_m)[:, mine], axis=1)
-                ok = clear & outward
-                idx = np.nonzero(todo)[0][ok]
-                best[bad[idx]] = sign * np.radians(deg)
-                todo[idx] = False
-                sub = bad[todo]
-                if sub.size == 0:
-                    break
+        best[bad] = _first_that_works(bad, angles, works, tick, SEARCH_BLOCK)
         if not np.any(best != 0):
             continue
         turn = ramp_envelope(np.maximum(best, 0.0), ramp) - ramp_envelope(np.maximum(-best, 0.0), ramp)

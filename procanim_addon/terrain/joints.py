@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import transforms as tf
+from .contact import affine_inverse
 
 BODY_ROLES = ["hips", "spine", "chest", "neck", "head"] + [
     f"{r}.{s}" for s in "LR" for r in ("clavicle", "upper_arm", "forearm", "hand", "thigh", "shin", "foot", "toe")
@@ -56,16 +57,25 @@ class JointSet:
         return out
 
     def restore_lengths(self, p: np.ndarray) -> np.ndarray:
-        """Eq. 4, parents first: ``p_j ← p_k + l_jk (p_j − p_k)/|p_j − p_k|`` (p_k the parent joint)."""
+        """Eq. 4, parents first: ``p_j ← p_k + l_jk (p_j − p_k)/|p_j − p_k|`` (p_k the parent joint).
+        The joints of one depth in the tree are independent of each other: they move together."""
         p = p.copy()
-        for j in range(self.count):
-            k = self.parent[j]
-            if k < 0:
-                continue
+        for j, k, length in self.levels:
             v = p[..., j, :] - p[..., k, :]
-            n = np.linalg.norm(v, axis=-1, keepdims=True)
-            p[..., j, :] = p[..., k, :] + self.rest_length[j] * v / np.maximum(n, 1e-12)
+            n = np.sqrt(np.sum(v * v, axis=-1, keepdims=True))
+            p[..., j, :] = p[..., k, :] + length * v / np.maximum(n, 1e-12)
         return p
+
+    @property
+    def levels(self) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """Per depth below the hips joint: (joints, their parent joints, rest lengths (…, 1))."""
+        if getattr(self, "_levels", None) is None:
+            depth = np.zeros(self.count, int)
+            for j in range(self.count):  # parents come before their children
+                depth[j] = 0 if self.parent[j] < 0 else depth[self.parent[j]] + 1
+            self._levels = [(js, self.parent[js], self.rest_length[js][:, None])
+                            for d in range(1, int(depth.max()) + 1) for js in [np.nonzero(depth == d)[0]]]
+        return self._levels
 
     def length_error(self, p: np.ndarray) -> float:
         """Largest |distance to parent joint − l_jk| / l_jk over joints and frames (%)."""
@@ -145,7 +155,7 @@ def channels_from_positions(skeleton, joints: JointSet, locations, rotations, po
             m = m.copy()
             m[:, :3, :3] = turn @ m[:, :3, :3]
             m[:, :3, 3] = head
-            b = skeleton.basis_for(parent_pose, i, m)
+            b = affine_inverse(ref) @ m  # Skeleton.basis_for without a general 4×4 inverse
             new_loc, new_rot, _ = tf.decompose(b)
             rot[:, i] = new_rot
             if i == joints.hips:

@@ -22,6 +22,10 @@ import numpy as np
 from ..errors import InputError
 
 _EPS = 1e-9
+# Point queries use a padded table of each bin's triangles when its densest bin holds at most
+# DENSE_MAX_PER_CELL and the table is at most DENSE_WASTE times the size of the lists (speed only).
+DENSE_MAX_PER_CELL = 64
+DENSE_WASTE = 4
 
 
 class TerrainMesh:
@@ -101,6 +105,7 @@ class TerrainMesh:
         v1 = self.corners[:, 2, :2] - self.corners[:, 0, :2]
         seen = np.nonzero(np.abs(v0[:, 0] * v1[:, 1] - v1[:, 0] * v0[:, 1]) > 1e-12)[0]
         self._ray_bins = self._make_bins(lo[seen], hi[seen], seen)
+        self._ray_table = self._dense_table(self._ray_bins)
         # per face seen from above: barycentric (u, w) = B·(x, y, 1) and plane z = P·(x, y, 1)
         a = self.corners[:, 0]
         e1 = self.corners[:, 1] - a
@@ -114,6 +119,7 @@ class TerrainMesh:
         dz = np.stack((e1[:, 2], e2[:, 2]), axis=1)  # z = a_z + u·e1_z + w·e2_z
         self._plane = np.einsum("tk,tkj->tj", dz, self._bary)
         self._plane[:, 2] += a[:, 2]
+        self._coef = np.ascontiguousarray(np.concatenate((self._bary.reshape(-1, 6), self._plane), axis=1).T)
 
     def _make_bins(self, lo, hi, ids):
         """CSR lists (start, count, triangle ids) of triangles ``ids`` per bin."""
@@ -121,6 +127,20 @@ class TerrainMesh:
         order = np.argsort(cells, kind="stable")
         counts = np.bincount(cells, minlength=int(self.shape[0] * self.shape[1]))
         return np.concatenate(([0], np.cumsum(counts)[:-1])), counts, ids[k[order]]
+
+    def _dense_table(self, bins):
+        """The bins as a padded table ``(cells, K)`` of triangle ids (−1 pads) for point queries,
+        or None when the densest bin holds many more triangles than the average (a table would
+        waste more than it saves)."""
+        start, count, tris = bins
+        k = int(count.max()) if count.size else 0
+        if k == 0 or k > DENSE_MAX_PER_CELL or count.size * k > DENSE_WASTE * max(len(tris), 1) + 4096:
+            return None
+        table = np.full((count.size, k), -1, dtype=np.int64)
+        cell = np.repeat(np.arange(count.size), count)
+        slot = np.arange(len(tris)) - np.repeat(start, count)
+        table[cell, slot] = tris
+        return table
 
     def _rect_cells(self, lo, hi):
         """(query index, cell id) pairs for XY rectangles ``lo..hi`` ``(N, 2)``; rectangles that
@@ -160,6 +180,8 @@ class TerrainMesh:
         """
         p = np.asarray(points, float).reshape(-1, 3)
         n = len(p)
+        if self._ray_table is not None:
+            return self._ray_down_dense(p, eps)
         q, t = self._candidates(p[:, :2], p[:, :2], self._ray_bins)
         xy1 = np.column_stack((p[:, :2], np.ones(n)))[q]
         uw = np.einsum("pij,pj->pi", self._bary[t], xy1)
@@ -175,6 +197,32 @@ class TerrainMesh:
             top = z >= out_z[q]
             out_n[q[top]] = self.normals[t[top]]
         return out_z, out_n, np.isfinite(out_z)
+
+    def _ray_down_dense(self, p, eps):
+        """:meth:`ray_down` through the padded table: every point against every triangle of its bin
+        at once (ties between triangles at the same height keep the later one, as the lists do)."""
+        n = len(p)
+        cxy = np.floor((p[:, :2] - self.xy_min) / self.cell_size).astype(np.int64)
+        inside = np.all((cxy >= 0) & (cxy < self.shape), axis=1) & np.all(p[:, :2] <= self.xy_max, axis=1)
+        cxy = np.clip(cxy, 0, self.shape - 1)
+        tri = self._ray_table[cxy[:, 1] * self.shape[0] + cxy[:, 0]]  # (N, K)
+        live = (tri >= 0) & inside[:, None]
+        t = np.where(live, tri, 0)
+        x, y = p[:, 0:1], p[:, 1:2]
+        c = self._coef  # (9, T): u, w and plane z as a·x + b·y + c per triangle
+        u = c[0][t] * x + c[1][t] * y + c[2][t]
+        w = c[3][t] * x + c[4][t] * y + c[5][t]
+        tol = 1e-9
+        ok = live & (u >= -tol) & (w >= -tol) & (u + w <= 1 + tol)
+        z = c[6][t] * x + c[7][t] * y + c[8][t]
+        ok &= z <= p[:, 2:3] + eps
+        zk = np.where(ok, z, -np.inf)
+        out_z = zk.max(axis=1)
+        hit = np.isfinite(out_z)
+        top = ok & (zk >= out_z[:, None])
+        last = top.shape[1] - 1 - np.argmax(top[:, ::-1], axis=1)
+        out_n = np.where(hit[:, None], self.normals[t[np.arange(n), last]], np.array([0.0, 0.0, 1.0]))
+        return out_z, out_n, hit
 
     def height(self, xy):
         """Ground protocol: highest surface above each XY point ``(N, 2)`` → ``z (N,)``, upward
