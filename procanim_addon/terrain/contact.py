@@ -124,19 +124,24 @@ def set_world(skeleton, loc, rot, pose, i: int, matrix: np.ndarray, mask: np.nda
               with_location: bool = False) -> None:
     """Give bone ``i`` the armature-space ``matrix`` (F, 4, 4) on frames ``mask``; children follow.
     Only ``with_location`` writes the location channel (the bone's head moves); otherwise the head
-    stays where its parent puts it and only the rotation changes.
+    stays where its parent puts it and only the rotation changes."""
+    mask = np.asarray(mask, bool)
+    if np.any(mask):
+        idx = np.nonzero(mask)[0]
+        set_rows(skeleton, loc, rot, pose, i, idx, matrix[idx], with_location)
+
+
+def set_rows(skeleton, loc, rot, pose, i: int, idx: np.ndarray, matrix: np.ndarray,
+             with_location: bool = False) -> None:
+    """:func:`set_world` on frame indices ``idx`` with their matrices ``(len(idx), 4, 4)``.
 
     The bone's pose is recomputed from its new channels; its descendants (whose channels do not
     change) are carried by the bone's change ``new · old⁻¹`` in one product (a true inverse: rest
     matrices read from Blender are orthonormal only to float32 precision)."""
-    mask = np.asarray(mask, bool)
-    if not np.any(mask):
-        return
-    idx = np.nonzero(mask)[0]
     p = skeleton.parents[i]
     # basis = (pose[parent] @ rest_rel)⁻¹ @ matrix; rest and pose matrices are rigid (no scale)
     ref = skeleton.rest_rel[i] if p < 0 else pose[idx, p] @ skeleton.rest_rel[i]
-    basis = tf.rigid_inverse(ref) @ matrix[idx]
+    basis = tf.rigid_inverse(ref) @ matrix
     new_loc, new_rot, _ = tf.decompose(basis)
     rot[idx, i] = new_rot
     if with_location:
@@ -192,14 +197,15 @@ def move_end(skeleton, loc, rot, pose, eff: Effector, offset: np.ndarray, mask: 
     their current bend plane. ``bend_hint`` (3,): the side the joint bends to when the limb is
     nearly straight (knees forward, elbows back). ``swivel`` (F,) rad turns the bend plane about the
     root→end axis (a knee turned out)."""
-    if not np.any(mask):
+    idx = np.nonzero(np.asarray(mask, bool))[0]
+    if idx.size == 0:
         return
-    offset = np.asarray(offset, float)
+    offset = np.asarray(offset, float)[idx]
     if offset.ndim == 1:
         offset = offset[:, None] * UP
-    end_before = pose[:, eff.end].copy()
-    root = pose[:, eff.upper, :3, 3]
-    mid = pose[:, eff.lower, :3, 3]
+    end_before = pose[idx, eff.end]
+    root = pose[idx, eff.upper, :3, 3]
+    mid = pose[idx, eff.lower, :3, 3]
     target = end_before[:, :3, 3] + offset
     axis = tf.normalize(end_before[:, :3, 3] - root)
     pole = mid - root - np.sum((mid - root) * axis, axis=-1, keepdims=True) * axis
@@ -207,18 +213,17 @@ def move_end(skeleton, loc, rot, pose, eff: Effector, offset: np.ndarray, mask: 
         pole = pole + 0.01 * skeleton.lengths[eff.upper] * np.asarray(bend_hint, float)
     if swivel is not None:
         axis_t = tf.normalize(target - root)
-        pole = tf.quat_rotate(tf.quat_from_axis_angle(axis_t, np.asarray(swivel, float)), pole)
+        pole = tf.quat_rotate(tf.quat_from_axis_angle(axis_t, np.asarray(swivel, float)[idx]), pole)
     la, lb = skeleton.lengths[eff.upper], skeleton.lengths[eff.lower]
     new_mid, new_end = solve_two_bone(root, target, pole, la, lb)
     for bone, head, tail in ((eff.upper, root, new_mid), (eff.lower, None, new_end)):
-        m = pose[:, bone].copy()
+        m = pose[idx, bone]
         h = m[:, :3, 3] if head is None else head
         turn = tf.quat_to_mat3(tf.rotation_between(m[:, :3, 1], tail - h))
         m[:, :3, :3] = turn @ m[:, :3, :3]
-        set_world(skeleton, loc, rot, pose, bone, m, mask)
-    m = end_before.copy()
-    m[:, :3, 3] = pose[:, eff.end, :3, 3]  # where the chain put it; orientation as before
-    set_world(skeleton, loc, rot, pose, eff.end, m, mask)
+        set_rows(skeleton, loc, rot, pose, bone, idx, m)
+    end_before[:, :3, 3] = pose[idx, eff.end, :3, 3]  # where the chain put it; orientation as before
+    set_rows(skeleton, loc, rot, pose, eff.end, idx, end_before)
 
 
 def intervals(mask: np.ndarray) -> list[tuple[int, int]]:
@@ -241,16 +246,20 @@ def footing_shifts(points: np.ndarray, ref_spread: np.ndarray, terrain, directio
     extra = np.stack((points[:, 0, :2] - margin_m * ends, points[:, -1, :2] + margin_m * ends), axis=1)
     points = np.concatenate((points[..., :2], extra), axis=1)
     steps = np.arange(0.0, max_shift_m + 1e-9, step_m)
-    shifts = np.concatenate((-steps, steps[1:]))
     d = np.asarray(direction, float)[:2]
-    xy = points[None] + shifts[:, None, None, None] * d  # (S, n, P, 2)
-    z, _, hit = terrain.height(xy.reshape(-1, 2))
-    z = np.where(hit, z, np.nan).reshape(xy.shape[:-1])
-    spread = np.nanmax(z, axis=-1) - np.nanmin(z, axis=-1)
-    ok = np.all((spread <= ref_spread[None] + level_m) & np.all(hit.reshape(xy.shape[:-1]), axis=-1), axis=1)
+
+    def level(shifts):
+        xy = points[None] + shifts[:, None, None, None] * d  # (S, n, P, 2)
+        z, _, hit = terrain.height(xy.reshape(-1, 2))
+        z = np.where(hit, z, np.nan).reshape(xy.shape[:-1])
+        spread = np.nanmax(z, axis=-1) - np.nanmin(z, axis=-1)
+        return np.all((spread <= ref_spread[None] + level_m) & np.all(hit.reshape(xy.shape[:-1]), axis=-1), axis=1)
+
+    if level(steps[:1])[0]:  # already level: no other shift needs measuring
+        return 0.0, 0.0
+    shifts = np.concatenate((-steps, steps[1:]))
+    ok = level(shifts)
     back = np.nonzero(ok[: len(steps)])[0]
     fwd = np.nonzero(ok[len(steps):])[0]
-    if ok[0]:
-        return 0.0, 0.0
     return (float(shifts[back[0]]) if back.size else None,
             float(shifts[len(steps) + fwd[0]]) if fwd.size else None)

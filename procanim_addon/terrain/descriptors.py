@@ -83,11 +83,12 @@ def sample(surface, joints: np.ndarray, forward, count: int = 12, radius0_m: flo
     xy = p[:, None, :2] + rho[:, None, None] * spiral(count)[None]
     below = np.repeat(np.maximum(p[:, 2], z + 1e-6)[:, None], count, axis=1) + 1e-6
     dz, dn, dhit = surface.ray_down(np.concatenate((xy, below[..., None]), axis=-1).reshape(-1, 3))
-    tz, tn, thit = surface.height(xy.reshape(-1, 2))
-    use_top = ~dhit  # no surface below the joint's height there: take the top one
-    dz = np.where(use_top, tz, dz)
-    dn = np.where(use_top[:, None], tn, dn)
-    valid = (dhit | thit).reshape(len(p), count)
+    use_top = np.nonzero(~dhit)[0]  # no surface below the joint's height there: take the top one
+    valid = dhit.copy()
+    if use_top.size:
+        tz, tn, thit = surface.height(xy.reshape(-1, 2)[use_top])
+        dz[use_top], dn[use_top], valid[use_top] = tz, tn, thit
+    valid = valid.reshape(len(p), count)
     points = np.concatenate((xy, dz.reshape(len(p), count, 1)), axis=-1)
     frames = surface_frames(dn.reshape(len(p), count, 3), forward)
     return Descriptors(points, frames, valid)

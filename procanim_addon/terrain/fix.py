@@ -47,8 +47,9 @@ LIFT_PASSES = 4
 # Clearance lifts: passes (lifting the end raises the bones above it only in part) and the
 # lift under which a pass is not needed (m).
 CLEARANCE_PASSES = 6
-# Candidates (raises, swivel angles) tried at once per frame in the searches (speed only).
-SEARCH_BLOCK = 6
+# Rows (frame × candidate raise or swivel angle) tried in one batch by the searches (speed and
+# memory only: about 1.6 kB per bone and row).
+SEARCH_ROWS = 1024
 CLEARANCE_DONE_M = 1e-4
 
 
@@ -120,10 +121,11 @@ class FinalFix:
     def collisions(self, pose) -> np.ndarray:
         return colliding(self.skeleton, self.lb, pose, self.terrain, self.p.collision_tolerance_m)
 
-    def place_all(self, loc, rot, pose, tick: Ticker) -> None:
+    def place_all(self, loc, rot, pose, tick: Ticker, frames: np.ndarray | None = None) -> None:
+        """c. Every end on its ground or clear of the terrain (only ``frames`` when given)."""
         for e in self.effs:
             _place_effector(self.skeleton, loc, rot, pose, e, self.src_gap[e.name], self.contact[e.name],
-                            self.terrain, self.lb, self.box_gap_src, self.p, self.ramp, self.hint(e), tick)
+                            self.terrain, self.lb, self.box_gap_src, self.p, self.ramp, self.hint(e), tick, frames)
 
     def raise_hips(self, loc, rot, pose, hits, tick: Ticker) -> np.ndarray:
         """d. Raise the hips where any box collides, as far as the contacts' reach allows."""
@@ -225,27 +227,44 @@ def _plant(skeleton, loc, rot, pose, pose_src, e, contact, reference, terrain, r
 
 
 def _place_effector(skeleton, loc, rot, pose, e, gap_src, contact, terrain, lb, box_gap_src, p, ramp, hint,
-                    tick: Ticker) -> None:
+                    tick: Ticker, frames: np.ndarray | None = None) -> None:
     """Contact frames: the end touches the terrain with its source gap. Other frames: lift the end
     until every box point of the limb keeps min(source gap, clearance) above the terrain (a few
-    passes: lifting the end raises the bones above it only in part)."""
+    passes: lifting the end raises the bones above it only in part). ``frames`` (F,) bool: only
+    these can need it (the others were placed already and have not moved since).
+
+    Each pass measures only the frames that can need a lift: at first those off the ground, then
+    those the previous pass moved (a frame left alone keeps the clearance it had)."""
     n = pose.shape[0]
-    if np.any(contact):
-        g, _ = gaps(e.points(skeleton, pose), terrain)
-        dz = np.where(contact, gap_src - g, 0.0)
-        move_end(skeleton, loc, rot, pose, e, dz, contact & (np.abs(dz) > 1e-9), hint)
+    todo = np.ones(n, bool) if frames is None else np.asarray(frames, bool)
+    if np.any(contact & todo):
+        rows = np.nonzero(contact & todo)[0]
+        g = np.zeros(n)
+        g[rows], _ = gaps(e.points(skeleton, pose[rows]), terrain)
+        dz = np.where(contact & todo, gap_src - g, 0.0)
+        move_end(skeleton, loc, rot, pose, e, dz, contact & todo & (np.abs(dz) > 1e-9), hint)
     mine = np.isin(lb.bones, _limb_bones(e))
     boxes = lb.subset(mine)
+    rows = np.nonzero(todo & ~contact)[0]
     for _ in range(CLEARANCE_PASSES):
         tick()
-        gap_now = point_gaps(boxes.sample_points(skeleton, pose), terrain, below=False)
-        need = np.minimum(box_gap_src[:, mine], p.clearance_m) - gap_now
-        lift = np.max(np.where(np.isfinite(need), need, 0.0).reshape(n, -1), axis=1)
+        if rows.size == 0:
+            break
+        pts = boxes.sample_points(skeleton, pose[rows])
+        near = pts[..., 2].reshape(len(rows), -1).min(axis=1) <= terrain.z_max + p.clearance_m
+        rows, pts = rows[near], pts[near]  # higher than the terrain by more than the clearance: no lift
+        if rows.size == 0:
+            break
+        gap_now = point_gaps(pts, terrain, below=False)
+        need = np.minimum(box_gap_src[rows][:, mine], p.clearance_m) - gap_now
+        lift = np.zeros(n)
+        lift[rows] = np.max(np.where(np.isfinite(need), need, 0.0).reshape(len(rows), -1), axis=1)
         lift = np.where(contact, 0.0, np.maximum(lift, 0.0))
         if lift.max() < CLEARANCE_DONE_M:
             break
         lift = np.where(contact, 0.0, ramp_envelope(lift, ramp))
         move_end(skeleton, loc, rot, pose, e, lift, lift > 1e-9, hint)
+        rows = np.nonzero(lift > 1e-9)[0]
 
 
 def _nudge_footing(skeleton, loc, rot, pose, pose_src, e, contact, reference, terrain, ramp, direction, fps,
@@ -293,19 +312,21 @@ def _nudge_footing(skeleton, loc, rot, pose, pose_src, e, contact, reference, te
     return True
 
 
-def _first_that_works(frames: np.ndarray, values: np.ndarray, works, tick: Ticker, block: int) -> np.ndarray:
+def _first_that_works(frames: np.ndarray, values: np.ndarray, works, tick: Ticker) -> np.ndarray:
     """Per frame of ``frames``, the first of the ordered candidate ``values`` for which
-    ``works(rows, row_values) -> ok`` holds (0 where none does). The candidates are tried ``block``
-    at a time, every frame still open against all of a block in one batched call (each candidate
-    on its own copy of the frame, so the answer is the same as trying them one by one)."""
+    ``works(rows, row_values) -> ok`` holds (0 where none does). Every frame still open is tried
+    against a block of candidates in one batched call (each candidate on its own copy of the frame,
+    so the answer is the same as trying them one by one); blocks hold up to ``SEARCH_ROWS`` rows."""
     out = np.zeros(len(frames))
     todo = np.ones(len(frames), bool)
-    for a in range(0, len(values), block):
+    a = 0
+    while a < len(values):
         open_ = np.nonzero(todo)[0]
         if open_.size == 0:
             break
         tick()
-        vals = values[a:a + block]
+        vals = values[a:a + max(1, SEARCH_ROWS // open_.size)]
+        a += len(vals)
         rows = np.repeat(frames[open_], len(vals))
         ok = works(rows, np.tile(vals, open_.size)).reshape(open_.size, len(vals))
         found = ok.any(axis=1)
@@ -343,7 +364,7 @@ def _hips_raise_to_clear(skeleton, hips, loc, rot, pose, legs, src_gap, contact,
     bad = np.nonzero(np.any(hits[:, leg_box], axis=1))[0]
     if bad.size:
         steps = np.arange(RAISE_STEP_M, MAX_RAISE_M + 1e-9, RAISE_STEP_M)
-        out[bad] = _first_that_works(bad, steps, works, tick, SEARCH_BLOCK)
+        out[bad] = _first_that_works(bad, steps, works, tick)
     return out
 
 
@@ -369,7 +390,7 @@ def _swivel_to_clear(skeleton, loc, rot, pose, legs, lb, hits, terrain, p, cf, r
             return outward & ~np.any(colliding(skeleton, boxes, sp, terrain, p.collision_tolerance_m), axis=1)
 
         best = np.zeros(pose.shape[0])
-        best[bad] = _first_that_works(bad, angles, works, tick, SEARCH_BLOCK)
+        best[bad] = _first_that_works(bad, angles, works, tick)
         if not np.any(best != 0):
             continue
         turn = ramp_envelope(np.maximum(best, 0.0), ramp) - ramp_envelope(np.maximum(-best, 0.0), ramp)

@@ -57,6 +57,7 @@ class TerrainMesh:
         n = n[keep] / area2[keep, None]
         # normals point up (a terrain is seen from above); vertical faces keep their direction
         self.normals = np.where((n[:, 2] < -1e-12)[:, None], -n, n)
+        self.z_max = float(self.corners[..., 2].max())  # nothing of the terrain is higher (m)
         self._build_grid(cell_size)
 
     # ------------------------------------------------------------------ constructors
@@ -272,7 +273,9 @@ class TerrainMesh:
         e = np.maximum(np.asarray(half_extents, float).reshape(-1, 3), 0.0)
         n = len(c)
         reach = np.einsum("nij,nj->ni", np.abs(ax), e)  # half size of the box's world AABB
-        q, t = self._candidates(c[:, :2] - reach[:, :2], c[:, :2] + reach[:, :2])
+        low = np.nonzero(c[:, 2] - reach[:, 2] + tolerance < self.z_max)[0]  # others are above everything
+        q, t = self._candidates(c[low, :2] - reach[low, :2], c[low, :2] + reach[low, :2])
+        q = low[q]
         if len(q) == 0:
             return np.zeros(n, bool)
         # quick reject: world bounding boxes that overlap by no more than the tolerance
