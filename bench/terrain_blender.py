@@ -1,6 +1,7 @@
 """Terrain adaptation, the paper's Table 2 (Jo & Choi 2019) reproduced in Blender, one command:
 
     <venv-bpy-5.0.1>/bin/python bench/terrain_blender.py [--plot docs/terrain_collisions.png]
+    <venv-bpy-5.0.1>/bin/python bench/terrain_blender.py --speed    # the speed table only (issue 12)
 
 Walk, jump and tumble (``procanim.source_motion`` on ProcAnim's human) × the zigzag terrain (four
 0.8 m cells across the direction of travel, the 1st and 3rd raised) at ankle, knee and waist height,
@@ -15,6 +16,12 @@ Measured on the EVALUATED Blender pose (``frame_set``) against the terrain mesh 
 * contact error — feet that touched the source's ground: |gap to the terrain − source gap| (cm, max);
 * fps — frames adapted per second of the operator's wall time (read, solve, bake); desc fps — per
   second of the engine's descriptor part alone (descriptors, damped solve, multi-resolution, channels).
+
+``--speed``: the operator end to end (read the action and meshes, adapt, bake) on walks of 6 and 20
+steps over ankle- and knee-high blocks, in CPU seconds of all threads (``time.process_time``: the
+machine is shared), beside its peer in the same run — Blender's own Bake Action (``nla.bake``, visual
+keying) of the same armature over the same frames, the cost of Blender merely re-keying that motion
+— as a ratio, and as a multiple of real time (24 frames/s).
 """
 
 from __future__ import annotations
@@ -177,6 +184,56 @@ def run_case(kind, level):
     }
 
 
+def nla_bake_cpu(obj, frame_start, frame_end) -> float:
+    """CPU seconds of Blender's Bake Action (visual keying, pose) of ``obj`` over the frames."""
+    for o in bpy.context.view_layer.objects:
+        o.select_set(o == obj)
+    bpy.context.view_layer.objects.active = obj
+    t0 = time.process_time()
+    bpy.ops.nla.bake(frame_start=frame_start, frame_end=frame_end, only_selected=False, visual_keying=True,
+                     use_current_action=False, bake_types={"POSE"})
+    return time.process_time() - t0
+
+
+def speed_case(steps, level, reps=3):
+    """(frames, best operator CPU s, best nla.bake CPU s, the engine's share of that run) for a walk of
+    ``steps`` steps over the zigzag at ``level`` (best of ``reps``, alternating)."""
+    bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
+    bpy.ops.procanim.add_human(name="Human")
+    human = bpy.data.objects["Human"]
+    bpy.ops.procanim.source_motion(armature="Human", kind="WALK", steps=steps)
+    source = human.animation_data.action
+    lo, hi = (int(round(v)) for v in source.frame_range)
+    _, h = heights(human)
+    add_zigzag("Zigzag", h[level], cell=0.8 * max(1, steps // 6))
+    ours, peer, engine = [], [], []
+    for _ in range(reps):
+        human.animation_data.action = source
+        t0, w0 = time.process_time(), time.perf_counter()
+        result = bpy.ops.procanim.adapt_terrain(armature="Human", terrain="Zigzag", refuse_infeasible=False)
+        ours.append(time.process_time() - t0)
+        assert result == {"FINISHED"}, result
+        solve_s = json.loads(human.animation_data.action.procanim.metrics_json).get("solve_time_s", math.nan)
+        engine.append(solve_s / (time.perf_counter() - w0))  # wall-time share of the engine
+        human.animation_data.action = source
+        peer.append(nla_bake_cpu(human, lo, hi))
+    k = int(np.argmin(ours))
+    return hi - lo + 1, ours[k], min(peer), engine[k]
+
+
+def speed_table() -> None:
+    print("Terrain adaptation of a walk over blocks, operator end to end (read, adapt, bake), CPU time of all threads;")
+    print("peer: Blender's Bake Action (nla.bake, visual keying) of the same armature over the same frames")
+    head = (f"{'walk':<9} {'blocks':<6} {'frames':>6} {'ProcAnim s':>10} {'frames/s':>9} {'x real time':>11} "
+            f"{'nla.bake s':>10} {'frames/s':>9} {'ProcAnim / nla.bake':>20} {'engine share':>12}")
+    print(head)
+    for steps in (6, 20):
+        for level in ("ankle", "knee"):
+            n, t, tp, te = speed_case(steps, level)
+            print(f"{steps:>2} steps  {level:<6} {n:>6} {t:>10.3f} {n / t:>9.0f} {n / t / 24:>11.1f} {tp:>10.3f} "
+                  f"{n / tp:>9.0f} {t / tp:>19.2f}x {te:>12.0%}", flush=True)
+
+
 def plot(rows, path):
     import matplotlib
 
@@ -202,9 +259,14 @@ def plot(rows, path):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--plot", default="", help="write a PNG of collisions per height here")
+    ap.add_argument("--speed", action="store_true", help="only the speed table: walks over blocks vs nla.bake")
     args = ap.parse_args(argv)
     bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
     install_extension("bench")
+    if args.speed:
+        print(f"Blender {bpy.app.version_string}")
+        speed_table()
+        return 0
     print(f"Blender {bpy.app.version_string} — terrain adaptation on the zigzag (evaluated pose)")
     head = (
         f"{'motion':<7} {'level':<6} {'height m':>8} {'frames':>6} {'src coll':>8} {'coll':>5} {'OBB':>4} "

@@ -295,7 +295,7 @@ def _solve(skeleton, src: _Source, est: np.ndarray, p: AdaptParams, stats: Solve
     p_new = js.restore_lengths(p_src + disp)
     joint_length_error = js.length_error(p_new)
     loc, rot, pose = channels_from_positions(skeleton, js, src.loc, src.rot, p_new,
-                                             loop(progress, len(skeleton), *SPAN_CHANNELS))
+                                             Ticker(progress, *SPAN_CHANNELS, rate=0.2).tick_at)
     return loc, rot, pose, joint_length_error
 
 

@@ -133,7 +133,8 @@ def channels_from_positions(skeleton, joints: JointSet, locations, rotations, po
     ``locations (F, B, 3)`` / ``rotations (F, B, 4)`` are the source channels; returns new arrays
     and the new pose ``(F, B, 4, 4)``. Swing-only per bone (the source's twist is kept); the hips
     bone's location moves its head onto the hips joint; other bones keep their source location.
-    ``tick(i)`` (if given) is called before bone ``i`` (progress, and where a cancel is seen).
+    Bones of one depth in the tree are done together (their parents are done). ``tick(i)`` (if
+    given) is called before each depth ``i`` (progress, and where a cancel is seen).
     """
     loc = np.array(locations, dtype=float)
     rot = np.array(rotations, dtype=float)
@@ -141,26 +142,39 @@ def channels_from_positions(skeleton, joints: JointSet, locations, rotations, po
     basis = tf.compose(loc, rot)
     pose = np.empty((f, len(skeleton), 4, 4))
     k_of = {b: k for k, b in enumerate(joints.bones)}
-    for i, p in enumerate(skeleton.parents):
+    for d, level in enumerate(_depth_levels(skeleton)):
         if tick is not None:
-            tick(i)
-        parent_pose = None if p < 0 else pose[:, p]
-        ref = skeleton.rest_rel[i] if p < 0 else parent_pose @ skeleton.rest_rel[i]
-        m = ref @ basis[:, i]
-        k = k_of.get(i)
-        if k is not None:
-            head = positions[:, joints.head_joint[k]] if i == joints.hips else m[:, :3, 3]
-            want = positions[:, joints.tail_joint[k]] - head
-            turn = tf.quat_to_mat3(tf.rotation_between(m[:, :3, 1], want))
-            m = m.copy()
-            m[:, :3, :3] = turn @ m[:, :3, :3]
-            m[:, :3, 3] = head
-            b = affine_inverse(ref) @ m  # Skeleton.basis_for without a general 4×4 inverse
+            tick(d)
+        par = skeleton.parents[level]
+        ref = np.broadcast_to(skeleton.rest_rel[level], (f,) + skeleton.rest_rel[level].shape)
+        if par[0] >= 0:  # one depth: all roots or none
+            ref = pose[:, par] @ skeleton.rest_rel[level]
+        m = ref @ basis[:, level]
+        body = np.array([i in k_of for i in level])
+        if np.any(body):
+            idx = level[body]
+            ks = np.array([k_of[i] for i in idx])
+            mb, rb = m[:, body], ref[:, body]
+            is_hips = idx == joints.hips
+            head = np.where(is_hips[None, :, None], positions[:, joints.head_joint[ks]], mb[..., :3, 3])
+            want = positions[:, joints.tail_joint[ks]] - head
+            turn = tf.quat_to_mat3(tf.rotation_between(mb[..., :3, 1], want))
+            mb = mb.copy()
+            mb[..., :3, :3] = turn @ mb[..., :3, :3]
+            mb[..., :3, 3] = head
+            b = affine_inverse(rb) @ mb  # Skeleton.basis_for without a general 4×4 inverse
             new_loc, new_rot, _ = tf.decompose(b)
-            rot[:, i] = new_rot
-            if i == joints.hips:
-                loc[:, i] = new_loc
-            basis[:, i] = tf.compose(loc[:, i], rot[:, i])
-            m = ref @ basis[:, i]
-        pose[:, i] = m
+            rot[:, idx] = new_rot
+            loc[:, idx[is_hips]] = new_loc[:, is_hips]
+            basis[:, idx] = tf.compose(loc[:, idx], rot[:, idx])
+            m[:, body] = rb @ basis[:, idx]
+        pose[:, level] = m
     return loc, tf.quat_continuity(rot, axis=0), pose
+
+
+def _depth_levels(skeleton) -> list[np.ndarray]:
+    """Bone indices per depth in the tree (roots first)."""
+    depth = np.zeros(len(skeleton), int)
+    for i, p in enumerate(skeleton.parents):
+        depth[i] = 0 if p < 0 else depth[p] + 1
+    return [np.nonzero(depth == d)[0] for d in range(int(depth.max()) + 1)]

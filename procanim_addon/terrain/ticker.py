@@ -31,6 +31,10 @@ class Ticker:
 
     __call__ = tick
 
+    def tick_at(self, _i: int) -> None:
+        """:meth:`tick` for callers that pass their step number."""
+        self.tick()
+
     def done(self) -> None:
         """The stage is over: report ``hi``."""
         if self.live:

@@ -1,0 +1,101 @@
+"""The terrain engine's fast paths give what the plain ones give (issue 12: faster, same results):
+each is checked against a straightforward version written here."""
+
+import numpy as np
+import pytest
+
+from procanim_addon.rigs import human_skeleton
+from procanim_addon.terrain.contact import affine_inverse
+from procanim_addon.terrain.fix import _first_that_works
+from procanim_addon.terrain.joints import joint_set
+from procanim_addon.terrain.mesh import TerrainMesh
+from procanim_addon.terrain.shapes import zigzag
+from procanim_addon.terrain.ticker import Ticker
+from procanim_addon.transforms import quat_continuity
+
+
+def continuity_loop(q, axis=0):
+    q = np.moveaxis(np.array(q, float, copy=True), axis, 0)
+    for i in range(1, q.shape[0]):
+        dot = np.sum(q[i] * q[i - 1], axis=-1, keepdims=True)
+        q[i] *= np.where(dot < 0, -1.0, 1.0)
+    return np.moveaxis(q, 0, axis)
+
+
+@pytest.mark.parametrize("shape, axis", [((57, 4), 0), ((33, 6, 4), 0), ((3, 41, 4), 1), ((1, 4), 0)])
+def test_quaternion_continuity_without_a_loop_is_the_loop(shape, axis):
+    rng = np.random.default_rng(len(shape) * 7 + shape[0])
+    q = rng.normal(size=shape)
+    if q.shape[0] > 4:  # zero quaternions make zero dots: the flip starts again from +1 there
+        q[np.unravel_index(rng.integers(0, q[..., 0].size, 6), q.shape[:-1])] = 0.0
+    np.testing.assert_array_equal(quat_continuity(q, axis), continuity_loop(q, axis))
+
+
+def test_quaternion_continuity_flips_back_a_run_of_negated_frames():
+    q = np.tile([1.0, 0.0, 0.0, 0.0], (8, 1))
+    q[2:5] *= -1
+    assert np.all(quat_continuity(q)[:, 0] == 1.0)
+
+
+def test_point_queries_through_the_table_equal_the_bin_lists():
+    rng = np.random.default_rng(3)
+    # a bumpy grid terrain (many small triangles, shared edges and vertices) and the zigzag's blocks
+    n = 12
+    x, y = np.meshgrid(np.linspace(-2, 2, n), np.linspace(-3, 1, n))
+    z = 0.1 * np.sin(3 * x) * np.cos(2 * y)
+    verts = np.column_stack((x.ravel(), y.ravel(), z.ravel()))
+    quads = [(i * n + j, i * n + j + 1, (i + 1) * n + j + 1, (i + 1) * n + j)
+             for i in range(n - 1) for j in range(n - 1)]
+    tris = [t for a, b, c, d in quads for t in ((a, b, c), (a, c, d))]
+    for mesh in (TerrainMesh(verts, tris), zigzag(0.45, start_xy=(0, -0.3), cell_length=0.7)):
+        assert mesh._ray_table is not None
+        m = 3000
+        pts = np.column_stack((rng.uniform(-2.5, 2.5, m), rng.uniform(-3.5, 1.5, m), rng.uniform(-0.3, 0.8, m)))
+        pts[:40, :2] = verts[rng.integers(0, len(verts), 40), :2]  # exactly on vertices: ties
+        fast = mesh.ray_down(pts)
+        table, mesh._ray_table = mesh._ray_table, None  # the bin lists
+        plain = mesh.ray_down(pts)
+        mesh._ray_table = table
+        np.testing.assert_allclose(fast[0], plain[0], rtol=0, atol=1e-12)  # heights
+        np.testing.assert_array_equal(fast[2], plain[2])  # hits
+        # normals: on a vertex several faces meet at one height (either normal is right)
+        np.testing.assert_allclose(fast[1][40:], plain[1][40:], rtol=0, atol=1e-12)
+
+
+def test_affine_inverse_is_the_inverse_of_non_orthonormal_matrices():
+    rng = np.random.default_rng(5)
+    m = np.tile(np.eye(4), (20, 1, 1))
+    m[:, :3, :3] += 1e-3 * rng.normal(size=(20, 3, 3))  # like float32 rest matrices, a little off
+    m[:, :3, 3] = rng.normal(size=(20, 3))
+    np.testing.assert_allclose(affine_inverse(m) @ m, np.tile(np.eye(4), (20, 1, 1)), atol=1e-12)
+
+
+def test_lengths_restored_a_depth_at_a_time_equal_joint_by_joint():
+    sk, rm = human_skeleton()
+    js = joint_set(sk, rm)
+    rng = np.random.default_rng(2)
+    p = rng.normal(size=(5, js.count, 3))
+    want = p.copy()
+    for j in range(js.count):  # Eq. 4, parents first
+        k = js.parent[j]
+        if k >= 0:
+            v = want[:, j] - want[:, k]
+            want[:, j] = want[:, k] + js.rest_length[j] * v / np.linalg.norm(v, axis=-1, keepdims=True)
+    np.testing.assert_array_equal(js.restore_lengths(p), want)
+
+
+def test_batched_search_answers_like_trying_candidates_one_by_one():
+    rng = np.random.default_rng(4)
+    frames = np.array([0, 3, 4, 9, 11])
+    values = np.arange(1, 21) * 0.03
+    threshold = dict(zip(frames, [0.1, 0.0, 0.45, 9.0, 0.3]))  # frame 9: nothing works
+    calls = []
+
+    def works(rows, vals):
+        calls.append(len(rows))
+        return np.array([v >= threshold[r] for r, v in zip(rows, vals)]) & (rng.random(len(rows)) < 2)
+
+    got = _first_that_works(frames, values, works, Ticker())
+    want = [next((v for v in values if v >= threshold[f]), 0.0) for f in frames]
+    np.testing.assert_array_equal(got, want)
+    assert len(calls) == 1  # 5 frames × 20 candidates fit one batch
