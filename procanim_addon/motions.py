@@ -465,34 +465,42 @@ def tumble(skeleton, rigmap, params: TumbleParams | None = None, progress: Progr
     #    on the ground and advance by ∫ (hips height above contact) dφ
     rolling = (phi > 0) & (t < t_keys[3])
     if np.any(rolling):
-        ground = cf.ground_z
-        body = [i for i in range(len(skeleton)) if i == hips_i or skeleton.is_ancestor(hips_i, i)]
-        boxes = limb_boxes(skeleton, rigmap).sample_points(skeleton, po.pose)  # limbs have thickness
-        points = np.concatenate((po.pose[:, body][..., :3, 3], skeleton.tails_of(po.pose)[:, body],
-                                 _heels(skeleton, rigmap, po.pose, ground), boxes.reshape(n, -1, 3)), axis=1)
-        rel = points - po.pose[:, hips_i, None, :3, 3]
-        q = tf.quat_from_axis_angle(np.broadcast_to(cf.left, (n, 3)), phi)
-        rel_rot = tf.quat_rotate(q[:, None, :], rel)
-        lowest = rel_rot[..., 2].min(axis=1)  # (F,) below the hips (negative)
-        hips_z = ground - lowest
-        height = hips_z - ground
-        adv = np.concatenate(([0.0], np.cumsum(0.5 * (height[1:] + height[:-1]) * np.diff(phi))))
-        hips_now = po.pose[:, hips_i, :3, 3]
-        new_hips = hips_now + np.outer(adv, cf.forward)
-        new_hips[:, 2] = np.where(rolling, hips_z, hips_now[:, 2])
-        # after the roll the body stays where the roll ended
-        cur = tf.mat3_to_quat(po.pose[:, hips_i, :3, :3] @ np.linalg.inv(skeleton.matrix_local[hips_i, :3, :3]))
-        po.set_world(hips_i, tf.quat_mul(q, cur), new_hips)
-        # the rise: feet stay where the roll put them (re-plant on the ground with IK)
-        after = t >= t_keys[3]
-        if np.any(after):
-            for side in "LR":
-                ankle = po.rest_head(f"foot.{side}") + np.outer(adv, cf.forward)
-                po.leg(side, ankle, mask=after)
+        _roll(po, rigmap, phi, rolling, t >= t_keys[3])
     clip = po.clip(fps, p.frame_start, "tumble")
     clip.metrics.update({"roll_s": p.roll_s})
     progress(1.0)
     return clip
+
+
+def _roll(po: _Poser, rigmap, phi: np.ndarray, rolling: np.ndarray, after: np.ndarray) -> None:
+    """The tumble's roll: the tucked pose turned by ``phi`` (F,) rad forward about the character's
+    left axis through the hips, its lowest point (joints, heels, limb boxes) on the ground, rolling
+    without slipping; frames ``after`` the roll keep the advance, the feet re-planted there."""
+    skeleton, cf, n = po.sk, po.cf, po.f
+    hips_i = po.idx("hips")
+    ground = cf.ground_z
+    body = [i for i in range(len(skeleton)) if i == hips_i or skeleton.is_ancestor(hips_i, i)]
+    boxes = limb_boxes(skeleton, rigmap).sample_points(skeleton, po.pose)  # limbs have thickness
+    points = np.concatenate((po.pose[:, body][..., :3, 3], skeleton.tails_of(po.pose)[:, body],
+                             _heels(skeleton, rigmap, po.pose, ground), boxes.reshape(n, -1, 3)), axis=1)
+    rel = points - po.pose[:, hips_i, None, :3, 3]
+    q = tf.quat_from_axis_angle(np.broadcast_to(cf.left, (n, 3)), phi)
+    rel_rot = tf.quat_rotate(q[:, None, :], rel)
+    lowest = rel_rot[..., 2].min(axis=1)  # (F,) below the hips (negative)
+    hips_z = ground - lowest
+    height = hips_z - ground
+    adv = np.concatenate(([0.0], np.cumsum(0.5 * (height[1:] + height[:-1]) * np.diff(phi))))
+    hips_now = po.pose[:, hips_i, :3, 3]
+    new_hips = hips_now + np.outer(adv, cf.forward)
+    new_hips[:, 2] = np.where(rolling, hips_z, hips_now[:, 2])
+    # after the roll the body stays where the roll ended
+    cur = tf.mat3_to_quat(po.pose[:, hips_i, :3, :3] @ np.linalg.inv(skeleton.matrix_local[hips_i, :3, :3]))
+    po.set_world(hips_i, tf.quat_mul(q, cur), new_hips)
+    # the rise: feet stay where the roll put them (re-plant on the ground with IK)
+    if np.any(after):
+        for side in "LR":
+            ankle = po.rest_head(f"foot.{side}") + np.outer(adv, cf.forward)
+            po.leg(side, ankle, mask=after)
 
 
 def generate(skeleton, rigmap, params: SourceMotionParams | None = None,
