@@ -15,7 +15,8 @@ IK step its Section V asks for. :func:`adapt_to_terrain` runs, in order:
 5. the final fix (:mod:`.fix`): footprints level on one step, contacts on the terrain with their
    source gap, limbs lifted, hips raised, knees turned out where they would collide;
 6. metrics (:func:`_metrics`): collisions per limb (and the source's own on its reference),
-   bone-length error, contact error, penetration, solve times.
+   bone-length error, contact error, penetration, solve times, and ``unfixed_frames``: the frame
+   numbers where a limb still cuts the terrain (reported, not hidden).
 
 Progress: every stage reports its share of the bake (``progress``, see :mod:`..progress`) inside
 its loops — descriptor chunks of frames, damped iterations, refinement levels, bones, fix passes —
@@ -210,6 +211,8 @@ def adapt_to_terrain(skeleton, rigmap, source: Clip, reference: TerrainMesh | No
     t_solved = time.perf_counter()
     best, lb = _final_fix(skeleton, rigmap, src, terrain, loc, rot, pose, p, source.fps, progress)
     metrics = _metrics(skeleton, src, terrain, best, lb, p)
+    # the frames the fix could not clear (a motion that does not fit the terrain there), by number
+    metrics["unfixed_frames"] = [int(round(f)) for f in source.frames[np.any(best.hits, axis=1)]]
     metrics["joint_length_error_pct"] = joint_length_error
     metrics.update(frames_solved=stats.frames_solved, iterations_max=stats.iterations, refine_levels=stats.levels,
                    descriptors_per_joint=p.descriptors_per_joint, joints=src.js.count, footing_policy=best.policy)

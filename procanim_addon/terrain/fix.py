@@ -12,6 +12,7 @@ c. each end that touched the reference touches the terrain with its source gap (
    limbs off the ground are lifted until their boxes keep min(source gap, clearance);
 d. where limbs still collide: the hips rise as far as the contacts' reach allows, then knees turn
    out (swivel about hip→ankle), then free ends are lifted 1 cm at a time;
+e. a planted end whose limb still cuts a block's edge leaves its ground, 1 cm at a time;
 
 lifts, drops and turns fade in and out over ``ramp`` frames so nothing pops. Every stage ticks the
 :class:`.ticker.Ticker` it is given (progress, and the point where a cancel is seen).
@@ -44,6 +45,9 @@ SWIVEL_PASSES = 3  # a swivel fading in around one frame can touch its neighbour
 # RECON: free ends still colliding are lifted LIFT_STEP_M at a time, at most LIFT_PASSES times.
 LIFT_STEP_M = 0.01
 LIFT_PASSES = 4
+# RECON: a planted end still cutting the terrain (a block's edge under a rolling foot) may leave its
+# ground by up to PLANTED_LIFT_PASSES × LIFT_STEP_M.
+PLANTED_LIFT_PASSES = 6
 # Clearance lifts: passes (lifting the end raises the bones above it only in part) and the
 # lift under which a pass is not needed (m).
 CLEARANCE_PASSES = 6
@@ -109,6 +113,7 @@ class FinalFix:
         hits = self.raise_hips(loc, rot, pose, hits, tick)  # d.
         hits = self.swivel_knees(loc, rot, pose, hits, tick)
         hits = self.lift_free_ends(loc, rot, pose, hits, tick)
+        hits = self.lift_planted_ends(loc, rot, pose, hits, tick)
         err = 0.0
         for e in self.effs:
             c = self.contact[e.name]
@@ -166,6 +171,27 @@ class FinalFix:
                     extra = True
                     lift = ramp_envelope(bad * LIFT_STEP_M, self.ramp)
                     move_end(self.skeleton, loc, rot, pose, e, lift, (lift > 0) & ~self.contact[e.name], self.hint(e))
+            tick()
+            if not extra:
+                break
+            hits = self.collisions(pose)
+        return hits
+
+    def lift_planted_ends(self, loc, rot, pose, hits, tick: Ticker) -> np.ndarray:
+        """e. A planted foot (or hand) whose limb still cuts the terrain — a footprint of real motion
+        capture rolling over a block's edge, a shin leaning into it — is lifted ``LIFT_STEP_M`` at a time on those
+        frames only (the lift fades out over the free frames around them, never onto other planted
+        frames): the end leaves its ground by that much rather than pass through the block."""
+        for _ in range(PLANTED_LIFT_PASSES):
+            extra = False
+            for e in self.effs:
+                own = np.isin(self.lb.bones, _limb_bones(e))
+                c = self.contact[e.name]
+                bad = np.any(hits[:, own], axis=1) & c
+                if np.any(bad):
+                    extra = True
+                    lift = ramp_envelope(bad * LIFT_STEP_M, self.ramp)
+                    move_end(self.skeleton, loc, rot, pose, e, lift, (lift > 0) & (bad | ~c), self.hint(e))
             tick()
             if not extra:
                 break

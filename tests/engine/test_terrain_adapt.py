@@ -209,3 +209,42 @@ def test_a_bvh_named_rig_with_other_bone_rolls_adapts_as_well(level):
     assert out.metrics["collisions"] == 0
     assert out.metrics["contact_error_cm_max"] < 1.0
     assert out.metrics["bone_length_error_pct"] < 0.01
+
+
+# ----------------------------------------------------------------------------- feet that skim the floor
+
+def skimming_walk(sk, rm, lift_m):
+    """A walk whose swing foot barely leaves the floor (2–4 cm, as in real motion capture) at a slower
+    cadence and a shorter step than the Table-2 walk."""
+    return motions.walk(sk, rm, motions.WalkParams(steps=7, lift_m=lift_m, step_length_m=0.55, cadence_spm=100))
+
+
+@pytest.mark.parametrize("lift_m", [0.02, 0.04])
+@pytest.mark.parametrize("cell, start", [(0.55, 0.15), (0.55, 0.35), (0.65, 0.15), (0.65, 0.35), (0.65, 0.55)])
+def test_feet_that_skim_the_floor_do_not_cut_ankle_high_blocks(human, lift_m, cell, start):
+    """Measured before the planted-foot lift (issue 15): 1 collision frame at 0.65 m cells (a planted
+    foot rolling over a block's edge); now none, and no planted foot leaves its ground by more
+    than the lift allows (6 cm)."""
+    sk, rm = human
+    terrain = zigzag(body_heights(sk, rm)["ankle"], start_xy=(0.0, -start), direction_xy=(0.0, -1.0),
+                     cell_length=cell, ground_z=SOLE_Z)
+    out = adapt_to_terrain(sk, rm, skimming_walk(sk, rm, lift_m), None, terrain, AdaptParams(refuse_infeasible=False))
+    m = out.metrics
+    assert m["collisions"] == 0 and m["unfixed_frames"] == []
+    assert m["contact_error_cm_max"] <= 6.0 + 1e-6
+    hits = colliding(sk, limb_boxes(sk, rm), sk.fk(out.locations, out.rotations), terrain)  # measured again here
+    assert not hits.any()
+
+
+def test_frames_that_cannot_be_cleared_are_reported_by_number(human):
+    """A shuffle (2 cm foot lift) into knee-high blocks does not fit the terrain: the frames still
+    cut are listed, and they are exactly the frames where a limb box meets the terrain."""
+    sk, rm = human
+    terrain = zigzag(body_heights(sk, rm)["knee"], start_xy=(0.0, -0.55), direction_xy=(0.0, -1.0),
+                     cell_length=0.9, ground_z=SOLE_Z)
+    clip = skimming_walk(sk, rm, 0.02)
+    out = adapt_to_terrain(sk, rm, clip, None, terrain, AdaptParams(refuse_infeasible=False))
+    hits = colliding(sk, limb_boxes(sk, rm), sk.fk(out.locations, out.rotations), terrain).any(axis=1)
+    assert out.metrics["unfixed_frames"], "the shuffle cannot clear knee-high blocks"
+    assert out.metrics["unfixed_frames"] == [int(f) for f in clip.frames[hits]]
+    assert len(out.metrics["unfixed_frames"]) == out.metrics["collisions"]
