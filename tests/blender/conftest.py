@@ -57,14 +57,16 @@ else:
         )
         yield
 
-    # The bpy 4.2 wheel segfaults while the Python interpreter shuts down once Rigify has been
-    # enabled (reproduced without ProcAnim: `import bpy, addon_utils;
-    # addon_utils.enable("rigify", default_set=True)` exits 139 on bpy 4.2.23, 0 on 4.5 and 5.0).
-    # Under that wheel only, leave through os._exit with pytest's own status once everything,
-    # the summary included, has been written. A real Blender binary (bpy.app.binary_path set)
-    # and newer wheels exit normally.
+    # The bpy wheels do not always shut down: 4.2 segfaults once Rigify has been enabled
+    # (reproduced without ProcAnim: `import bpy, addon_utils; addon_utils.enable("rigify",
+    # default_set=True)` exits 139 on bpy 4.2.23), and 4.5 can deadlock in its exit handlers once a
+    # .blend has been saved (gdb: the main thread in GlobalState::~GlobalState destroying the
+    # condition variable that bpy's delayed_close_thread_run still waits on; the stage then hangs
+    # until its timeout). Under the wheels, leave through os._exit with pytest's own status once
+    # everything, the summary included, has been written. A real Blender binary
+    # (bpy.app.binary_path set) exits normally.
     _EXIT_STATUS = pytest.StashKey[int]()
-    _HARD_EXIT = bpy.app.binary_path == "" and bpy.app.version < (4, 3, 0)
+    _HARD_EXIT = bpy.app.binary_path == ""
 
     def pytest_sessionfinish(session, exitstatus):
         session.config.stash[_EXIT_STATUS] = int(exitstatus)
