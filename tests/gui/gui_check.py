@@ -3,7 +3,7 @@
     blender --window-geometry 0 0 W H SCENE.blend --python tests/gui/gui_check.py
 
 Driven by tests/gui/run_gui.sh. A timer walks through the check while Blender's
-event loop runs, as a user at the screen would:
+event loop runs, as a user at the screen would (input, screen and probes: gui_harness.py):
 
 1. The ProcAnim panels (bl_category "ProcAnim", and their sub-panels) are
    registered; their draw()/draw_header() are wrapped to count calls and record
@@ -16,7 +16,17 @@ event loop runs, as a user at the screen would:
    the 3D view area and its sidebar region (as the button would); the duck must
    then hold an action with F-curves and keyframes.
 5. The panels are drawn again after the bake (metrics), then ``xwd -root`` takes a
-   screenshot.
+   screenshot (docs/sidebar.png).
+6. Undo takes the bake back, Redo brings it back.
+7. Esc: ProcAnim's human with a long walk (LONG_STEPS steps, several hundred frames) and the
+   zigzag ahead of it, made with procanim.add_human / source_motion / add_zigzag; the Terrain
+   panel's Generate button is found in the sidebar and clicked (real click; if it cannot be found,
+   ``procanim.adapt_terrain('INVOKE_DEFAULT')`` in the sidebar's context), then Escape is pressed
+   (a real key event) once the bake is under way. The operator must end CANCELLED after its modal
+   received the ESC, the armature's action be unchanged (name, identity, F-curves, keys), no new
+   action exist, at least three progress values have been shown before Esc, and the operator have
+   ended within ESC_LIMIT_S (0.5 s, the README's claim) of the key press. The figures (Esc to
+   stop, progress values) go to the result's "figures".
 
 The result goes to $PROCANIM_GUI_RESULT (JSON, "ok": true/false); run_gui.sh turns
 it into the exit status. Nothing here changes the add-on.
@@ -24,18 +34,35 @@ it into the exit status. Nothing here changes the add-on.
 
 import json
 import os
-import subprocess
+import sys
 import time
 import traceback
 
 import bpy
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gui_harness import (  # noqa: E402  (Blender runs this file as a script)
+    OperatorProbe,
+    Screen,
+    find_widget,
+    screenshot,
+    wait_until,
+    xdo,
+)
+
 CATEGORY = "ProcAnim"
 REQUIRED_LABELS = ("Character", "Duck Walk")
 RESULT = os.environ.get("PROCANIM_GUI_RESULT", "/tmp/procanim-gui/result.json")
 SHOT = os.environ.get("PROCANIM_GUI_SHOT", "/tmp/procanim-gui/sidebar.png")
-DISPLAY = os.environ.get("DISPLAY", ":99")
+DEBUG = bool(os.environ.get("PROCANIM_GUI_DEBUG"))
 BAKE_TIMEOUT = float(os.environ.get("PROCANIM_GUI_BAKE_TIMEOUT", "180"))
+# the long bake: a walk of LONG_STEPS steps (13 frames each at 24 fps) over a zigzag whose cells
+# are ZIGZAG_CELL m long (the terrain must reach under the whole walk)
+LONG_STEPS = 40
+ZIGZAG_CELL = 3.0
+ESC_AT_FRACTION = 0.3  # Esc once the bar shows this much ...
+ESC_AFTER_S = 1.5  # ... or this long after the start, whichever comes first
+ESC_LIMIT_S = 0.5  # the README's claim: Esc stops a running bake within 0.5 s
 
 R = {
     "ok": False,
@@ -45,11 +72,16 @@ R = {
     "draw_errors": [],
     "categories_seen": [],
     "blender": bpy.app.version_string,
+    "figures": {},
 }
 DRAWS = {}  # panel idname -> number of draw() calls
 
 
+T0 = time.perf_counter()
+
+
 def step(msg):
+    msg = "[%5.1f s] %s" % (time.perf_counter() - T0, msg)
     R["steps"].append(msg)
     print("gui_check: " + msg, flush=True)
 
@@ -70,6 +102,13 @@ CHECKS = (
     "screenshot",
     "undo_restores",
     "redo_rebakes",
+    "terrain_scene_built",
+    "long_bake_started",
+    "esc_cancelled",
+    "esc_action_kept",
+    "esc_no_new_action",
+    "esc_progress_seen",
+    "esc_stop_time",
 )
 R["checks"] = {}
 
@@ -173,27 +212,9 @@ def wrap_draws(panels):
             setattr(cls, name, _counting(orig, "%s.%s" % (pid, name)))
 
 
-# ------------------------------------------------------------------ X input
-def xdo(*args):
-    cmd = ["xdotool", *map(str, args)]
-    p = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "DISPLAY": DISPLAY})
-    if p.returncode != 0:
-        raise RuntimeError("%s failed: %s" % (" ".join(cmd), p.stderr.strip()))
-    return p.stdout.strip()
-
-
-def to_screen(window, x, y):
-    """Blender window coordinates (origin bottom-left) -> X screen (top-left).
-    The window is opened at 0,0 by --window-geometry; no window manager runs."""
-    return int(x), int(window.height - y)
-
-
-def screenshot(path):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    env = {**os.environ, "DISPLAY": DISPLAY}
-    xwd = subprocess.run(["xwd", "-root", "-silent"], capture_output=True, env=env, check=True)
-    subprocess.run(["convert", "xwd:-", "png:" + path], input=xwd.stdout, env=env, check=True)
-    step("screenshot %s (%d bytes)" % (path, os.path.getsize(path)))
+# ------------------------------------------------------------------ screen
+def shot(path):
+    step("screenshot %s (%d bytes)" % (path, screenshot(path)))
 
 
 # ------------------------------------------------------------------ scene
@@ -235,18 +256,28 @@ def fcurves_of(action, obj):
 # ------------------------------------------------------------------ scenario
 def scenario():
     yield 1.5
-    wm = bpy.context.window_manager
-    win = wm.windows[0]
-    screen = win.screen
-    areas = [a for a in screen.areas if a.type == "VIEW_3D"]
-    if not areas:
-        fail("no 3D view in the window")
+    try:
+        scr = Screen()
+    except RuntimeError as exc:
+        fail(str(exc))
         return
-    area = max(areas, key=lambda a: a.width * a.height)
-    space = area.spaces.active
-    space.show_region_ui = True
+    win, area = scr.win, scr.area
     step("window %dx%d, 3D view %dx%d at %d,%d" % (win.width, win.height, area.width, area.height, area.x, area.y))
+    panels = yield from panels_step(scr)
+    if panels is None:
+        return
+    duck = yield from select_duck_step(scr)
+    if duck is None:
+        return
+    if not (yield from tab_step(scr)):
+        return
+    fcs = yield from generate_step(scr, panels, duck)
+    yield from undo_redo_step(scr, duck, fcs)
+    yield from esc_cancel_step(scr)
 
+
+def panels_step(scr):
+    """The ProcAnim panels are registered; DEFAULT_CLOSED ones opened; draw() wrapped."""
     panels = procanim_panels()
     R["panels"] = {
         pid: {"label": getattr(c, "bl_label", ""), "parent": getattr(c, "bl_parent_id", "")}
@@ -258,7 +289,7 @@ def scenario():
     )
     if not panels:
         check("panels_registered", False, "no registered panel with bl_category %r in the 3D view sidebar" % CATEGORY)
-        return
+        return None
     labels = {getattr(c, "bl_label", "") for c in panels.values()}
     missing_labels = [label for label in REQUIRED_LABELS if label not in labels]
     check(
@@ -272,11 +303,16 @@ def scenario():
     if opened:
         step("opened DEFAULT_CLOSED panels so their draw() runs: %s" % ", ".join(opened))
     wrap_draws(panels)
+    yield 0.0
+    return panels
 
+
+def select_duck_step(scr):
+    """The duck is the selected, active object; the viewport looks at it."""
     duck = find_duck()
     if duck is None:
         fail("no armature in the scene")
-        return
+        return None
     step("duck armature: %s" % duck.name)
     for o in bpy.context.view_layer.objects:
         o.select_set(False)
@@ -284,30 +320,30 @@ def scenario():
     bpy.context.view_layer.objects.active = duck
     scene = bpy.context.scene
     if scene.camera is not None:
-        space.region_3d.view_perspective = "CAMERA"
+        scr.space.region_3d.view_perspective = "CAMERA"
         step("viewport looks through the scene camera %s" % scene.camera.name)
     else:
-        with bpy.context.temp_override(
-            window=win, area=area, region=[r for r in area.regions if r.type == "WINDOW"][0]
-        ):
+        with scr.override(scr.view):
             try:
                 bpy.ops.view3d.view_selected()
             except Exception as exc:
                 step("view_selected skipped: %s" % exc)
-    for a in screen.areas:
+    for a in scr.win.screen.areas:
         a.tag_redraw()
     yield 1.0
+    return duck
 
-    ui = [r for r in area.regions if r.type == "UI"][0]
+
+def tab_step(scr):
+    """Bring the ProcAnim tab forward with real input events: click down the tab strip at the
+    sidebar's right edge until the ProcAnim tab is active."""
+    ui, area = scr.ui, scr.area
     if ui.width < 50:
         fail("sidebar region not visible (width %d)" % ui.width)
-        return
+        return False
     step("sidebar region %dx%d at %d,%d, active tab %r" % (ui.width, ui.height, ui.x, ui.y, ui.active_panel_category))
-
-    if os.environ.get("PROCANIM_GUI_DEBUG"):
-        screenshot(os.path.join(os.path.dirname(SHOT), "debug-before-tab.png"))
-    # -- bring the ProcAnim tab forward with real input events: click down the
-    # tab strip at the sidebar's right edge until the ProcAnim tab is active.
+    if DEBUG:
+        shot(os.path.join(os.path.dirname(SHOT), "debug-before-tab.png"))
     R["categories_seen"].append(ui.active_panel_category)
     R["tab_clicks"] = 0
     for attempt in range(4):
@@ -316,16 +352,16 @@ def scenario():
         if attempt:
             where = xdo("getmouselocation")
             step("pass %d over the tab strip changed nothing; pointer at %s; again" % (attempt, where))
-            if os.environ.get("PROCANIM_GUI_DEBUG"):
-                screenshot(os.path.join(os.path.dirname(SHOT), "debug-pass-%d.png" % attempt))
+            if DEBUG:
+                shot(os.path.join(os.path.dirname(SHOT), "debug-pass-%d.png" % attempt))
             yield 1.0
         # move the pointer into the window first, as a hand would, so Blender sees it enter
-        xdo("mousemove", "--sync", *to_screen(win, area.x + area.width // 2, area.y + area.height // 2))
+        xdo("mousemove", "--sync", *scr.to_screen(area.x + area.width // 2, area.y + area.height // 2))
         yield 0.3
         for y in range(ui.y + ui.height - 12, ui.y + 12, -12):
             if ui.active_panel_category == CATEGORY:
                 break
-            sx, sy = to_screen(win, ui.x + ui.width - 10, y)
+            sx, sy = scr.to_screen(ui.x + ui.width - 10, y)
             xdo("mousemove", "--sync", sx, sy)
             yield 0.1
             xdo("click", "1")
@@ -340,50 +376,54 @@ def scenario():
         ui.active_panel_category == CATEGORY,
         "%d clicks on the sidebar's tab strip; tabs seen: %s" % (R["tab_clicks"], R["categories_seen"]),
     ):
-        return
+        return False
     step("ProcAnim tab is active")
-    # park the pointer over the viewport so no tooltip covers the sidebar
-    xdo("mousemove", *to_screen(win, area.x + area.width // 3, area.y + area.height // 2))
+    scr.park_pointer()  # no tooltip over the sidebar
     DRAWS.clear()
     ui.tag_redraw()
     yield 1.5
+    return True
 
-    def check_drawn(when):
-        ctx = dict(window=win, area=area, region=ui)
-        missing = []
-        with bpy.context.temp_override(**ctx):
-            for pid, cls in panels.items():
-                poll = getattr(cls, "poll", None)
-                try:
-                    ok = poll(bpy.context) if poll else True
-                except Exception:
-                    fail("%s.poll raised %s" % (pid, traceback.format_exc()))
-                    continue
-                parent = getattr(cls, "bl_parent_id", "")
-                parent_drew = not parent or DRAWS.get("%s.draw" % parent)
-                key = "%s.%s" % (pid, "draw")
-                if ok and parent_drew and not DRAWS.get(key):
-                    missing.append(pid)
-                R["panels"][pid]["poll_%s" % when] = bool(ok)
-                R["panels"][pid]["draws_%s" % when] = DRAWS.get(key, 0)
-        step("%s: draw() calls %s" % (when, {k: v for k, v in sorted(DRAWS.items())}))
-        drawn = sorted(k[:-5] for k, v in DRAWS.items() if v and k.endswith(".draw"))
-        check(
-            "panels_drew_" + when,
-            not missing and drawn,
-            "poll() passes but draw() never ran: %s" % missing if missing else "draw() ran for %s" % ", ".join(drawn),
-        )
 
-    check_drawn("before_generate")
+def check_drawn(scr, panels, when):
+    """Every panel whose poll() passes (and whose parent drew) has drawn since DRAWS was cleared."""
+    missing = []
+    with scr.override():
+        for pid, cls in panels.items():
+            poll = getattr(cls, "poll", None)
+            try:
+                ok = poll(bpy.context) if poll else True
+            except Exception:
+                fail("%s.poll raised %s" % (pid, traceback.format_exc()))
+                continue
+            parent = getattr(cls, "bl_parent_id", "")
+            parent_drew = not parent or DRAWS.get("%s.draw" % parent)
+            key = "%s.%s" % (pid, "draw")
+            if ok and parent_drew and not DRAWS.get(key):
+                missing.append(pid)
+            R["panels"][pid]["poll_%s" % when] = bool(ok)
+            R["panels"][pid]["draws_%s" % when] = DRAWS.get(key, 0)
+    step("%s: draw() calls %s" % (when, {k: v for k, v in sorted(DRAWS.items())}))
+    drawn = sorted(k[:-5] for k, v in DRAWS.items() if v and k.endswith(".draw"))
+    check(
+        "panels_drew_" + when,
+        not missing and drawn,
+        "poll() passes but draw() never ran: %s" % missing if missing else "draw() ran for %s" % ", ".join(drawn),
+    )
 
-    # -- Generate, in the window's context as the button would run it
+
+def generate_step(scr, panels, duck):
+    """Duck Walk's Generate in the window's context as the button runs it; the panels draw the
+    metrics; the screenshot for docs/. Returns the bake's F-curves."""
+    wm = bpy.context.window_manager
+    check_drawn(scr, panels, "before_generate")
     if duck.animation_data:
         duck.animation_data_clear()
-    with bpy.context.temp_override(window=win, area=area, region=ui):
+    with scr.override():
         bpy.ops.ed.undo_push(message="GUI check: before Generate")
-    ui.tag_redraw()
+    scr.ui.tag_redraw()
     yield 0.5
-    with bpy.context.temp_override(window=win, area=area, region=ui):
+    with scr.override():
         ret = bpy.ops.procanim.duck_walk("INVOKE_DEFAULT")
     step("procanim.duck_walk('INVOKE_DEFAULT') -> %s" % sorted(ret))
     t0 = time.time()
@@ -419,10 +459,10 @@ def scenario():
         hi = max(fc.range()[1] for fc in fcs)
         bpy.context.scene.frame_set(int(lo + 0.3 * (hi - lo)))
     DRAWS.clear()
-    for a in screen.areas:
+    for a in scr.win.screen.areas:
         a.tag_redraw()
     yield 2.0
-    check_drawn("after_generate")
+    check_drawn(scr, panels, "after_generate")
     check(
         "no_draw_exceptions",
         not R["draw_errors"],
@@ -430,18 +470,21 @@ def scenario():
         if R["draw_errors"]
         else "no draw()/draw_header() raised",
     )
-    screenshot(SHOT)
+    shot(SHOT)
     check("screenshot", os.path.getsize(SHOT) > 10000, "%s, %d bytes" % (SHOT, os.path.getsize(SHOT)))
+    return fcs
 
-    # -- Undo takes the bake back (the duck has no keyed action again), Redo brings it back
+
+def undo_redo_step(scr, duck, fcs):
+    """Undo takes the bake back (the duck has no keyed action again), Redo brings it back."""
     name = duck.name
-    with bpy.context.temp_override(window=win, area=area, region=ui):
+    with scr.override():
         bpy.ops.ed.undo()
     yield 0.5
     duck = bpy.data.objects[name]  # undo reloads data: look the object up again
     undone = fcurves_of(action_of(duck), duck)
     check("undo_restores", not undone, "after Undo %s has %d keyed F-curves (expected none)" % (name, len(undone)))
-    with bpy.context.temp_override(window=win, area=area, region=ui):
+    with scr.override():
         bpy.ops.ed.redo()
     yield 0.5
     duck = bpy.data.objects[name]
@@ -450,6 +493,166 @@ def scenario():
         "redo_rebakes",
         len(redone) == len(fcs),
         "after Redo %s has %d keyed F-curves (the bake had %d)" % (name, len(redone), len(fcs)),
+    )
+
+
+# ------------------------------------------------------------------ Esc cancels a long bake
+def action_state(obj):
+    """What must survive a cancelled bake: the action (name, identity, F-curves, keys)."""
+    action = action_of(obj)
+    fcs = fcurves_of(action, obj)
+    return {
+        "action": action.name if action else None,
+        "pointer": action.as_pointer() if action else 0,
+        "fcurves": len(fcs),
+        "keyframes": sum(len(fc.keyframe_points) for fc in fcs),
+    }
+
+
+def terrain_scene_step(scr):
+    """ProcAnim's human with a long flat-ground walk and the zigzag terrain ahead of it, made with
+    the add-on's own operators. Returns the human, or None."""
+    with scr.override(scr.view):
+        r_add = bpy.ops.procanim.add_human(name="GUI Walker", location=(0.0, 8.0, 0.0))
+        human = bpy.context.view_layer.objects.active
+        r_walk = bpy.ops.procanim.source_motion(armature=human.name, kind="WALK", steps=LONG_STEPS)
+        r_zig = bpy.ops.procanim.add_zigzag(armature=human.name, level="KNEE", cell_length=ZIGZAG_CELL)
+    yield 0.5
+    st = bpy.context.scene.procanim
+    terrain = st.terrain.terrain
+    action = action_of(human)
+    frames = int(action.frame_range[1] - action.frame_range[0] + 1) if action else 0
+    R["figures"]["long_bake_frames"] = frames
+    ok = check(
+        "terrain_scene_built",
+        {"FINISHED"} == set(r_add) == set(r_walk) == set(r_zig)
+        and st.armature == human
+        and terrain is not None
+        and frames >= 300,
+        "add_human %s, source_motion(WALK, steps=%d) %s -> %r %d frames, add_zigzag %s -> %r; sidebar armature %r"
+        % (
+            sorted(r_add),
+            LONG_STEPS,
+            sorted(r_walk),
+            action.name if action else None,
+            frames,
+            sorted(r_zig),
+            terrain.name if terrain else None,
+            st.armature.name if st.armature else None,
+        ),
+    )
+    return human if ok else None
+
+
+def start_from_sidebar(scr, probe):
+    """Click the Terrain panel's Generate button (found by hovering the sidebar from its bottom,
+    where the Terrain panel is, and copying what is under the pointer). When it cannot be found,
+    invoke the operator as the button would."""
+    at = yield from find_widget(scr, lambda t: "procanim.adapt_terrain(" in t, from_bottom=True)
+    if at is not None:
+        step("Terrain Generate button at %d,%d: %s" % (at[0], at[1], scr.found_text))
+        yield from scr.click(*at)
+        R["figures"]["long_bake_started_by"] = "click on the sidebar's Generate button"
+        return
+    step("Terrain Generate button not found in the sidebar: invoking the operator as the button would")
+    scr.park_pointer()
+    st = bpy.context.scene.procanim
+    with scr.override():
+        ret = bpy.ops.procanim.adapt_terrain(
+            "INVOKE_DEFAULT", armature=st.armature.name, terrain=st.terrain.terrain.name
+        )
+    step("procanim.adapt_terrain('INVOKE_DEFAULT') -> %s" % sorted(ret))
+    R["figures"]["long_bake_started_by"] = "procanim.adapt_terrain('INVOKE_DEFAULT') in the sidebar's context"
+
+
+def esc_cancel_step(scr):
+    """A long terrain adaptation started from the sidebar; Esc pressed (a real key event) mid-way.
+    Checks: the operator ended CANCELLED, the armature's action is unchanged, no new action, at
+    least three progress values shown before Esc, and Esc stopped the bake within ESC_LIMIT s."""
+    human = yield from terrain_scene_step(scr)
+    if human is None:
+        return
+    before = action_state(human)
+    actions_before = set(bpy.data.actions.keys())
+    probe = OperatorProbe("procanim.adapt_terrain").install()
+    try:
+        yield from start_from_sidebar(scr, probe)
+        started = yield from wait_until(lambda: probe.started is not None, 30.0)
+        running = started and probe.ended is None
+        check(
+            "long_bake_started",
+            running,
+            "procanim.adapt_terrain running modal (%s)" % probe.how
+            if running
+            else "started %s, ended %s %s before Esc" % (probe.how, probe.result, probe.ended),
+        )
+        if not running:
+            return
+
+        def mid_way():
+            shown = probe.samples[-1][1] if probe.samples else 0.0
+            elapsed = time.perf_counter() - probe.started
+            return probe.ended is not None or shown >= ESC_AT_FRACTION or elapsed >= ESC_AFTER_S
+
+        yield from wait_until(mid_way, BAKE_TIMEOUT, interval=0.02)
+        if probe.ended is not None:
+            check("esc_cancelled", False, "the bake ended (%s) before Esc was pressed: make it longer" % probe.result)
+            return
+        pos = xdo("getmouselocation")
+        t_press = time.perf_counter()
+        scr.key("Escape")
+        t_sent = time.perf_counter()
+        step(
+            "Esc pressed %.2f s after the start, progress %s, pointer %s"
+            % (t_press - probe.started, probe.samples[-1][1] if probe.samples else None, pos)
+        )
+        yield from wait_until(lambda: probe.ended is not None, BAKE_TIMEOUT, interval=0.01)
+    finally:
+        probe.uninstall()
+    yield 0.5
+    esc_modal = probe.esc_seen()
+    stop_s = probe.ended - t_press if probe.ended is not None else None
+    shown = probe.percents_before(t_press)
+    figs = R["figures"]
+    figs.update(
+        {
+            "esc_after_start_s": round(t_press - probe.started, 3),
+            "esc_to_stop_s": round(stop_s, 3) if stop_s is not None else None,
+            "esc_key_to_modal_s": round(esc_modal - t_press, 3) if esc_modal else None,
+            "xdotool_key_s": round(t_sent - t_press, 3),
+            "progress_shown_before_esc_pct": shown,
+            "progress_samples_before_esc": sum(1 for t, _f in probe.samples if t < t_press),
+            "operator_result": sorted(probe.result) if probe.result else None,
+        }
+    )
+    step("Esc figures: %s" % {k: v for k, v in figs.items()})
+    check(
+        "esc_cancelled",
+        probe.result == {"CANCELLED"} and esc_modal is not None,
+        "the operator's modal received ESC %.3f s after the key press and returned %s"
+        % (esc_modal - t_press if esc_modal else float("nan"), sorted(probe.result or ()))
+        if esc_modal
+        else "the operator's modal never received an ESC press; it ended %s" % sorted(probe.result or ()),
+    )
+    human = bpy.data.objects.get(human.name)
+    after = action_state(human) if human else None
+    check(
+        "esc_action_kept",
+        after == before,
+        "the armature's action before %s, after %s" % (before, after),
+    )
+    new = sorted(set(bpy.data.actions.keys()) - actions_before)
+    check("esc_no_new_action", not new, "new actions: %s" % new if new else "no new action (%d)" % len(actions_before))
+    check(
+        "esc_progress_seen",
+        len(set(shown)) >= 3,
+        "%d distinct progress values (%%) shown before Esc: %s" % (len(set(shown)), shown),
+    )
+    check(
+        "esc_stop_time",
+        stop_s is not None and stop_s <= ESC_LIMIT_S,
+        "Esc to the operator's end: %s s (limit %.2f s)"
+        % ("%.3f" % stop_s if stop_s is not None else "never", ESC_LIMIT_S),
     )
 
 
@@ -485,7 +688,7 @@ def tick():
     if delay is None:
         try:
             if not R["ok"] and not os.path.exists(SHOT):
-                screenshot(SHOT)  # for diagnosis; run_gui.sh keeps it out of docs/
+                shot(SHOT)  # for diagnosis; run_gui.sh keeps it out of docs/
         except Exception:
             traceback.print_exc()
         finish()

@@ -5,7 +5,8 @@ tools/test.sh counts. Besides gui_check.py's own checks (a check it never reache
 it scans Blender's log: a Python traceback, or a layout error that Blender only prints while
 drawing (``layout.prop`` with a wrong property name, ``layout.operator`` with an unknown
 operator), fails ``no_ui_errors_in_log``; Blender's exit status must be 0. Exit status 0 only
-when every check passed.
+when every check passed. The measured figures (``"figures"``: Esc-to-stop time, progress values)
+are printed too.
 """
 
 import json
@@ -38,6 +39,8 @@ def main(result_path, log_path, seconds, status):
     checks.append(("blender_exit_status", status == 0, "Blender exited with %d" % status))
     for name, ok, text in checks:
         print("gui: %s %s: %s" % ("PASSED" if ok else "FAILED", name, text))
+    for name, value in sorted((r.get("figures") or {}).items()):
+        print("gui: figure %s = %s" % (name, value))
     if tracebacks:
         for block in log.split("Traceback (most recent call last)")[1:4]:
             print("gui: traceback:" + "\n    ".join(block.splitlines()[:20]))
