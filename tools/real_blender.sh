@@ -10,7 +10,9 @@
 #
 # Environment: PROCANIM_CACHE (default ~/.cache/procanim) holds chroot-trixie/;
 # DEBIAN_MIRROR (default Debian's default mirror); PROCANIM_ZIP (use this zip
-# instead of building one); PYTEST_ADDOPTS is passed through to pytest.
+# instead of building one); PYTEST_ADDOPTS is passed through to pytest; PROCANIM_GUI_DEBUG=1 (more
+# screenshots) and PROCANIM_GUI_ESC_REPEAT=N (N more Esc runs, for the Esc-to-stop distribution) to
+# the GUI check.
 #
 # Mounts happen in a private mount namespace (unshare) when available, and are
 # unmounted by an EXIT trap in any case, so an interrupted run never leaves
@@ -104,6 +106,7 @@ _in_chroot_here() {
             ${PROCANIM_ZIP_IN:+PROCANIM_ZIP=$PROCANIM_ZIP_IN} \
             ${PYTEST_ADDOPTS:+PYTEST_ADDOPTS="$PYTEST_ADDOPTS"} \
             ${PROCANIM_GUI_DEBUG:+PROCANIM_GUI_DEBUG=$PROCANIM_GUI_DEBUG} \
+            ${PROCANIM_GUI_ESC_REPEAT:+PROCANIM_GUI_ESC_REPEAT=$PROCANIM_GUI_ESC_REPEAT} \
             "$@" <&0 &
         child=$!
         wait "$child"
@@ -213,7 +216,7 @@ main() {
             log "real Blender: headless tests exit $rc_h, GUI check exit $rc_g"
             [ "$rc_h" = 0 ] && [ "$rc_g" = 0 ]
             ;;
-        -h|--help|help) sed -n '2,16p' "$0" ;;
+        -h|--help|help) sed -n '2,18p' "$0" ;;
         *) die "usage: $0 provision|headless|gui|test|shell" ;;
     esac
 }

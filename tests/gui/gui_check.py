@@ -22,11 +22,16 @@ event loop runs, as a user at the screen would (input, screen and probes: gui_ha
    zigzag ahead of it, made with procanim.add_human / source_motion / add_zigzag; the Terrain
    panel's Generate button is found in the sidebar and clicked (real click; if it cannot be found,
    ``procanim.adapt_terrain('INVOKE_DEFAULT')`` in the sidebar's context), then Escape is pressed
-   (a real key event) once the bake is under way. The operator must end CANCELLED after its modal
+   (a real key event) once the bar shows 30 % or 4 s after the start. The operator must end
+   CANCELLED after its modal
    received the ESC, the armature's action be unchanged (name, identity, F-curves, keys), no new
    action exist, at least three progress values have been shown before Esc, and the operator have
    ended within ESC_LIMIT_S (0.5 s, the README's claim) of the key press. The figures (Esc to
-   stop, progress values) go to the result's "figures".
+   stop and its parts, progress values, the engine's report gaps, the event loop's gaps with and
+   without a bake) go to the result's "figures"; PROCANIM_GUI_ESC_REPEAT=N repeats the Esc N more
+   times (Esc at 0.3 s ... 7 s) for the distribution.
+8. A real drag on the Terrain panel's Steps field (found by its data path) changes the setting and
+   the sidebar's picture (the pattern of the live preview's step).
 
 The result goes to $PROCANIM_GUI_RESULT (JSON, "ok": true/false); run_gui.sh turns
 it into the exit status. Nothing here changes the add-on.
@@ -42,9 +47,16 @@ import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gui_harness import (  # noqa: E402  (Blender runs this file as a script)
+    COPY_DATA_PATH,
     OperatorProbe,
     Screen,
+    changed,
+    differing,
     find_widget,
+    idle_timer_gap,
+    max_gap,
+    move,
+    pixels,
     screenshot,
     wait_until,
     xdo,
@@ -61,7 +73,8 @@ BAKE_TIMEOUT = float(os.environ.get("PROCANIM_GUI_BAKE_TIMEOUT", "180"))
 LONG_STEPS = 40
 ZIGZAG_CELL = 3.0
 ESC_AT_FRACTION = 0.3  # Esc once the bar shows this much ...
-ESC_AFTER_S = 1.5  # ... or this long after the start, whichever comes first
+ESC_AFTER_S = 4.0  # ... or this long after the start, whichever comes first
+ESC_REPEAT = int(os.environ.get("PROCANIM_GUI_ESC_REPEAT", "0"))  # more Esc runs, for the distribution
 ESC_LIMIT_S = 0.5  # the README's claim: Esc stops a running bake within 0.5 s
 
 R = {
@@ -75,6 +88,7 @@ R = {
     "figures": {},
 }
 DRAWS = {}  # panel idname -> number of draw() calls
+DRAW_MS_MAX = {}  # panel idname.draw -> its longest call (ms)
 
 
 T0 = time.perf_counter()
@@ -109,6 +123,7 @@ CHECKS = (
     "esc_no_new_action",
     "esc_progress_seen",
     "esc_stop_time",
+    "drag_setting",
 )
 R["checks"] = {}
 
@@ -162,11 +177,15 @@ def _counting(orig, key):
     # (co_argcount), so the wrapper must take exactly (self, context).
     def wrapper(self, context):
         DRAWS[key] = DRAWS.get(key, 0) + 1
+        t0 = time.perf_counter()
         try:
             return orig(self, context)
         except Exception:
             R["draw_errors"].append("%s raised:\n%s" % (key, traceback.format_exc()))
             raise
+        finally:
+            ms = (time.perf_counter() - t0) * 1000.0
+            DRAW_MS_MAX[key] = round(max(DRAW_MS_MAX.get(key, 0.0), ms), 1)
 
     wrapper._procanim_wrapped = True
     return wrapper
@@ -274,6 +293,7 @@ def scenario():
     fcs = yield from generate_step(scr, panels, duck)
     yield from undo_redo_step(scr, duck, fcs)
     yield from esc_cancel_step(scr)
+    yield from drag_setting_step(scr)
 
 
 def panels_step(scr):
@@ -356,13 +376,13 @@ def tab_step(scr):
                 shot(os.path.join(os.path.dirname(SHOT), "debug-pass-%d.png" % attempt))
             yield 1.0
         # move the pointer into the window first, as a hand would, so Blender sees it enter
-        xdo("mousemove", "--sync", *scr.to_screen(area.x + area.width // 2, area.y + area.height // 2))
+        move(*scr.to_screen(area.x + area.width // 2, area.y + area.height // 2))
         yield 0.3
         for y in range(ui.y + ui.height - 12, ui.y + 12, -12):
             if ui.active_panel_category == CATEGORY:
                 break
             sx, sy = scr.to_screen(ui.x + ui.width - 10, y)
-            xdo("mousemove", "--sync", sx, sy)
+            move(sx, sy)
             yield 0.1
             xdo("click", "1")
             R["tab_clicks"] += 1
@@ -523,6 +543,7 @@ def terrain_scene_step(scr):
     action = action_of(human)
     frames = int(action.frame_range[1] - action.frame_range[0] + 1) if action else 0
     R["figures"]["long_bake_frames"] = frames
+    step("terrain scene: %s with %r (%d frames), terrain %r" % (human.name, action and action.name, frames, terrain))
     ok = check(
         "terrain_scene_built",
         {"FINISHED"} == set(r_add) == set(r_walk) == set(r_zig)
@@ -544,115 +565,196 @@ def terrain_scene_step(scr):
     return human if ok else None
 
 
-def start_from_sidebar(scr, probe):
+def start_from_sidebar(scr):
     """Click the Terrain panel's Generate button (found by hovering the sidebar from its bottom,
     where the Terrain panel is, and copying what is under the pointer). When it cannot be found,
-    invoke the operator as the button would."""
+    invoke the operator as the button would. Returns a step that starts the bake again."""
     at = yield from find_widget(scr, lambda t: "procanim.adapt_terrain(" in t, from_bottom=True)
     if at is not None:
         step("Terrain Generate button at %d,%d: %s" % (at[0], at[1], scr.found_text))
-        yield from scr.click(*at)
         R["figures"]["long_bake_started_by"] = "click on the sidebar's Generate button"
-        return
+        return lambda: scr.click(*at)
     step("Terrain Generate button not found in the sidebar: invoking the operator as the button would")
-    scr.park_pointer()
-    st = bpy.context.scene.procanim
-    with scr.override():
-        ret = bpy.ops.procanim.adapt_terrain(
-            "INVOKE_DEFAULT", armature=st.armature.name, terrain=st.terrain.terrain.name
-        )
-    step("procanim.adapt_terrain('INVOKE_DEFAULT') -> %s" % sorted(ret))
     R["figures"]["long_bake_started_by"] = "procanim.adapt_terrain('INVOKE_DEFAULT') in the sidebar's context"
+    scr.park_pointer()
+
+    def invoke():
+        st = bpy.context.scene.procanim
+        with scr.override():
+            ret = bpy.ops.procanim.adapt_terrain(
+                "INVOKE_DEFAULT", armature=st.armature.name, terrain=st.terrain.terrain.name
+            )
+        step("procanim.adapt_terrain('INVOKE_DEFAULT') -> %s" % sorted(ret))
+        yield 0.0
+
+    return invoke
+
+
+def bake_then_esc(scr, probe, start, esc_at_fraction, esc_after_s):
+    """Step: start the bake, press Escape (a real key event) once it shows ``esc_at_fraction`` or
+    ``esc_after_s`` s after its start, wait for its end. Returns what was measured."""
+    probe.reset()
+    yield from start()
+    m = {"started": (yield from wait_until(lambda: probe.started is not None, 30.0))}
+    m["running"] = m["started"] and probe.ended is None
+    if not m["running"]:
+        return m
+
+    def mid_way():
+        shown = probe.samples[-1][1] if probe.samples else 0.0
+        elapsed = time.perf_counter() - probe.started
+        return probe.ended is not None or shown >= esc_at_fraction or elapsed >= esc_after_s
+
+    ticks = []
+    yield from wait_until(mid_way, BAKE_TIMEOUT, interval=0.02, ticks=ticks)
+    m["ended_before_esc"] = probe.ended is not None
+    if m["ended_before_esc"]:
+        m["result"] = sorted(probe.result or ())
+        return m
+    t_press = time.perf_counter()
+    scr.key("Escape")
+    t_sent = time.perf_counter()
+    yield from wait_until(lambda: probe.ended is not None, BAKE_TIMEOUT, interval=0.01)
+    esc_modal = probe.esc_seen()
+    before = probe.reports_between(probe.started, t_press)
+    after = probe.reports_between(esc_modal or t_press, float("inf"))
+    m.update(
+        {
+            "engine_reports_before_esc": len(before),
+            "engine_report_gap_max_s": max_gap(before),
+            "modal_gap_max_s": max_gap([t for t, _typ, _v in probe.events if t < t_press]),
+            "timer_gap_max_s": max_gap(ticks),
+            "esc_modal_to_engine_report_s": round(after[0] - esc_modal, 3) if after and esc_modal else None,
+            "esc_after_start_s": round(t_press - probe.started, 3),
+            "fraction_at_esc": round(probe.samples[-1][1], 3) if probe.samples else None,
+            "esc_to_stop_s": round(probe.ended - t_press, 3) if probe.ended is not None else None,
+            "esc_key_to_modal_s": round(esc_modal - t_press, 3) if esc_modal else None,
+            "xdotool_key_s": round(t_sent - t_press, 3),
+            "progress_shown_before_esc_pct": probe.percents_before(t_press),
+            "progress_samples_before_esc": sum(1 for t, _f in probe.samples if t < t_press),
+            "progress_object_found": probe.progress_found,
+            "result": sorted(probe.result or ()),
+        }
+    )
+    return m
 
 
 def esc_cancel_step(scr):
     """A long terrain adaptation started from the sidebar; Esc pressed (a real key event) mid-way.
     Checks: the operator ended CANCELLED, the armature's action is unchanged, no new action, at
-    least three progress values shown before Esc, and Esc stopped the bake within ESC_LIMIT s."""
+    least three progress values shown before Esc, and Esc stopped the bake within ESC_LIMIT_S.
+    With PROCANIM_GUI_ESC_REPEAT=N the bake is then started and cancelled N more times, Esc at
+    different moments, for the distribution of the Esc-to-stop time (figures only)."""
     human = yield from terrain_scene_step(scr)
     if human is None:
         return
     before = action_state(human)
     actions_before = set(bpy.data.actions.keys())
+    R["figures"]["idle_timer_gap_max_s"] = yield from idle_timer_gap()
     probe = OperatorProbe("procanim.adapt_terrain").install()
     try:
-        yield from start_from_sidebar(scr, probe)
-        started = yield from wait_until(lambda: probe.started is not None, 30.0)
-        running = started and probe.ended is None
-        check(
-            "long_bake_started",
-            running,
-            "procanim.adapt_terrain running modal (%s)" % probe.how
-            if running
-            else "started %s, ended %s %s before Esc" % (probe.how, probe.result, probe.ended),
-        )
-        if not running:
-            return
-
-        def mid_way():
-            shown = probe.samples[-1][1] if probe.samples else 0.0
-            elapsed = time.perf_counter() - probe.started
-            return probe.ended is not None or shown >= ESC_AT_FRACTION or elapsed >= ESC_AFTER_S
-
-        yield from wait_until(mid_way, BAKE_TIMEOUT, interval=0.02)
-        if probe.ended is not None:
-            check("esc_cancelled", False, "the bake ended (%s) before Esc was pressed: make it longer" % probe.result)
-            return
-        pos = xdo("getmouselocation")
-        t_press = time.perf_counter()
-        scr.key("Escape")
-        t_sent = time.perf_counter()
-        step(
-            "Esc pressed %.2f s after the start, progress %s, pointer %s"
-            % (t_press - probe.started, probe.samples[-1][1] if probe.samples else None, pos)
-        )
-        yield from wait_until(lambda: probe.ended is not None, BAKE_TIMEOUT, interval=0.01)
+        start = yield from start_from_sidebar(scr)
+        m = yield from bake_then_esc(scr, probe, start, ESC_AT_FRACTION, ESC_AFTER_S)
+        step("Esc: %s" % m)
+        yield 0.5
+        human = bpy.data.objects.get(human.name)
+        after = action_state(human) if human else None
+        new = sorted(set(bpy.data.actions.keys()) - actions_before)
+        repeats = []
+        if m.get("esc_to_stop_s") is not None:
+            for i in range(ESC_REPEAT):
+                yield 0.5
+                r = yield from bake_then_esc(scr, probe, start, 2.0, 0.3 + (0.7 * i) % 7.0)
+                r["idle_timer_gap_max_s"] = yield from idle_timer_gap(1.0)
+                step("Esc repeat %d: %s" % (i + 1, r))
+                repeats.append(r)
     finally:
         probe.uninstall()
-    yield 0.5
-    esc_modal = probe.esc_seen()
-    stop_s = probe.ended - t_press if probe.ended is not None else None
-    shown = probe.percents_before(t_press)
-    figs = R["figures"]
-    figs.update(
-        {
-            "esc_after_start_s": round(t_press - probe.started, 3),
-            "esc_to_stop_s": round(stop_s, 3) if stop_s is not None else None,
-            "esc_key_to_modal_s": round(esc_modal - t_press, 3) if esc_modal else None,
-            "xdotool_key_s": round(t_sent - t_press, 3),
-            "progress_shown_before_esc_pct": shown,
-            "progress_samples_before_esc": sum(1 for t, _f in probe.samples if t < t_press),
-            "operator_result": sorted(probe.result) if probe.result else None,
-        }
+    R["figures"].update({k: v for k, v in m.items() if k not in ("started", "running")})
+    ok = check(
+        "long_bake_started",
+        m["running"] and not m["ended_before_esc"],
+        "procanim.adapt_terrain running modal (%s), Esc pressed %.2f s after its start at %s of the bar"
+        % (probe.how, m["esc_after_start_s"], m["fraction_at_esc"])
+        if m["running"] and not m["ended_before_esc"]
+        else "started: %s, ended %s before Esc (the bake must be longer)" % (m["started"], m.get("result")),
     )
-    step("Esc figures: %s" % {k: v for k, v in figs.items()})
+    if not ok:
+        return
+    if repeats:
+        stops = sorted(r["esc_to_stop_s"] for r in repeats if r.get("esc_to_stop_s") is not None)
+        keys = (
+            "esc_after_start_s",
+            "fraction_at_esc",
+            "esc_to_stop_s",
+            "esc_key_to_modal_s",
+            "esc_modal_to_engine_report_s",
+            "engine_report_gap_max_s",
+            "timer_gap_max_s",
+            "idle_timer_gap_max_s",
+            "result",
+        )
+        R["figures"]["esc_repeats"] = [{k: r.get(k) for k in keys} for r in repeats]
+        R["figures"]["esc_to_stop_s_repeats_sorted"] = stops
+        if stops:
+            R["figures"]["esc_to_stop_s_repeats_median_max"] = (stops[len(stops) // 2], stops[-1])
     check(
         "esc_cancelled",
-        probe.result == {"CANCELLED"} and esc_modal is not None,
-        "the operator's modal received ESC %.3f s after the key press and returned %s"
-        % (esc_modal - t_press if esc_modal else float("nan"), sorted(probe.result or ()))
-        if esc_modal
-        else "the operator's modal never received an ESC press; it ended %s" % sorted(probe.result or ()),
+        m["result"] == ["CANCELLED"] and m["esc_key_to_modal_s"] is not None,
+        "the operator's modal received ESC %s s after the key press and returned %s"
+        % (m["esc_key_to_modal_s"], m["result"])
+        if m["esc_key_to_modal_s"] is not None
+        else "the operator's modal never received an ESC press; it ended %s" % m["result"],
     )
-    human = bpy.data.objects.get(human.name)
-    after = action_state(human) if human else None
-    check(
-        "esc_action_kept",
-        after == before,
-        "the armature's action before %s, after %s" % (before, after),
-    )
-    new = sorted(set(bpy.data.actions.keys()) - actions_before)
+    check("esc_action_kept", after == before, "the armature's action before %s, after %s" % (before, after))
     check("esc_no_new_action", not new, "new actions: %s" % new if new else "no new action (%d)" % len(actions_before))
+    shown = m["progress_shown_before_esc_pct"]
     check(
         "esc_progress_seen",
         len(set(shown)) >= 3,
-        "%d distinct progress values (%%) shown before Esc: %s" % (len(set(shown)), shown),
+        "%d distinct progress values (%%) shown before Esc: %s%s"
+        % (len(set(shown)), shown, "" if m["progress_object_found"] else " (no progress object on the operator)"),
     )
+    stop_s = m["esc_to_stop_s"]
     check(
         "esc_stop_time",
         stop_s is not None and stop_s <= ESC_LIMIT_S,
-        "Esc to the operator's end: %s s (limit %.2f s)"
-        % ("%.3f" % stop_s if stop_s is not None else "never", ESC_LIMIT_S),
+        "Esc to the operator's end: %s s (limit %.2f s)" % (stop_s if stop_s is not None else "never", ESC_LIMIT_S),
+    )
+
+
+# ------------------------------------------------------------------ a sidebar setting dragged
+def drag_setting_step(scr):
+    """A real drag on a sidebar number field changes the setting and the sidebar shows it: the
+    Terrain panel's Steps field is found by its data path (hover + Ctrl+Shift+Alt+C), dragged 60 px
+    to the right, and the region's pixels must change. The shape of the live preview's "move a
+    setting, see the ghost move" step (the time to the new picture is a figure)."""
+    st = bpy.context.scene.procanim.terrain
+    at = yield from find_widget(scr, lambda t: t.endswith(".terrain.steps"), copy=COPY_DATA_PATH, from_bottom=True)
+    if at is None:
+        check("drag_setting", False, "the Terrain panel's Steps field was not found in the sidebar")
+        return
+    yield 0.5  # the hover highlight and any tooltip settle before the picture
+    scr.park_pointer()
+    yield 0.5
+    box = scr.box(scr.ui)
+    before_px, before = pixels(box), st.steps
+    t0 = time.perf_counter()
+    yield from scr.drag(at, 60)
+    scr.park_pointer()  # no hover highlight: what changes is the value shown
+    seen = yield from changed(box, before_px, timeout=10.0, min_pixels=10, since=t0)
+    R["figures"]["drag_to_new_picture_s"] = round(seen[0], 3) if seen else None
+    check(
+        "drag_setting",
+        st.steps > before and seen is not None,
+        "Steps %d -> %d after a 60 px drag at %d,%d; the sidebar's picture changed %s"
+        % (
+            before,
+            st.steps,
+            at[0],
+            at[1],
+            "(%d pixels) %.2f s after the drag began" % (differing(seen[1], before_px), seen[0]) if seen else "never",
+        ),
     )
 
 
@@ -663,6 +765,8 @@ def finish():
     R["ok"] = not R["errors"] and not R["draw_errors"] and all(R["checks"].get(name, {}).get("ok") for name in CHECKS)
     R["expected_checks"] = list(CHECKS)
     R["draws"] = DRAWS
+    R["figures"]["panel_draw_ms_max"] = max(DRAW_MS_MAX.values(), default=None)
+    R["draw_ms_max"] = DRAW_MS_MAX
     os.makedirs(os.path.dirname(RESULT), exist_ok=True)
     with open(RESULT, "w") as f:
         json.dump(R, f, indent=1, default=str)

@@ -15,8 +15,9 @@ here is a real X event sent through XTEST (``xdotool``), never a Python call sta
   Ctrl+Shift+Alt+C: a property's full data path) to its clipboard, which is read back.
 * :class:`OperatorProbe` — wraps a registered operator class's ``invoke``/``modal``/``execute``
   to record when it started, every event its modal saw, the progress it shows (its ``Progress``
-  object's fraction at each modal call, i.e. what it hands to ``wm.progress_update``) and how and
-  when it ended. Behaviour is unchanged (the wrappers call the original and return its result).
+  object's fraction at each modal call, i.e. what it hands to ``wm.progress_update``), every
+  progress report of the engine (in the worker thread) and how and when it ended. Behaviour is
+  unchanged (the wrappers call the original and return its result).
 
 Steps of the check are generators that ``yield`` seconds to wait (Blender's event loop runs
 meanwhile) and may ``return`` a value: ``found = yield from find_widget(screen, match)``.
@@ -24,11 +25,11 @@ Adding a step (e.g. the live preview's "move a slider, the ghost moves")::
 
     def preview_step(scr):
         at = yield from find_widget(scr, lambda t: t.endswith(".speed"), copy=COPY_DATA_PATH)
-        before = pixels(scr.box(scr.area))
+        before = pixels(scr.box(scr.view))
         t0 = time.perf_counter()
         yield from scr.drag(at, 40)               # a real drag of the slider
-        shot = yield from changed(scr.box(scr.area), before, timeout=5.0)
-        check("preview_ghost_moves", shot is not None, "...%.2f s" % (time.perf_counter() - t0))
+        seen = yield from changed(scr.box(scr.view), before, timeout=5.0, since=t0)
+        check("preview_ghost_moves", seen is not None, "...%.2f s" % seen[0])
 
 then list the step's check names in gui_check.CHECKS and call it from ``scenario()``.
 """
@@ -52,10 +53,40 @@ TAB_STRIP = 30  # px at the sidebar's right edge taken by the category tabs
 def xdo(*args):
     """Run xdotool with ``args``; its stdout. Raises RuntimeError when it fails."""
     cmd = ["xdotool", *map(str, args)]
+    t0 = time.perf_counter()
     p = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "DISPLAY": DISPLAY})
+    if time.perf_counter() - t0 > 1.0:
+        print("gui_harness: slow: %s took %.1f s" % (" ".join(cmd), time.perf_counter() - t0), flush=True)
     if p.returncode != 0:
         raise RuntimeError("%s failed: %s" % (" ".join(cmd), p.stderr.strip()))
     return p.stdout.strip()
+
+
+_POINTER = [None]  # where move() last put the pointer (only this check moves it)
+
+
+def move_args(sx, sy):
+    """xdotool arguments that put the pointer at (sx, sy) and wait until it is there; none when
+    it is there already (``mousemove --sync`` to the pointer's own position waits ~15 s for a
+    motion that never comes, with Blender's window under it)."""
+    if _POINTER[0] == (int(sx), int(sy)):
+        return []
+    _POINTER[0] = (int(sx), int(sy))
+    return ["mousemove", "--sync", int(sx), int(sy)]
+
+
+def where_pointer():
+    """The pointer's X-screen position, asked of the X server (and remembered by move())."""
+    shell = dict(line.split("=", 1) for line in xdo("getmouselocation", "--shell").splitlines() if "=" in line)
+    _POINTER[0] = (int(shell["X"]), int(shell["Y"]))
+    return _POINTER[0]
+
+
+def move(sx, sy):
+    """Pointer to X-screen (sx, sy)."""
+    args = move_args(sx, sy)
+    if args:
+        xdo(*args)
 
 
 def _grab(fmt):
@@ -88,26 +119,46 @@ def differing(a, b, tol=24):
     return int((np.abs(a.astype(np.int16) - b.astype(np.int16)).max(axis=-1) > tol).sum())
 
 
-def changed(box, before, timeout=5.0, min_pixels=50, interval=0.05):
+def changed(box, before, timeout=5.0, min_pixels=50, interval=0.05, since=None):
     """Step: wait until ``box`` differs from ``before`` in at least ``min_pixels`` pixels; returns
-    (seconds waited, new pixels), or None after ``timeout`` s."""
+    (seconds since ``since`` — a perf_counter, default the call —, new pixels), or None after
+    ``timeout`` s."""
     t0 = time.perf_counter()
+    since = t0 if since is None else since
     while time.perf_counter() - t0 < timeout:
         yield interval
         now = pixels(box)
         if differing(now, before) >= min_pixels:
-            return time.perf_counter() - t0, now
+            return time.perf_counter() - since, now
     return None
 
 
-def wait_until(cond, timeout, interval=0.05):
-    """Step: yield until ``cond()`` is true (returns True) or ``timeout`` s pass (returns False)."""
+def wait_until(cond, timeout, interval=0.05, ticks=None):
+    """Step: yield until ``cond()`` is true (returns True) or ``timeout`` s pass (returns False).
+    ``ticks``: a list that gets the perf_counter of every check (how often Blender's event loop ran
+    this timer)."""
     t0 = time.perf_counter()
-    while not cond():
+    while True:
+        if ticks is not None:
+            ticks.append(time.perf_counter())
+        if cond():
+            return True
         if time.perf_counter() - t0 > timeout:
             return False
         yield interval
-    return True
+
+
+def max_gap(times):
+    """The longest interval (s) between successive times; None for fewer than two."""
+    return round(float(np.diff(times).max()), 3) if len(times) > 1 else None
+
+
+def idle_timer_gap(seconds=2.0, interval=0.02):
+    """Step: the longest interval between this timer's calls while nothing runs, for ``seconds``:
+    how promptly Blender's event loop answers on this machine right now (the load)."""
+    ticks = []
+    yield from wait_until(lambda: False, seconds, interval, ticks)
+    return max_gap(ticks)
 
 
 class Screen:
@@ -144,10 +195,10 @@ class Screen:
 
     def park_pointer(self):
         """Pointer over the viewport (no tooltip over the sidebar; keys go to this window)."""
-        xdo("mousemove", "--sync", *self.region_to_screen(self.view, self.view.width // 3, self.view.height // 2))
+        move(*self.region_to_screen(self.view, self.view.width // 3, self.view.height // 2))
 
     def click(self, sx, sy):
-        xdo("mousemove", "--sync", sx, sy)
+        move(sx, sy)
         yield 0.1
         xdo("click", "1")
 
@@ -158,18 +209,22 @@ class Screen:
     def drag(self, at, dx, steps=8):
         """Step: press at ``at`` = (sx, sy), move ``dx`` px to the right in ``steps`` moves, release."""
         sx, sy = at
-        xdo("mousemove", "--sync", sx, sy)
+        move(sx, sy)
         yield 0.1
         xdo("mousedown", "1")
         for i in range(1, steps + 1):
-            xdo("mousemove", "--sync", sx + dx * i // steps, sy)
+            # no --sync: while a number field is dragged Blender grabs and warps the pointer, and
+            # xdotool would wait (seconds) for a position it never reports
+            xdo("mousemove", sx + dx * i // steps, sy)
             yield 0.03
         xdo("mouseup", "1")
+        yield 0.2
+        where_pointer()  # Blender may have warped it back (a number field's drag does)
 
     def wheel(self, down, clicks):
         """Wheel clicks over the sidebar's content (scrolls it)."""
         x, y = self.region_to_screen(self.ui, (self.ui.width - TAB_STRIP) // 2, self.ui.height // 2)
-        xdo("mousemove", "--sync", x, y, "click", "--repeat", clicks, "--delay", 15, 5 if down else 4)
+        xdo(*move_args(x, y), "click", "--repeat", clicks, "--delay", 15, 5 if down else 4)
 
 
 # ------------------------------------------------------------------ finding a sidebar widget
@@ -177,7 +232,7 @@ def _probe(scr, rx, ry, copy, settle):
     wm = bpy.context.window_manager
     wm.clipboard = ""
     sx, sy = scr.region_to_screen(scr.ui, rx, ry)
-    xdo("mousemove", "--sync", sx, sy, "key", copy)
+    xdo(*move_args(sx, sy), "key", copy)
     yield settle
     return wm.clipboard
 
@@ -242,12 +297,14 @@ class OperatorProbe:
         self.idname = idname
         self.cls = operator_class(idname)
         self._saved = {}
+        self._spied = None
         self.reset()
 
     def reset(self):
-        self.started = self.ended = self.result = None
+        self.started = self.ended = self.result = self.invoke_s = None
         self.how = None
-        self.samples, self.events = [], []
+        self.progress_found = False
+        self.samples, self.events, self.reports = [], [], []
 
     def _end(self, ret):
         if ret and ({"FINISHED", "CANCELLED"} & set(ret)):
@@ -262,6 +319,7 @@ class OperatorProbe:
         def invoke(self, context, event):
             probe.started, probe.how = time.perf_counter(), "invoke"
             ret = orig["invoke"](self, context, event)
+            probe.invoke_s = round(time.perf_counter() - probe.started, 3)
             probe._end(ret)
             return ret
 
@@ -269,8 +327,10 @@ class OperatorProbe:
             t = time.perf_counter()
             probe.events.append((t, event.type, event.value))
             p = _progress_of(self)
+            probe.progress_found = p is not None
             if p is not None:
                 probe.samples.append((t, float(p.fraction)))
+                probe._spy(p)
             ret = orig["modal"](self, context, event)
             probe._end(ret)
             return ret
@@ -287,7 +347,35 @@ class OperatorProbe:
                 setattr(cls, name, fn)
         return self
 
+    def _spy(self, progress):
+        """Record every call of the engine's progress callback (in the worker thread): when the
+        engine reported, so gaps between reports and the report that saw the cancel are known."""
+        if self._spied is not None or not callable(progress):
+            return
+        probe, cls = self, type(progress)
+        orig, own = cls.__call__, cls.__dict__.get("__call__")
+
+        def __call__(self, fraction):
+            probe.reports.append((time.perf_counter(), fraction))
+            return orig(self, fraction)
+
+        try:
+            cls.__call__ = __call__
+        except TypeError:  # a built-in type: no spying, the other figures remain
+            return
+        self._spied = (cls, own)
+
+    def reports_between(self, t0, t1):
+        return [t for t, _f in self.reports if t0 <= t < t1]
+
     def uninstall(self):
+        if self._spied is not None:
+            cls, fn = self._spied
+            if fn is not None:
+                cls.__call__ = fn
+            else:
+                del cls.__call__
+            self._spied = None
         for name, fn in self._saved.items():
             if fn is not None:
                 setattr(self.cls, name, fn)
