@@ -611,6 +611,7 @@ def bake_then_esc(scr, probe, start, esc_at_fraction, esc_after_s):
     if m["ended_before_esc"]:
         m["result"] = sorted(probe.result or ())
         return m
+    fraction_at_esc = round(probe.samples[-1][1], 3) if probe.samples else None
     t_press = time.perf_counter()
     scr.key("Escape")
     t_sent = time.perf_counter()
@@ -626,7 +627,7 @@ def bake_then_esc(scr, probe, start, esc_at_fraction, esc_after_s):
             "timer_gap_max_s": max_gap(ticks),
             "esc_modal_to_engine_report_s": round(after[0] - esc_modal, 3) if after and esc_modal else None,
             "esc_after_start_s": round(t_press - probe.started, 3),
-            "fraction_at_esc": round(probe.samples[-1][1], 3) if probe.samples else None,
+            "fraction_at_esc": fraction_at_esc,
             "esc_to_stop_s": round(probe.ended - t_press, 3) if probe.ended is not None else None,
             "esc_key_to_modal_s": round(esc_modal - t_press, 3) if esc_modal else None,
             "xdotool_key_s": round(t_sent - t_press, 3),
