@@ -30,7 +30,7 @@ event loop runs, as a user at the screen would (input, screen and probes: gui_ha
    stop and its parts, progress values, the engine's report gaps, the event loop's gaps with and
    without a bake) go to the result's "figures"; PROCANIM_GUI_ESC_REPEAT=N repeats the Esc N more
    times (Esc at 0.3 s ... 7 s) for the distribution.
-8. A real drag on the Terrain panel's Steps field (found by its data path) changes the setting and
+8. A real drag on the source walk's Steps field (found by its data path) changes the setting and
    the sidebar's picture (the pattern of the live preview's step).
 
 The result goes to $PROCANIM_GUI_RESULT (JSON, "ok": true/false); run_gui.sh turns
@@ -57,6 +57,7 @@ from gui_harness import (  # noqa: E402  (Blender runs this file as a script)
     max_gap,
     move,
     pixels,
+    resolve,
     screenshot,
     wait_until,
     xdo,
@@ -76,6 +77,7 @@ ESC_AT_FRACTION = 0.3  # Esc once the bar shows this much ...
 ESC_AFTER_S = 4.0  # ... or this long after the start, whichever comes first
 ESC_REPEAT = int(os.environ.get("PROCANIM_GUI_ESC_REPEAT", "0"))  # more Esc runs, for the distribution
 ESC_LIMIT_S = 0.5  # the README's claim: Esc stops a running bake within 0.5 s
+DRAG_FIELD = ".source_motion.steps"  # the number field the drag check moves (data path ending)
 
 R = {
     "ok": False,
@@ -727,31 +729,33 @@ def esc_cancel_step(scr):
 # ------------------------------------------------------------------ a sidebar setting dragged
 def drag_setting_step(scr):
     """A real drag on a sidebar number field changes the setting and the sidebar shows it: the
-    Terrain panel's Steps field is found by its data path (hover + Ctrl+Shift+Alt+C), dragged 60 px
-    to the right, and the region's pixels must change. The shape of the live preview's "move a
-    setting, see the ghost move" step (the time to the new picture is a figure)."""
-    st = bpy.context.scene.procanim.terrain
-    at = yield from find_widget(scr, lambda t: t.endswith(".terrain.steps"), copy=COPY_DATA_PATH, from_bottom=True)
+    source walk's Steps field (under Terrain) is found by its data path (hover + Ctrl+Shift+Alt+C),
+    dragged 60 px to the right, and the region's pixels must change. The shape of the live
+    preview's "move a setting, see the ghost move" step (the time to the new picture is a figure)."""
+    at = yield from find_widget(scr, lambda t: t.endswith(DRAG_FIELD), copy=COPY_DATA_PATH, from_bottom=True)
     if at is None:
-        check("drag_setting", False, "the Terrain panel's Steps field was not found in the sidebar")
+        check("drag_setting", False, "no field whose data path ends with %r in the sidebar" % DRAG_FIELD)
         return
+    owner, prop = resolve(scr.found_text)
     yield 0.5  # the hover highlight and any tooltip settle before the picture
     scr.park_pointer()
     yield 0.5
     box = scr.box(scr.ui)
-    before_px, before = pixels(box), st.steps
+    before_px, before = pixels(box), getattr(owner, prop)
     t0 = time.perf_counter()
     yield from scr.drag(at, 60)
     scr.park_pointer()  # no hover highlight: what changes is the value shown
     seen = yield from changed(box, before_px, timeout=10.0, min_pixels=10, since=t0)
     R["figures"]["drag_to_new_picture_s"] = round(seen[0], 3) if seen else None
+    value = getattr(owner, prop)
     check(
         "drag_setting",
-        st.steps > before and seen is not None,
-        "Steps %d -> %d after a 60 px drag at %d,%d; the sidebar's picture changed %s"
+        value > before and seen is not None,
+        "%s %s -> %s after a 60 px drag at %d,%d; the sidebar's picture changed %s"
         % (
+            scr.found_text,
             before,
-            st.steps,
+            value,
             at[0],
             at[1],
             "(%d pixels) %.2f s after the drag began" % (differing(seen[1], before_px), seen[0]) if seen else "never",

@@ -37,6 +37,7 @@ then list the step's check names in gui_check.CHECKS and call it from ``scenario
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import time
 
@@ -267,6 +268,18 @@ def find_widget(scr, match, copy=COPY, from_bottom=False, step=10, max_pages=20,
         if ui.view2d.region_to_view(0, 0)[1] == top:
             break  # the end of the sidebar
     return None
+
+
+def resolve(full_path):
+    """(owner, property name) of a full data path as Blender copies it
+    (``bpy.data.scenes["Scene"].procanim.source_motion.steps``); read it with getattr."""
+    m = re.match(r"""^bpy\.data\.(\w+)\[(?:"([^"]*)"|'([^']*)')\]\.(.+)$""", full_path.strip())
+    if m is None:
+        raise ValueError("not a full data path: %r" % full_path)
+    coll, name, rest = m.group(1), m.group(2) if m.group(2) is not None else m.group(3), m.group(4)
+    owner_path, _, prop = rest.rpartition(".")
+    owner = getattr(bpy.data, coll)[name]
+    return (owner.path_resolve(owner_path) if owner_path else owner), prop
 
 
 # ------------------------------------------------------------------ operator probe
