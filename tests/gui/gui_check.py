@@ -728,6 +728,18 @@ def esc_cancel_step(scr):
 
 
 # ------------------------------------------------------------------ a sidebar setting dragged
+def redraw_ms(scr, iterations=3):
+    """How long one redraw of the 3D view's viewport and of its sidebar takes here (ms, mean of
+    ``iterations``; wm.redraw_timer): the floor under any "change -> new picture" time."""
+    out = {}
+    for name, region in (("viewport", scr.view), ("sidebar", scr.ui)):
+        with scr.override(region):
+            t0 = time.perf_counter()
+            bpy.ops.wm.redraw_timer(type="DRAW", iterations=iterations)
+            out[name] = round((time.perf_counter() - t0) * 1000.0 / iterations, 1)
+    return out
+
+
 def drag_setting_step(scr):
     """A real drag on a sidebar number field changes the setting and the sidebar shows it: the
     source walk's Steps field (under Terrain) is found by its data path (hover + Ctrl+Shift+Alt+C),
@@ -748,6 +760,7 @@ def drag_setting_step(scr):
     scr.park_pointer()  # no hover highlight: what changes is the value shown
     seen = yield from changed(box, before_px, timeout=10.0, min_pixels=10, since=t0)
     R["figures"]["drag_to_new_picture_s"] = round(seen[0], 3) if seen else None
+    R["figures"]["redraw_ms"] = redraw_ms(scr)
     value = getattr(owner, prop)
     check(
         "drag_setting",
