@@ -99,7 +99,7 @@ def draw_metrics(layout, entry, panel_module, obj) -> None:
     for metric in metric_table.metrics_for(entry.id):
         if m.get(metric.key) is None:
             continue
-        row = col.row(align=True)
+        row = col.split(factor=0.58, align=True)  # the label gets the room, the value fits beside it
         info = row.operator("procanim.metric_info", text=metric.label, emboss=False)
         info.generator, info.key = entry.id, metric.key
         row.label(text=metric.format(m[metric.key]))

@@ -1,7 +1,7 @@
 """How the figures of a bake are shown: one table for every panel, the batch report and scripts.
 
 A generator stores plain numbers in ``clip.metrics`` under keys such as ``skate_mean_cm_s``; the
-sidebar shows them as "Foot skate, mean  0.0001 cm/s" with a tooltip saying what is measured. Each
+sidebar shows them as "Foot skate  0.0001 cm/s" with a tooltip saying what is measured. Each
 generator lists the keys it wants shown (in order); :data:`COMMON` follows on every panel.
 """
 
@@ -34,17 +34,17 @@ def _m(key, label, unit, digits, tooltip) -> Metric:
     return Metric(key, label, unit, digits, tooltip)
 
 
-SKATE_MEAN = _m("skate_mean_cm_s", "Foot skate, mean", "cm/s", 4,
+SKATE_MEAN = _m("skate_mean_cm_s", "Foot skate", "cm/s", 4,
                 "Mean speed of foot points while they bear weight: 0 means planted feet never slide")
-SKATE_P95 = _m("skate_p95_cm_s", "Foot skate, 95th percentile", "cm/s", 3,
+SKATE_P95 = _m("skate_p95_cm_s", "Foot skate, p95", "cm/s", 3,
                "95 % of the weight-bearing foot samples slide slower than this")
-PENETRATION = _m("penetration_max_cm", "Deepest foot in the ground", "cm", 3,
+PENETRATION = _m("penetration_max_cm", "Foot below ground", "cm", 3,
                  "How far the lowest foot point goes below the ground at worst: 0 is ideal")
 
 COMMON = (
     _m("keys", "Keys per channel", "", 0, "Keyframes written on every baked channel"),
     _m("fcurves", "F-curves", "", 0, "Animation channels written by the bake"),
-    _m("control_residual_cm_max", "Control-rig residual, max", "cm", 3,
+    _m("control_residual_cm_max", "Control residual", "cm", 3,
        "Largest distance between Blender's evaluated deform bones and the intended pose, on the sampled frames"),
     _m("generate_ms", "Bake time", "ms", 0, "Time from Generate to the keys being written"),
 )
@@ -56,7 +56,7 @@ TABLE: dict[str, tuple[Metric, ...]] = {
         SKATE_MEAN,
         SKATE_P95,
         PENETRATION,
-        _m("reach_clamped_frames", "Keys lowered for reach", "", 0,
+        _m("reach_clamped_frames", "Keys lowered (reach)", "", 0,
            "Keys where a light duck's bounce was lowered so a planted foot stays within reach"),
     ),
     "handshake": (
@@ -64,9 +64,9 @@ TABLE: dict[str, tuple[Metric, ...]] = {
            "Mean distance between the two grip points during the shake (the paper's Table 3, both hands)"),
         _m("both_std_cm", "Grip error, std", "cm", 3, "Standard deviation of the grip distance in the shake"),
         _m("both_max_cm", "Grip error, max", "cm", 3, "Largest grip distance in the shake"),
-        _m("time_ms_initiator", "Initiator solver time", "ms/frame", 3,
+        _m("time_ms_initiator", "Initiator solver", "ms/frame", 3,
            "Time the initiator's arm controller takes per frame"),
-        _m("time_ms_partner", "Partner solver time", "ms/frame", 3,
+        _m("time_ms_partner", "Partner solver", "ms/frame", 3,
            "Time the partner's arm controller takes per frame"),
     ),
     "path_walk": (
@@ -75,9 +75,9 @@ TABLE: dict[str, tuple[Metric, ...]] = {
         SKATE_MEAN,
         SKATE_P95,
         PENETRATION,
-        _m("pelvis_deviation_mean_cm", "Pelvis off the path, mean", "cm", 1,
+        _m("pelvis_deviation_mean_cm", "Pelvis off path", "cm", 1,
            "Mean horizontal distance of the pelvis from the curve (a walker sways a few cm)"),
-        _m("heading_error_mean_deg", "Heading error, mean", "°", 1,
+        _m("heading_error_mean_deg", "Heading error", "°", 1,
            "Mean angle between the pelvis' facing and the path's direction"),
         _m("com_vertical_travel_cm", "Centre of mass bob", "cm", 1, "Vertical travel of the centre of mass per step"),
         _m("max_joint_jump_deg", "Largest joint step", "°/frame", 1,
@@ -89,7 +89,7 @@ TABLE: dict[str, tuple[Metric, ...]] = {
         _m("collisions_leg_R", "… right leg", "", 0, "Frames the right leg is inside the terrain"),
         _m("collisions_arm_L", "… left arm", "", 0, "Frames the left arm is inside the terrain"),
         _m("collisions_arm_R", "… right arm", "", 0, "Frames the right arm is inside the terrain"),
-        _m("bone_length_error_pct", "Bone length error", "%", 5,
+        _m("bone_length_error_pct", "Bone length change", "%", 5,
            "Largest change of a bone's length (the method keeps lengths; the paper reports 1.7–5.3 %)"),
         _m("contact_error_cm_max", "Contact error", "cm", 3,
            "Largest distance between a contact of the source motion and the terrain after adaptation"),

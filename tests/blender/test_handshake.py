@@ -352,7 +352,7 @@ def test_a_non_uniform_scale_is_refused_naming_both_characters():
         (dict(dominance_partner=-0.1), r"Dominance partner must be between 0 and 1"),
         (dict(shake_frames=1), r"Shake frames must be between 2 and 2400 frames \(got 1\)"),
         (dict(neutral_frames=-3), r"Neutral frames must be between 0 and 2400"),
-        (dict(approach_frames=100000), r"Approach frames must be between 2 and 2400 frames \(got 100000\)"),
+        (dict(approach_frames=100000), r"Approach frames must be between 2 and 2400 frames \(got 100,000\)"),
     ],
 )
 def test_extreme_values_are_refused(kwargs, message):
