@@ -192,7 +192,8 @@ def _bake(args, host: Host, job: jobfile.JobFile, shots: list[jobfile.Shot]) -> 
     ordered = [rows[s.name] for s in shots]
     for row in ordered:
         if "status" not in row:
-            row.update(status="failed", message=f"not run: {stopped[1] if stopped else 'no result'}")
+            why = stopped[1] if stopped else "lost"
+            row.update(status="failed", message=f"no result: {why} (run again: done shots are skipped)")
     print(report.table(ordered))
     header = {
         "job_file": str(job.path),

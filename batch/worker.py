@@ -50,6 +50,9 @@ class Worker:
                 stderr=subprocess.STDOUT,
                 pass_fds=(write_fd,),
                 env=full_env,
+                # its own process group: Ctrl+C reaches the command, which stops the workers and
+                # still writes its report (same session, so the same share of the CPU)
+                process_group=0,
             )
         finally:
             os.close(write_fd)

@@ -155,3 +155,33 @@ def test_a_crashed_pool_worker_is_replaced_and_its_shot_baked(extension_zip, inp
     assert sorted(row["attempts"] for row in rows.values()) == [1, 1, 1, 2], rows
     assert rows[shot]["status"] == "done"
     assert (tmp_path / "out" / "logs" / "worker-2.log").is_file()  # the replacement worker
+
+
+def test_a_shot_imports_an_fbx_onto_a_new_armature(cli, inputs, tmp_path, capsys):
+    """``import = { file = "x.fbx" }``: Blender's FBX importer brings the rig in, the shot names it and
+    bakes onto it (a ProcAnim human exported to FBX here, then walked by procanim.source_motion)."""
+    harness.reset_scene()
+    assert bpy.ops.wm.open_mainfile(filepath=str(inputs["street"])) == {"FINISHED"}
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(obj.name in ("Human", "Human.body"))
+    fbx = tmp_path / "human.fbx"
+    assert bpy.ops.export_scene.fbx(filepath=str(fbx), use_selection=True, add_leaf_bones=False) == {"FINISHED"}
+    job = tmp_path / "jobs.toml"
+    job.write_text(
+        textwrap.dedent(f"""
+        [shots.fbx_walk]
+        generator = "source_motion"
+        import = {{ file = "{fbx}", name = "Imported" }}
+        settings = {{ armature = "Imported", kind = "WALK", steps = 2 }}
+        """)
+    )
+    status = cli.main(["bake", str(job), "--workers", "0"], cli.Host("procanim-test"))
+    text = capsys.readouterr().out
+    assert status == 0, text
+    metrics = json.loads((tmp_path / "baked" / "fbx_walk.json").read_text())
+    assert [a["armature"] for a in metrics["armatures"]] == ["Imported"]
+    harness.reset_scene()
+    assert bpy.ops.wm.open_mainfile(filepath=str(tmp_path / "baked" / "fbx_walk.blend")) == {"FINISHED"}
+    rig = bpy.data.objects["Imported"]
+    assert rig.type == "ARMATURE" and rig.animation_data.action.procanim.generator == "source_motion"
+    assert len(harness.fcurves_of(rig.animation_data.action, rig)) > 10
