@@ -114,9 +114,9 @@ def _select(job: jobfile.JobFile, names: list[str]) -> list[jobfile.Shot]:
         return job.shots
     known = {s.name: s for s in job.shots}
     unknown = [n for n in names if n not in known]
-    if unknown:
+    if unknown:  # (a shot with a problem of shape is not among the known: its problem is listed too)
         raise jobfile.JobFileError(
-            [f"{job.path.name}: --shot {n}: no such shot (shots: {', '.join(known)})" for n in unknown]
+            job.problems + [f"{job.path.name}: --shot {n}: no such shot (shots: {', '.join(known)})" for n in unknown]
         )
     return [known[n] for n in dict.fromkeys(names)]
 
