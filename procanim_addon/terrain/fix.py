@@ -53,7 +53,7 @@ PLANTED_LIFT_PASSES = 6
 CLEARANCE_PASSES = 6
 # Rows (frame × candidate raise or swivel angle) tried in one batch by the searches (speed and
 # memory only: about 1.6 kB per bone and row).
-SEARCH_ROWS = 1024
+SEARCH_ROWS = 384
 CLEARANCE_DONE_M = 1e-4
 
 
@@ -340,9 +340,17 @@ def _nudge_footing(skeleton, loc, rot, pose, pose_src, e, contact, reference, te
 
 def _first_that_works(frames: np.ndarray, values: np.ndarray, works, tick: Ticker) -> np.ndarray:
     """Per frame of ``frames``, the first of the ordered candidate ``values`` for which
-    ``works(rows, row_values) -> ok`` holds (0 where none does). Every frame still open is tried
-    against a block of candidates in one batched call (each candidate on its own copy of the frame,
-    so the answer is the same as trying them one by one); blocks hold up to ``SEARCH_ROWS`` rows."""
+    ``works(rows, row_values) -> ok`` holds (0 where none does). Frames still open are tried against
+    a block of candidates in one batched call (each candidate on its own copy of the frame, so the
+    answer is the same as trying them one by one); a call holds at most ``SEARCH_ROWS`` rows."""
+    out = np.zeros(len(frames))
+    for c0 in range(0, len(frames), SEARCH_ROWS):
+        out[c0:c0 + SEARCH_ROWS] = _first_in_batches(frames[c0:c0 + SEARCH_ROWS], values, works, tick)
+    return out
+
+
+def _first_in_batches(frames: np.ndarray, values: np.ndarray, works, tick: Ticker) -> np.ndarray:
+    """:func:`_first_that_works` for at most ``SEARCH_ROWS`` frames."""
     out = np.zeros(len(frames))
     todo = np.ones(len(frames), bool)
     a = 0

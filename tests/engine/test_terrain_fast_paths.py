@@ -99,3 +99,22 @@ def test_batched_search_answers_like_trying_candidates_one_by_one():
     want = [next((v for v in values if v >= threshold[f]), 0.0) for f in frames]
     np.testing.assert_array_equal(got, want)
     assert len(calls) == 1  # 5 frames × 20 candidates fit one batch
+
+
+def test_batched_search_keeps_every_call_small_however_many_frames():
+    """Each call of the search (one progress report before it) holds at most SEARCH_ROWS rows, so
+    a cancel is heard between calls even when hundreds of frames need searching."""
+    from procanim_addon.terrain.fix import SEARCH_ROWS
+
+    frames = np.arange(3 * SEARCH_ROWS + 7)
+    values = np.arange(1, 11, dtype=float)
+    need = (frames * 7919) % 13  # 11 and 12: nothing works
+    calls = []
+
+    def works(rows, vals):
+        calls.append(len(rows))
+        return vals >= need[rows]
+
+    got = _first_that_works(frames, values, works, Ticker())
+    np.testing.assert_array_equal(got, [next((v for v in values if v >= n), 0.0) for n in need])
+    assert max(calls) <= SEARCH_ROWS
