@@ -28,6 +28,7 @@ from .path import PathHeightGround, WalkPath, build_path
 from .pose import channels
 from .steps import Footsteps, divide_path
 from .support import solve_support
+from .swing import min_swing_time
 from .timing import Timeline, make_timeline
 from .turning import body_yaw
 
@@ -78,8 +79,22 @@ def plan_walk(skeleton, rigmap, path_points, ground, p: PathWalkParams,
                         p.max_incline_deg, ground=gnd, progress=progress)
     if len(steps) - 1 < 3:
         raise InputError("The walking path is too short for a step; make it at least half a stride long.")
-    tl = make_timeline(steps.w, p.cadence_spm, p.speed_mps, p.double_support, p.stand_s, stride)
+    tl = make_timeline(steps.w, p.cadence_spm, p.speed_mps, p.double_support, p.stand_s, stride,
+                       min_swing=_stairs_swing_times(steps))
     return WalkPlan(char, path, gnd, steps, tl, stride)
+
+
+def _stairs_swing_times(steps) -> np.ndarray:
+    """(K,) the shortest swing onto footstep i (s) where a stairs swing would otherwise need a flick:
+    on stairs the foot lifts before it travels and sets down after (swing.py), so a long chord needs
+    time (people slow down on stairs); 0 elsewhere."""
+    out = np.zeros(len(steps))
+    k = np.arange(len(steps) - 2)
+    chord = np.linalg.norm(steps.pos[k + 2, :2] - steps.pos[k, :2], axis=-1)
+    on = steps.on_stairs
+    stairs = on[k] | on[k + 2]
+    out[k + 2] = np.where(stairs, min_swing_time(chord, on[k], on[k + 2]), 0.0)
+    return out
 
 
 def generate_path_walk(skeleton, rigmap, path_points, ground=None, params: PathWalkParams | None = None,

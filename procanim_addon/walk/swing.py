@@ -11,8 +11,8 @@ ankle moves along the chord between its end positions with the hip's progress pl
 free linear pendulum hung at the hip (ω² = g / (2/3·l), a uniform leg), its end slopes corrected
 to the roll's speed at toe off and heel strike; vertically it follows two cubics joined at the
 apex, the apex raised until every sole point clears the ground (stair nosings included) by the
-clearance, then a smooth local lift where a nosing is still in the way. On stairs the foot lifts,
-travels, then sets down. Pitch, heading and tilt are eased between the end states.
+clearance, then a smooth local lift where a nosing is still in the way. On stairs the foot lifts
+off a tread before it travels and sets down onto one after (never faster than a walking foot). Pitch, heading and tilt are eased between the end states.
 """
 
 from __future__ import annotations
@@ -33,7 +33,10 @@ CLEARANCE_TAPER = (0.05, 0.2)  # no clearance wanted before 5 % of the swing, th
 CLEARANCE_PASSES = 4        # apex raises (the last pass adds the local lift instead)
 NOSING_PROBE_M = 0.005      # the ground is also read this far before and after each sole point
 PENDULUM_MAX_PHASE = 0.7    # × π: the most of its period the swing pendulum may use
-STAIRS_TRAVEL_START, STAIRS_TRAVEL_SPAN = 0.2, 0.65  # on stairs the foot travels over this part of the swing
+STAIRS_LIFT_FIRST = 0.2     # a foot leaving a tread rises this part of the swing before it travels …
+STAIRS_SET_DOWN = 0.15      # … and one landing on a tread travels no later than this part before the end
+TRAVEL_SPEED_MAX = 3.5      # m/s: a stairs swing travels no faster (its step lasts long enough); walking
+# feet peak near 4–5 m/s, a flick is faster
 LEVEL_BY = 0.6              # the foot's pitch reaches the heel-strike pitch by this fraction of the swing
 STAIRS_LEVEL = (0.2, 0.4)   # on stairs: keep the toe-off pitch until 0.2, then level over 0.4
 TOE_OFF_BUMP = (0.3, 0.2)   # the toe-off pitch rate dies out by this fraction (level ground, stairs)
@@ -80,6 +83,7 @@ class Swings:
         sin_wd = np.sin(self.w * self.dur)
         self.B = np.where(np.abs(sin_wd) > 1e-3, (th1 - self.th0 * np.cos(self.w * self.dur)) / sin_wd, 0.0)
         self.stairs = st.on_stairs[k] | st.on_stairs[k2]
+        self.travel = travel_window(st.on_stairs[k], st.on_stairs[k2])
         self.m0_h = np.sum(v0[:, :2] * self.cdir, axis=-1) * self.dur
         self.m1_h = np.sum(v1[:, :2] * self.cdir, axis=-1) * self.dur
         self.m0_z, self.m1_z = v0[:, 2] * self.dur, v1[:, 2] * self.dur
@@ -112,7 +116,11 @@ class Swings:
         along = np.zeros(len(r))
         stairs = self.stairs[j]
         if np.any(stairs):
-            along[stairs] = self.clen[j[stairs]] * smoothstep((r[stairs] - STAIRS_TRAVEL_START) / STAIRS_TRAVEL_SPAN)
+            # stairs: lift off a tread first, travel, then set down onto a tread (no sweep across a
+            # riser); the step is long enough for this to stay a walking foot's speed (timing.py)
+            js = j[stairs]
+            start, span = self.travel[0][js], self.travel[1][js]
+            along[stairs] = self.clen[js] * smoothstep((r[stairs] - start) / span)
         pend = ~stairs & (self.clen[j] > 1e-6)
         if np.any(pend):
             along[pend] = self._pendulum(j[pend], r[pend])
@@ -221,6 +229,21 @@ class Swings:
             if not np.any(active):
                 break
         return apex, lift
+
+
+def travel_window(from_tread, onto_tread):
+    """(start, span) of the part of a stairs swing over which the foot travels along its chord:
+    after :data:`STAIRS_LIFT_FIRST` when it leaves a tread, before the last :data:`STAIRS_SET_DOWN`
+    when it lands on one (arrays or bools)."""
+    start = np.where(from_tread, STAIRS_LIFT_FIRST, 0.0)
+    end = np.where(onto_tread, 1.0 - STAIRS_SET_DOWN, 1.0)
+    return start, end - start
+
+
+def min_swing_time(chord, from_tread, onto_tread):
+    """Shortest swing (s) that carries the foot ``chord`` m over its travel window with a
+    smoothstep no faster than :data:`TRAVEL_SPEED_MAX` (its peak is 1.5 × its mean speed)."""
+    return 1.5 * np.asarray(chord, float) / (TRAVEL_SPEED_MAX * travel_window(from_tread, onto_tread)[1])
 
 
 def _running_max_per_run(values: np.ndarray, run: np.ndarray) -> np.ndarray:

@@ -44,8 +44,12 @@ class Timeline:
 
 
 def make_timeline(w: np.ndarray, cadence_spm: float, speed_mps: float, double_support: float,
-                  stand_s: float, stride: float) -> Timeline:
-    """Timeline for K footsteps with step lengths ``w`` (m, per footstep i: P_i → P_{i+1})."""
+                  stand_s: float, stride: float, min_swing: np.ndarray | None = None) -> Timeline:
+    """Timeline for K footsteps with step lengths ``w`` (m, per footstep i: P_i → P_{i+1}).
+
+    min_swing (K,): the shortest swing (s) that ends at footstep i (a long stairs swing); step i − 1,
+    during which it swings, lasts at least min_swing[i] / (1 − T_ds/T).
+    """
     K = len(w)
     n = K - 1
     T = np.empty(K)
@@ -57,6 +61,8 @@ def make_timeline(w: np.ndarray, cadence_spm: float, speed_mps: float, double_su
         T[1:n] = np.maximum(np.maximum(w_prev[1:n], w[1:n]), 0.5 * stride) / speed_mps
     else:
         T[1:n] = 60.0 / cadence_spm
+    if min_swing is not None:
+        T[1:n] = np.maximum(T[1:n], np.asarray(min_swing, float)[2:n + 1] / (1.0 - double_support))
     T[0], T[n] = T[1], T[n - 1]
     T_ds = double_support * T
     hs = np.empty(K)

@@ -151,7 +151,10 @@ def test_metrics_are_reported(walks):
     for key in ("skate_mean_cm_s", "skate_p95_cm_s", "penetration_max_cm", "pelvis_deviation_mean_cm",
                 "step_count", "cadence_spm", "com_vertical_travel_cm"):
         assert key in m
-    assert m["cadence_spm"] == pytest.approx(100.0, rel=1e-6)
+    # on stairs a step lasts long enough for the swinging foot to lift, travel and set down at a
+    # walking foot's speed: slower than the cadence asked for, never faster
+    assert 80.0 < m["cadence_spm"] < 100.0
+    assert walks["s_curve"][0].metrics["cadence_spm"] == pytest.approx(100.0, rel=1e-6)
     assert m["step_count"] >= 14
 
 
@@ -410,4 +413,7 @@ def test_the_stairs_as_a_triangle_mesh_give_the_same_walk(walks, human):
     assert clip.metrics["step_count"] == ref.metrics["step_count"]
     assert clip.metrics["skate_mean_cm_s"] < 1.0 and clip.metrics["penetration_max_cm"] < 0.5
     pose, pose_ref = sk.fk(clip.locations, clip.rotations), sk.fk(ref.locations, ref.rotations)
-    assert np.abs(pose[:, :, :3, 3] - pose_ref[:, :, :3, 3]).max() < 0.01
+    # footstep positions within millimetres (the mesh's edges are found by bisection); step times
+    # follow the footsteps on stairs, so the poses agree to a few centimetres in mid-swing
+    assert np.abs(pose[:, :, :3, 3] - pose_ref[:, :, :3, 3]).max() < 0.03
+    assert np.median(np.abs(pose[:, :, :3, 3] - pose_ref[:, :, :3, 3])) < 0.001
