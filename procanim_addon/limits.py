@@ -140,6 +140,9 @@ LIMITS: dict[str, dict[str, Limit]] = {
         "pelvis_rotation_deg": Limit(0.0, 30.0, "Pelvis rotation", "°"),
         "pelvis_list_deg": Limit(0.0, 30.0, "Pelvis list", "°"),
         "knee_reach": Limit(0.5, 1.0, "Knee reach"),
+        "style_amplitude": Limit(0.0, 10.0, "Style amplitude"),
+        "style_weight": Limit(0.0, 10.0, "Style weight"),
+        "style_direction": Limit(0.0, 10.0, "Style direction"),
     },
     "AdaptParams": {
         "descriptors_per_joint": Limit(10, 200, "Descriptors per joint"),

@@ -110,13 +110,16 @@ def _root_delta(char, path, centre, s_c, Psi, stride):
     return D
 
 
-def trunk_poses(char, sk, rigmap, body: BodyFrames, p, want: dict) -> np.ndarray:
+def trunk_poses(char, sk, rigmap, body: BodyFrames, p, want: dict, style=None) -> np.ndarray:
     """Spine and chest (the pelvic rotation handed over to the shoulder rotation σ = −pelvic
     rotation, the list fading out, the lean growing), then neck and head (turning ahead with the
-    smoothed Ψ, upright). Adds to ``want``; returns the chest's yaw (F,) for the arms."""
+    smoothed Ψ, upright, or pitched by the style). Adds to ``want``; returns the chest's yaw (F,)."""
     ml = sk.matrix_local
     rh = char.rest_heading
     Psi, rot_pr, lean = body.Psi, body.rot_pr, body.lean
+    if style is not None:  # the style's posture: the chest bent forward (+) and the head down (+)
+        lean = lean + np.radians(style.chest_pitch_deg)
+    head_pitch = 0.0 if style is None else np.radians(style.head_pitch_deg)
     sigma = -rot_pr  # shoulder rotation σ: counter to the pelvis
     chain = [sk.index(b) for b in rigmap.spine if sk.has(b)]
     chest = rigmap.get("chest")
@@ -134,5 +137,6 @@ def trunk_poses(char, sk, rigmap, body: BodyFrames, p, want: dict) -> np.ndarray
         b = rigmap.get(role)
         if b and sk.has(b):
             yaw = chest_yaw + share * (head_yaw - chest_yaw)
-            want[sk.index(b)] = (rz(yaw - rh) @ raxis(char.left, lean * (1 - share)) @ ml[sk.index(b)][:3, :3], None)
+            pitch = lean * (1 - share) + head_pitch * share
+            want[sk.index(b)] = (rz(yaw - rh) @ raxis(char.left, pitch) @ ml[sk.index(b)][:3, :3], None)
     return chest_yaw

@@ -10,6 +10,7 @@ armature-space matrix per bone and turned into pose-bone channels parents first 
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,6 +19,7 @@ from .. import transforms as tf
 from ..clip import Clip
 from ..errors import InputError
 from ..progress import ProgressFn, no_progress, part
+from . import style as style_model
 from .arms import arm_poses, swing_angles
 from .body import body_frames, trunk_poses
 from .character import SIDES, WalkCharacter, read_character
@@ -33,6 +35,7 @@ from .timing import Timeline, make_timeline
 from .turning import body_yaw
 
 STRIDE_MAX = 1.05  # × hip height: the longest walking step (ProcAnim's limit; longer is a run or a lunge)
+STRIDE_AUTO_MAX = 0.98  # × hip height: the longest stride the cadence (walk ratio) makes
 STEP_HEIGHT_MAX = 0.26  # × hip height: the highest riser one step climbs when max_step_height_m is 0
 # (a 0.9 m leg climbs 23 cm; building codes allow risers up to about 18–20 cm)
 
@@ -43,7 +46,8 @@ _P_DIVIDE, _P_SUPPORT, _P_TRACKS, _P_POSES, _P_CHANNELS, _P_METRICS = 0.0, 0.1, 
 @dataclass
 class WalkPlan:
     """What the walk is made of before any frame: the character, the path and its ground, the
-    footsteps and their timeline, and the stride (m)."""
+    footsteps and their timeline, the stride (m), the settings once the style and cadence are
+    applied (``params``) and the style's effects."""
 
     char: WalkCharacter
     path: WalkPath
@@ -51,6 +55,8 @@ class WalkPlan:
     steps: Footsteps
     tl: Timeline
     stride: float
+    params: PathWalkParams
+    style: style_model.StyleEffects
 
     def psi(self, t):
         """Body yaw Ψ(t) (rad) at times ``t`` (s)."""
@@ -58,20 +64,45 @@ class WalkPlan:
         return body_yaw(t, tl.heel_strike, tl.T, tl.T_ds, float(self.path.heading_at(0.0)), self.steps.alpha)
 
 
+def effective_settings(p: PathWalkParams, leg: float):
+    """(settings, stride (m), style effects): the cadence, speed, stride and arm swing the walk uses.
+
+    The stride, when not given, is ``stride_per_leg`` leg lengths at 100 steps/min and grows with
+    the cadence (a constant walk ratio, Sekiya et al. 1997), or with √speed; the arm swing grows
+    with it (the arms counter the legs' swing). The style (:mod:`.style`) scales all of them.
+    """
+    fx = style_model.of(p)
+    ref = p.stride_per_leg * leg  # the step at 100 steps/min
+    if p.stride_m > 0:
+        base = p.stride_m
+    elif p.speed_mps > 0:
+        base = ref * np.sqrt(p.speed_mps / (ref * 100.0 / 60.0))
+    else:
+        base = ref * p.cadence_spm * fx.cadence / 100.0
+    if p.stride_m <= 0:
+        base = min(base, STRIDE_AUTO_MAX * leg)  # a derived stride is never refused
+    settings = dataclasses.replace(
+        p, cadence_spm=p.cadence_spm * fx.cadence, speed_mps=p.speed_mps * fx.cadence * fx.stride,
+        arm_swing=p.arm_swing * fx.arm_swing * base / ref)
+    return settings, base * fx.stride, fx
+
+
 def plan_walk(skeleton, rigmap, path_points, ground, p: PathWalkParams,
               progress: ProgressFn = no_progress) -> WalkPlan:
-    """Read the rig, build the path, divide it into footsteps and time them. Raises
-    :class:`InputError` for strides too long for the character and paths too short for a step."""
+    """Read the rig, build the path (with the style's weave), divide it into footsteps and time
+    them. Raises :class:`InputError` for strides too long for the character and paths too short."""
     char = read_character(skeleton, rigmap)
     L = char.leg_length
-    stride = p.stride_m if p.stride_m > 0 else p.stride_per_leg * L
+    p, stride, fx = effective_settings(p, L)
     if stride > STRIDE_MAX * L:
         raise InputError(
             f"A stride of {stride:.2f} m is too long for this character (hip height {L:.2f} m): "
             f"walking steps reach at most about {STRIDE_MAX * L:.2f} m."
         )
     max_h = p.max_step_height_m if p.max_step_height_m > 0 else STEP_HEIGHT_MAX * L
-    path = build_path(path_points, ground, p.corner_radius_m)
+    path = build_path(_weave(path_points, fx.weave_legs * L, style_model.WEAVE_STEPS * stride), ground,
+                      p.corner_radius_m)
+    path.raw = np.asarray(path_points, float)  # the path asked for, for the deviation figures
     gnd = ground if ground is not None else PathHeightGround(path)
     heel_back = max(f.heel_back for f in char.feet.values())
     tip_fwd = max(f.tip_fwd for f in char.feet.values())
@@ -81,7 +112,26 @@ def plan_walk(skeleton, rigmap, path_points, ground, p: PathWalkParams,
         raise InputError("The walking path is too short for a step; make it at least half a stride long.")
     tl = make_timeline(steps.w, p.cadence_spm, p.speed_mps, p.double_support, p.stand_s, stride,
                        min_swing=_stairs_swing_times(steps))
-    return WalkPlan(char, path, gnd, steps, tl, stride)
+    return WalkPlan(char, path, gnd, steps, tl, stride, p, fx)
+
+
+def _weave(points, amplitude: float, wavelength: float) -> np.ndarray:
+    """The polyline swayed sideways by ``amplitude`` m every ``wavelength`` m of its length (a
+    sine, faded in over the first wavelength and out over the last); unchanged when 0."""
+    pts = np.asarray(points, float)
+    if amplitude <= 0 or len(pts) < 2:
+        return pts
+    seg = np.linalg.norm(np.diff(pts[:, :2], axis=0), axis=-1)
+    s = np.concatenate(([0.0], np.cumsum(seg)))
+    n = max(int(np.ceil(s[-1] / 0.05)), 2)
+    s_new = np.linspace(0.0, s[-1], n + 1)
+    pts = np.stack([np.interp(s_new, s, pts[:, k]) for k in range(3)], axis=-1)
+    d = np.gradient(pts[:, :2], axis=0)
+    left = np.stack([-d[:, 1], d[:, 0]], axis=-1) / np.maximum(np.linalg.norm(d, axis=-1, keepdims=True), 1e-12)
+    fade = np.clip(s_new / wavelength, 0, 1) * np.clip((s_new[-1] - s_new) / wavelength, 0, 1)
+    out = pts.copy()
+    out[:, :2] += left * (amplitude * np.sin(2 * np.pi * s_new / wavelength) * fade)[:, None]
+    return out
 
 
 def _stairs_swing_times(steps) -> np.ndarray:
@@ -113,8 +163,9 @@ def generate_path_walk(skeleton, rigmap, path_points, ground=None, params: PathW
     progress = progress or no_progress
     progress(0.0)
     plan = plan_walk(skeleton, rigmap, path_points, ground, p, part(progress, _P_DIVIDE, _P_SUPPORT))
-    char, path, steps, tl = plan.char, plan.path, plan.steps, plan.tl
-    com, feet = solve_support(char, path, plan.ground, steps, tl, p, plan.psi, part(progress, _P_SUPPORT, _P_TRACKS))
+    char, path, steps, tl, p = plan.char, plan.path, plan.steps, plan.tl, plan.params
+    com, feet = solve_support(char, path, plan.ground, steps, tl, p, plan.psi, part(progress, _P_SUPPORT, _P_TRACKS),
+                              style=plan.style)
     n_frames = int(np.floor(tl.t_end * p.fps + 1e-9)) + 1
     t = np.arange(n_frames) / p.fps  # clip times (s)
     tracks = {s: feet[s].track(t, progress=part(part(progress, _P_TRACKS, _P_POSES), k / 2, (k + 1) / 2))
@@ -124,7 +175,7 @@ def generate_path_walk(skeleton, rigmap, path_points, ground=None, params: PathW
     want: dict[int, tuple] = {}
     miss = leg_poses(char, skeleton, body, tracks, p, want)
     progress(_P_POSES + 0.25 * (_P_CHANNELS - _P_POSES))
-    chest_yaw = trunk_poses(char, skeleton, rigmap, body, p, want)
+    chest_yaw = trunk_poses(char, skeleton, rigmap, body, p, want, plan.style)
     progress(_P_POSES + 0.4 * (_P_CHANNELS - _P_POSES))
     arm_info = swing_angles(char, rigmap, skeleton, steps, tl, p, t, plan.stride)
     progress(_P_POSES + 0.8 * (_P_CHANNELS - _P_POSES))

@@ -1,4 +1,4 @@
-"""Parameters of the path walk (METHODS.md §M3), validated once with messages a user understands."""
+"""Parameters of the path walk (Tsutsuguchi et al. 2000), validated once with messages a user understands."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from ..limits import check_limits
 
 @dataclass
 class ForceCoefficients:
-    """Reaction-force coefficients of M3 before the personality offsets δ are added.
+    """Reaction-force coefficients (Tsutsuguchi et al. 2000, eqs. 6–9) before the personality offsets δ are added.
 
     a_y: vertical, F_y = s_y·M·g·Σ a_yk sin kπτ; a_y2 is replaced by f_v of the step's mode.
     a_z: lateral (paper values), positive toward the inside of the stance foot.
@@ -35,7 +35,9 @@ class PathWalkParams:
     cadence_spm:        steps per minute ν (T = 60/ν); used when speed_mps is 0
     speed_mps:          walking speed v (m/s); when > 0, T = w/v per step instead of the cadence
     stride_m:           step length w (m, heel strike to the other heel strike); 0 = from the leg
-                        length (stride_per_leg × hip height)
+                        length and the cadence: stride_per_leg × hip height at 100 steps/min,
+                        proportional to the cadence (a constant walk ratio, step length / cadence:
+                        Sekiya et al. 1997); with a speed, in proportion to √speed
     double_support:     T_ds / T (paper: 0.25)
     arm_swing:          scale of the arm swing (0 = arms hang, 1 = the amplitudes below)
     arm_swing_fwd_deg, arm_swing_back_deg: upper-arm swing amplitudes (paper: 30 forward, 9 back)
@@ -54,6 +56,9 @@ class PathWalkParams:
     pelvis_rotation_deg, pelvis_list_deg: amplitudes of the pelvis' yaw and side drop
     knee_reach:         fraction of the full leg length the hip-ankle distance may use (< 1 keeps
                         a slight knee bend and no pops)
+    style_amplitude, style_weight, style_direction: the duck article's sliders (0–10; 5, 5, 0 is the
+                        plain walk) carried to the human walk: stride, cadence, bounce, posture,
+                        arm swing and weave (:mod:`.style`, presets in ``style.EMOTIONS``)
     """
 
     frame_start: int = 1
@@ -85,6 +90,9 @@ class PathWalkParams:
     pelvis_rotation_deg: float = 4.0
     pelvis_list_deg: float = 3.0
     knee_reach: float = 0.995
+    style_amplitude: float = 5.0
+    style_weight: float = 5.0
+    style_direction: float = 0.0
 
     def validate(self) -> PathWalkParams:
         """Raise :class:`InputError` naming the first bad value; return self."""

@@ -12,7 +12,8 @@ free linear pendulum hung at the hip (ω² = g / (2/3·l), a uniform leg), its e
 to the roll's speed at toe off and heel strike; vertically it follows two cubics joined at the
 apex, the apex raised until every sole point clears the ground (stair nosings included) by the
 clearance, then a smooth local lift where a nosing is still in the way. On stairs the foot lifts
-off a tread before it travels and sets down onto one after (never faster than a walking foot). Pitch, heading and tilt are eased between the end states.
+off a tread before it travels and sets down onto one after (never faster than a walking foot).
+Pitch, heading and tilt are eased between the end states.
 """
 
 from __future__ import annotations
