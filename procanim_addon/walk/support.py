@@ -30,7 +30,8 @@ REACH_TOL_M = 0.002  # passes stop once no weight-bearing leg is overreached by 
 MAX_PASSES = 4
 # The stance knee of measured gait (Perry and Burnfield 2010, ch. 4; Kadaba et al. 1990): nearly
 # straight at initial contact and again at mid-stance (between them it flexes in loading response;
-# the reaction-force model's dip after heel strike gives that flexion here).
+# the reaction-force model's dip after heel strike gives that flexion here). C is corrected toward
+# these, within measured gait's vertical travel (COM_TRAVEL_M); the walk still crouches (issue 15).
 KNEE_CONTACT_DEG = 5.0
 KNEE_MIDSTANCE_DEG = 6.0
 CONTACT_MARGIN = 2.0 * LIFT_KNEE_M  # reach a landing leg keeps in hand: clear of reach.lift_into_reach's ramp
