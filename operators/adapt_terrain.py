@@ -196,9 +196,15 @@ def prepare(args, context) -> Job:
                 "tolerance_m": params.tolerance_m,
             }
         )
+        unfixed = clip.metrics.get("unfixed_frames") or []
+        if unfixed:
+            shown = ", ".join(str(f) for f in unfixed[:8]) + (" …" if len(unfixed) > 8 else "")
+            warnings.append(f"{len(unfixed)} frames still cut the terrain (the motion cannot step there): {shown}")
         return [clip]
 
-    return Job([obj], compute, extra={"source_action": action.name, "notes": [note] if note else []})
+    warnings: list[str] = []
+    extra = {"source_action": action.name, "notes": [note] if note else [], "warnings": warnings}
+    return Job([obj], compute, extra=extra)
 
 
 def summary(job: Job, clips) -> str:

@@ -107,6 +107,8 @@ class GeneratorOperator:
         self._warn_constrained(job, clips)
         for note in notes:
             self.report({"INFO"}, note)
+        for warning in job.extra.get("warnings", ()):
+            self.report({"WARNING"}, warning)
         summary = getattr(self.generator_module, "summary", None)
         line = summary(job, clips) if summary is not None else None
         names = ", ".join(obj.name for obj in job.targets)

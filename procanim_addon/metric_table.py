@@ -23,11 +23,19 @@ class Metric:
     tooltip: str
 
     def format(self, value) -> str:
-        """``value`` with its unit, or "–" when missing or not a number."""
+        """``value`` with its unit ("–" when not a number); a list shows its length and first items."""
+        if isinstance(value, (list, tuple)):
+            if not value:
+                return "none"
+            shown = ", ".join(str(v) for v in value[:LIST_SHOWN])
+            return f"{len(value)}: {shown}{' …' if len(value) > LIST_SHOWN else ''}"
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             return "–" if not isinstance(value, str) else value
         text = f"{value:.{self.digits}f}" if self.digits else f"{round(value):d}"
         return f"{text} {self.unit}".strip()
+
+
+LIST_SHOWN = 4  # items of a list-valued figure shown in the sidebar
 
 
 def _m(key, label, unit, digits, tooltip) -> Metric:
@@ -89,6 +97,8 @@ TABLE: dict[str, tuple[Metric, ...]] = {
         _m("collisions_leg_R", "… right leg", "", 0, "Frames the right leg is inside the terrain"),
         _m("collisions_arm_L", "… left arm", "", 0, "Frames the left arm is inside the terrain"),
         _m("collisions_arm_R", "… right arm", "", 0, "Frames the right arm is inside the terrain"),
+        _m("unfixed_frames", "Frames not cleared", "", 0,
+           "Frames where a limb still cuts the terrain after the adaptation (the motion cannot step there)"),
         _m("bone_length_error_pct", "Bone length change", "%", 5,
            "Largest change of a bone's length (the method keeps lengths; the paper reports 1.7–5.3 %)"),
         _m("contact_error_cm_max", "Contact error", "cm", 3,

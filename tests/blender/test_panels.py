@@ -189,3 +189,24 @@ def test_menus_list_the_characters_and_every_generator(procanim_extension, regis
     hooks = [getattr(bpy.types, menu).draw._draw_funcs for menu, _ in menus.MENU_HOOKS]
     assert all(any(getattr(f, "__name__", "") == hook.__name__ for f in funcs)
                for funcs, (_m, hook) in zip(hooks, menus.MENU_HOOKS))
+
+
+def test_terrain_frames_not_cleared_are_reported_and_shown(procanim_extension, capfd):
+    """A walk into waist-high blocks (beyond a step, adapted anyway): the frames still cutting the
+    terrain are named in a warning and shown as a figure."""
+    scene = bpy.context.scene
+    human = add_human()
+    scene.procanim.armature = human
+    assert bpy.ops.procanim.source_motion(armature=human.name, kind="WALK", steps=4) == {"FINISHED"}
+    assert bpy.ops.procanim.add_zigzag(armature=human.name, level="WAIST") == {"FINISHED"}
+    assert bpy.ops.procanim.adapt_terrain(armature=human.name, terrain="Zigzag", refuse_infeasible=False) == {
+        "FINISHED"
+    }
+    m = addon_module(procanim_extension, "operators.bake").read_metrics(human.animation_data.action)
+    unfixed = m["unfixed_frames"]
+    assert unfixed, "waist-high blocks leave frames the walk cannot clear"
+    assert f"{len(unfixed)} frames still cut the terrain" in capfd.readouterr().out
+    log = draw_log(bpy.types.PROCANIM_PT_adapt_terrain.draw)
+    at = next(i for i, e in enumerate(log) if e[0] == "operator" and e[2] == "Frames not cleared")
+    assert log[at + 3] == ("label", f"{len(unfixed)}: " + ", ".join(str(f) for f in unfixed[:4])
+                           + (" …" if len(unfixed) > 4 else ""))
