@@ -13,17 +13,20 @@ from bpy.props import EnumProperty
 
 from ..procanim_addon import registry
 from ..procanim_addon import transforms as tf
+from ..procanim_addon.duck import PRESETS
 from ..procanim_addon.errors import InputError
 from ..procanim_addon.ground import FlatGround, Ground
 from ..procanim_addon.rig_roles import LEG_ROLES
 from ..procanim_addon.terrain.mesh import TerrainMesh
 from ..procanim_addon.walk import PathWalkParams, generate_path_walk
+from ..procanim_addon.walk.style import EMOTIONS
 from .base import Job
 from .bridge import obj_fps, read_curve_polyline, read_mesh_triangles, read_rigmap, read_skeleton, require_uniform_scale
 from .limits import number
 from .objects import ARMATURE, ObjectArgument
 
 ENTRY = registry.get("path_walk")
+EMOTION_ITEMS = [(key, label, desc) for key, (label, _values, desc) in PRESETS.items()]
 
 ROOT_MOTION = [
     ("BONE", "Root Bone", "Move the rig's root bone (the hips when it has none); the object stays put"),
@@ -70,6 +73,25 @@ def settings(ui: bool) -> dict:
                             "Lowest gap between the swinging sole and the ground or a stair nosing", unit="LENGTH"),
         "stand_time": number(P, "stand_s", ui, "Stand Time",
                              "Seconds standing still before the first step and after the last"),
+        "style_amplitude": number(P, "style_amplitude", ui, "Amplitude",
+                                  "Size of the walk's movements (the duck article's Amplitude; 5 is the plain walk)"),
+        "style_weight": number(P, "style_weight", ui, "Weight",
+                               "Laban weight: light (0) bounces, upright, swings its arms; heavy (10) walks low, "
+                               "slow, head down"),
+        "style_direction": number(P, "style_direction", ui, "Direction",
+                                  "Laban space: direct (0) walks the line, indirect (10) weaves along it"),
+    }
+
+
+def operator_settings() -> dict:
+    """Arguments scripts have and the sidebar does not (it sets the sliders with emotion buttons)."""
+    return {
+        "style": EnumProperty(
+            name="Style",
+            description="Emotion preset of the duck article (overrides the three style sliders)",
+            items=[("CUSTOM", "Custom", "Use the style sliders as given")] + EMOTION_ITEMS,
+            default="CUSTOM",
+        ),
     }
 
 
@@ -98,7 +120,15 @@ def _params(args, fps: float) -> PathWalkParams:
         corner_radius_m=args.corner_radius,
         clearance_m=args.clearance,
         stand_s=args.stand_time,
+        **_style(args),
     ).validate()
+
+
+def _style(args) -> dict:
+    """The style sliders, or the emotion preset's values when one is named (it overrides them)."""
+    preset = getattr(args, "style", "CUSTOM")
+    values = EMOTIONS[preset] if preset != "CUSTOM" else (args.style_amplitude, args.style_weight, args.style_direction)
+    return dict(zip(("style_amplitude", "style_weight", "style_direction"), values))
 
 
 def _ground(ground_obj, obj, points, depsgraph) -> Ground | None:

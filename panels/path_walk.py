@@ -6,9 +6,13 @@ from __future__ import annotations
 import bpy
 
 from ..operators.path_walk import settings as walk_settings
+from ..procanim_addon.walk.style import EMOTIONS
 from .character import ProcAnimPanel
+from .emotions import draw_emotions, emotion_operator
 from .presets import draw_preset_row, preset_classes
 
+STYLE_SLIDERS = ("style_amplitude", "style_weight", "style_direction")
+STYLE = emotion_operator("path_walk_style", "path_walk", EMOTIONS, STYLE_SLIDERS)
 ADVANCED = ("armpit_angle", "elbow_angle", "corner_radius", "clearance", "stand_time")
 
 
@@ -31,6 +35,12 @@ def draw(layout, walk, context) -> None:
     col = layout.column(align=True)
     col.prop(walk, "arm_swing_forward")
     col.prop(walk, "arm_swing_back")
+    box = layout.box()
+    box.label(text="Style (the duck article's sliders)")
+    draw_emotions(box, "path_walk_style")
+    col = box.column(align=True)
+    for name in STYLE_SLIDERS:
+        col.prop(walk, name, slider=True)
     layout.prop(walk, "root_motion", expand=True)
     layout.prop(walk, "key_target")
 
@@ -52,4 +62,4 @@ class PROCANIM_PT_path_walk_advanced(ProcAnimPanel, bpy.types.Panel):
             col.prop(walk, name)
 
 
-classes = (PRESET_MENU, PRESET_ADD, PROCANIM_PT_path_walk_advanced)
+classes = (PRESET_MENU, PRESET_ADD, STYLE, PROCANIM_PT_path_walk_advanced)

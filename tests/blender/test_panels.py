@@ -9,7 +9,7 @@ import types
 import bpy
 import pytest
 from harness import REPO_ROOT, addon_module, button_args, draw_log
-from scenes import SCENE_SETUP, add_human, pick_adapt, pick_duck, pick_pair
+from scenes import SCENE_SETUP, add_human, pick_adapt, pick_duck, pick_pair, pick_walker
 
 
 def plain(value):
@@ -210,3 +210,20 @@ def test_terrain_frames_not_cleared_are_reported_and_shown(procanim_extension, c
     at = next(i for i, e in enumerate(log) if e[0] == "operator" and e[2] == "Frames not cleared")
     assert log[at + 3] == ("label", f"{len(unfixed)}: " + ", ".join(str(f) for f in unfixed[:4])
                            + (" …" if len(unfixed) > 4 else ""))
+
+
+def test_path_walk_style_emotions_in_the_sidebar_and_as_an_argument(procanim_extension):
+    scene = bpy.context.scene
+    pick_walker(scene)
+    walk = scene.procanim.path_walk
+    assert bpy.ops.procanim.path_walk_style(preset="SAD") == {"FINISHED"}
+    assert (walk.style_amplitude, walk.style_weight, walk.style_direction) == (3.0, 9.0, 0.0)
+    props = [e[1] for e in draw_log(bpy.types.PROCANIM_PT_path_walk.draw) if e[0] == "prop"]
+    assert {"style_amplitude", "style_weight", "style_direction"} <= set(props)
+    bake = addon_module(procanim_extension, "operators.bake")
+    human = scene.procanim.armature
+    cadence = {}
+    for style in ("NEUTRAL", "SAD", "JOY"):
+        assert bpy.ops.procanim.path_walk(style=style, style_weight=0.0) == {"FINISHED"}  # the preset wins
+        cadence[style] = bake.read_metrics(human.animation_data.action)["cadence_spm"]
+    assert cadence["SAD"] < cadence["NEUTRAL"] < cadence["JOY"], cadence
