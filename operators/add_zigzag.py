@@ -64,7 +64,7 @@ class PROCANIM_OT_add_zigzag(bpy.types.Operator):
         try:
             obj = resolve_armature(self.armature, context)
             skeleton = read_skeleton(obj)
-            rigmap = read_rigmap(obj)
+            rigmap = read_rigmap(obj, skeleton)
             cf = character_frame(skeleton, rigmap)
             height = body_heights(skeleton, rigmap)[self.level.lower()]
             unit = float(np.mean(np.abs(np.array(obj.matrix_world.to_scale()))))  # metres per armature unit

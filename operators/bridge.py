@@ -3,6 +3,8 @@ curve → polyline, mesh → triangles, action → Clip. No motion is computed h
 
 from __future__ import annotations
 
+import hashlib
+
 import bpy
 import numpy as np
 
@@ -65,35 +67,65 @@ def resolve_object(name: str, kinds: tuple, what: str):
     return obj
 
 
+def _bone_table(obj) -> tuple:
+    """What a Skeleton is made of, read in bulk: names, parent names, inheritance flags (tuples) and
+    rest matrices, lengths (arrays)."""
+    bones = obj.data.bones
+    n = len(bones)
+    matrices = np.empty(n * 16, dtype=np.float32)
+    bones.foreach_get("matrix_local", matrices)
+    lengths = np.empty(n, dtype=np.float32)
+    bones.foreach_get("length", lengths)
+    names = tuple(b.name for b in bones)
+    parents = tuple(b.parent.name if b.parent else None for b in bones)
+    flags = tuple((b.use_inherit_rotation, b.inherit_scale, b.use_local_location, b.use_connect) for b in bones)
+    return names, parents, flags, matrices, lengths
+
+
+# Skeletons already built, by armature data: a crowd of characters sharing one armature's data
+# reads it once. The key is the rest data itself (read in bulk, far cheaper than building the
+# Skeleton), so an edited rig is never served stale. The engine never changes a Skeleton.
+_SKELETONS: dict[int, tuple[str, Skeleton]] = {}
+_SKELETON_CACHE_SIZE = 64
+
+
 def read_skeleton(obj) -> Skeleton:
     """The armature's rest pose as a Skeleton (armature space, metres)."""
-    bones = []
-    for b in obj.data.bones:
-        bones.append(
-            {
-                "name": b.name,
-                "parent": b.parent.name if b.parent else None,
-                "matrix_local": np.array(b.matrix_local, dtype=float),
-                "length": b.length,
-                "inherit_rotation": b.use_inherit_rotation,
-                "inherit_scale": b.inherit_scale,
-                "local_location": b.use_local_location,
-                "connected": b.use_connect,
-            }
-        )
-    if not bones:
+    if not len(obj.data.bones):
         raise InputError(f"'{obj.name}' has no bones.")
-    return Skeleton.from_bones(bones)
+    names, parents, flags, matrices, lengths = _bone_table(obj)
+    digest = hashlib.sha1(repr((names, parents, flags)).encode() + matrices.tobytes() + lengths.tobytes()).hexdigest()
+    cached = _SKELETONS.get(obj.data.session_uid)
+    if cached is not None and cached[0] == digest:
+        return cached[1]
+    bones = [
+        {
+            "name": b.name,
+            "parent": parent,
+            "matrix_local": np.array(b.matrix_local, dtype=float),
+            "length": b.length,
+            "inherit_rotation": flag[0],
+            "inherit_scale": flag[1],
+            "local_location": flag[2],
+            "connected": flag[3],
+        }
+        for b, parent, flag in zip(obj.data.bones, parents, flags)
+    ]
+    skeleton = Skeleton.from_bones(bones)
+    if len(_SKELETONS) >= _SKELETON_CACHE_SIZE:
+        _SKELETONS.clear()
+    _SKELETONS[obj.data.session_uid] = (digest, skeleton)
+    return skeleton
 
 
-def read_rigmap(obj) -> RigMap:
-    """The role map stored on the armature (ProcAnim > Character), detected when none is stored."""
+def read_rigmap(obj, skeleton: Skeleton | None = None) -> RigMap:
+    """The role map stored on the armature (ProcAnim > Character); detected from the rig's structure
+    when none is stored (``skeleton``: the armature's, when the caller has read it already)."""
     stored = getattr(obj.data, "procanim_roles", None)
     roles = {item.role: item.bone for item in stored if item.bone} if stored is not None else {}
     parents = {b.name: (b.parent.name if b.parent else None) for b in obj.data.bones}
-    detected = detect(list(parents), parents, rig_name=obj.name, skeleton=read_skeleton(obj))
     if not roles:
-        return detected
+        return detect(list(parents), parents, rig_name=obj.name, skeleton=skeleton or read_skeleton(obj))
     rm = RigMap(roles, family="stored", rig_name=obj.name)
     if rm.get("hips") and rm.get("chest"):
         rm.spine_bones = chain_between(parents, rm.roles["hips"], rm.roles["chest"])
@@ -102,7 +134,8 @@ def read_rigmap(obj) -> RigMap:
 
 def read_rig(obj) -> tuple[Skeleton, RigMap]:
     """The armature's Skeleton and role map; InputError when no role could be found."""
-    skeleton, rigmap = read_skeleton(obj), read_rigmap(obj)
+    skeleton = read_skeleton(obj)
+    rigmap = read_rigmap(obj, skeleton)
     if not rigmap.roles:
         raise InputError(
             f"No bone roles could be found on '{obj.name}'; use Detect Roles or assign them in the Character panel."

@@ -142,7 +142,8 @@ def _params(args, a, b) -> HandshakeParams:
 
 
 def _character(obj):
-    skeleton, rigmap = read_skeleton(obj), read_rigmap(obj)
+    skeleton = read_skeleton(obj)
+    rigmap = read_rigmap(obj, skeleton)
     rigmap.require(list(ARM_ROLES))
     world = _world(obj)
     if not np.all(np.isfinite(world)):

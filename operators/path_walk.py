@@ -163,7 +163,7 @@ def prepare(args, context) -> Job:
     points = read_curve_polyline(curve, obj)
     ground = _ground(ground_obj, obj, points, context.evaluated_depsgraph_get())
     skeleton = read_skeleton(obj)
-    rigmap = read_rigmap(obj)
+    rigmap = read_rigmap(obj, skeleton)
     missing = [r for r in LEG_ROLES if not skeleton.has(rigmap.get(r) or "")]
     if missing:
         raise InputError(

@@ -101,3 +101,22 @@ def test_a_bevelled_curve_is_read_along_its_centre_line_and_keeps_its_bevel(brid
     bevelled = bridge.read_curve_polyline(curve, arm, bpy.context.evaluated_depsgraph_get())
     np.testing.assert_allclose(bevelled, plain, atol=1e-6)
     assert curve.data.bevel_depth == pytest.approx(0.2) and curve.data.extrude == pytest.approx(0.1)
+
+
+def test_characters_sharing_armature_data_share_one_read_and_an_edit_is_seen(bridge):
+    """A crowd of linked duplicates (one armature's data) reads the rig once; editing the bones
+    gives a new Skeleton, never a stale one."""
+    assert bpy.ops.procanim.add_human(name="A") == {"FINISHED"}
+    a = bpy.data.objects["A"]
+    b = bpy.data.objects.new("B", a.data)  # Alt+D: the same armature data
+    bpy.context.collection.objects.link(b)
+    first = bridge.read_skeleton(a)
+    assert bridge.read_skeleton(b) is first and bridge.read_skeleton(a) is first
+    bpy.context.view_layer.objects.active = a
+    bpy.ops.object.mode_set(mode="EDIT")
+    a.data.edit_bones["hips"].head.z += 0.05
+    bpy.ops.object.mode_set(mode="OBJECT")
+    moved = bridge.read_skeleton(b)
+    assert moved is not first
+    hips = moved.index("hips")
+    assert moved.heads[hips, 2] == pytest.approx(first.heads[first.index("hips"), 2] + 0.05, abs=1e-6)
