@@ -1,4 +1,6 @@
-"""procanim.adapt_terrain — the armature's action re-fitted to a terrain mesh (Jo & Choi 2019, §M4).
+"""procanim.adapt_terrain — the armature's action re-fitted to a terrain mesh (Jo & Choi 2019, "A Real-time Motion
+Adaptation Method using Spatial Relationships between a Virtual Character and Its Surrounding
+Environment").
 
 The source is the action the armature holds now (a ProcAnim bake, keys made by hand, imported
 mocap), sampled on integer frames by :func:`bridge.read_action_clip`. When that action is itself a

@@ -1,4 +1,5 @@
-"""procanim.handshake — two characters shake right hands (M2: Deglorie et al. 2015), baked onto both.
+"""procanim.handshake — two characters shake right hands (Deglorie et al., "Procedural Animation of Human
+Interaction using Inverse Kinematics and Fuzzy Logic", GRAPP 2015), baked onto both.
 
 The operator reads both armatures (rest skeleton, role map, world matrix), checks that they are two
 different armatures with right-arm roles, standing apart and facing roughly each other, then calls
@@ -25,7 +26,6 @@ from .limits import number
 from .objects import ObjectArgument
 
 ENTRY = registry.get("handshake")
-_H = HandshakeParams()
 DOMINANCE = "0–1: a dominant character keeps the grip out of its own space (it moves toward the other)"
 
 SOLVER_LABELS = {

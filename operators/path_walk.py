@@ -1,4 +1,6 @@
-"""procanim.path_walk — a humanoid walks along a curve object, over an optional ground mesh (M3).
+"""procanim.path_walk — a humanoid walks along a curve object, over an optional ground mesh
+(Tsutsuguchi et al., "Human walking animation based on foot reaction force in the three-dimensional
+virtual world", J. Visual. Comput. Animat. 2000).
 
 The operator only reads the scene (armature → Skeleton/RigMap, curve → polyline, mesh → triangles,
 all in the armature's space) and calls the engine (``procanim_addon.walk.generate_path_walk``); the
