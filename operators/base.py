@@ -89,6 +89,13 @@ class GeneratorOperator:
     def prepare(self, context) -> Job:
         return self.generator_module.prepare(self, context)
 
+    def previewed(self, context) -> list[Clip] | None:
+        """The live preview's Clips when it made them from exactly these inputs (then Generate bakes
+        what the preview showed without computing again); None otherwise."""
+        from ..preview import finished_clips
+
+        return finished_clips(self.generator_module, self, context)
+
     # ------------------------------------------------------------------ shared steps
     def _finish(self, context, job: Job, clips: list[Clip], seconds: float):
         if not all(clip.is_finite() for clip in clips):
@@ -134,7 +141,7 @@ class GeneratorOperator:
         t0 = time.perf_counter()
         try:
             job = self.prepare(context)
-            clips = job.compute(Progress())
+            clips = self.previewed(context) or job.compute(Progress())
         except InputError as err:
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
@@ -144,11 +151,15 @@ class GeneratorOperator:
     def invoke(self, context, _event):
         if context.window is None:
             return self.execute(context)
+        t0 = time.perf_counter()
         try:
             self._job = self.prepare(context)
         except InputError as err:
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
+        previewed = self.previewed(context)
+        if previewed is not None:
+            return self._finish(context, self._job, previewed, time.perf_counter() - t0)
         self._progress = Progress()
         self._result: dict = {}
         self._t0 = time.perf_counter()

@@ -19,17 +19,20 @@ import bpy
 from ..operators import bake
 from ..operators.base import common_settings
 from ..operators.objects import SettingsArgs
+from ..preview import draw_toggle, preview_property
 from ..procanim_addon import metric_table
 from .character import ProcAnimPanel, active_armature
 
 
 def settings_annotations(entry, op_module, panel_module) -> dict:
     """The bpy properties of a generator's sidebar settings (``scene.procanim.<entry.settings>``):
-    object pickers, the shared settings (with slider limits), the common ones, the sidebar-only ones."""
+    object pickers, the shared settings (with slider limits), the common ones, the sidebar-only ones,
+    the live preview's toggle."""
     props = {arg.name: arg.pointer_property() for arg in op_module.OBJECTS if not arg.shared}
     props.update(op_module.settings(ui=True))
     props.update(common_settings())
     props.update(getattr(panel_module, "panel_settings", dict)())
+    props["preview"] = preview_property(entry)
     return props
 
 
@@ -127,11 +130,13 @@ class PROCANIM_OT_metric_info(bpy.types.Operator):
 
 
 def panel_class(entry, op_module, panel_module) -> type:
-    """The sidebar panel of a registry entry: its own fields, Generate, the figures of the last bake."""
+    """The sidebar panel of a registry entry: its own fields, the Preview toggle, Generate, the
+    figures of the last bake."""
 
     def draw(self, context):
         settings = getattr(context.scene.procanim, entry.settings)
         panel_module.draw(self.layout, settings, context)
+        draw_toggle(self.layout, entry, settings)
         draw_generate(self.layout, entry, op_module, panel_module, settings, context)
         draw_metrics(self.layout, entry, panel_module, _figures_object(op_module, settings, context))
 

@@ -38,8 +38,8 @@ from pathlib import Path
 CONFIG = Path(__file__).resolve().parent.parent / "pyproject.toml"
 REPO_ROOT = Path(os.environ.get("PROCANIM_TYPECHECK_ROOT", CONFIG.parent))
 PACKAGE = "procanim"
-CHECKED_DIRS = ("operators", "panels", "batch")
-COPIED_DIRS = ("operators", "panels", "procanim_addon", "batch")
+CHECKED_DIRS = ("operators", "panels", "batch", "preview")
+COPIED_DIRS = ("operators", "panels", "procanim_addon", "batch", "preview")
 ERROR_LINE = re.compile(
     r"^(?P<path>[^:]+):(?P<line>\d+): (?P<kind>error|note): (?P<message>.*?)(?:  \[(?P<code>[a-z-]+)\])?$"
 )

@@ -1,0 +1,175 @@
+"""The key of a generator's inputs: what its ``prepare`` reads, as one comparable value.
+
+Two calls with equal keys make the same Clip (the engines are pure functions of their inputs), so
+the key decides when the preview regenerates and when Generate may bake the preview's Clip
+instead of computing it again. It holds:
+
+* the generator's arguments (object arguments and ``key_target`` aside), each with whether the
+  caller set it — an argument the caller did not set stands for "the generator decides" (the
+  terrain's frame range with Whole Action on), so only its being unset counts;
+* the scene's frame rate and unit scale;
+* per object argument, the object it resolves to: name, type, world and basis matrices, and
+  its content: an armature's bones, role map and (for generators that read one) source action;
+  a curve's or mesh's evaluated geometry.
+
+Digests of geometry and actions can be served from a cache that the preview invalidates from
+Blender's depsgraph updates (:func:`note_update`); ``fresh=True`` recomputes them (Generate does).
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+
+from ..operators.base import argument_given, operator_arguments
+from ..operators.compat import action_fcurves
+
+IGNORED = ("key_target",)  # arguments that change the bake, not the Clip
+
+_serials: dict[str, int] = {}  # "OB:<name>" / "AC:<name>" → depsgraph updates seen
+_digests: dict[str, tuple[int, str]] = {}  # same keys → (serial when computed, digest)
+
+
+def note_update(kind: str, name: str) -> None:
+    """The depsgraph reported an update of ``kind`` ("OB" geometry, "AC" action) ``name``."""
+    key = f"{kind}:{name}"
+    _serials[key] = _serials.get(key, 0) + 1
+
+
+def forget() -> None:
+    """Drop every cached digest (the preview stopped)."""
+    _serials.clear()
+    _digests.clear()
+
+
+def _cached(key: str, fresh: bool, compute) -> str:
+    serial = _serials.get(key, 0)
+    hit = _digests.get(key)
+    if hit is not None and hit[0] == serial and not fresh:
+        return hit[1]
+    digest = compute()
+    _digests[key] = (serial, digest)
+    return digest
+
+
+def _digest(*arrays) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    for a in arrays:
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()
+
+
+def _matrix(m) -> bytes:
+    return np.array(m, dtype=np.float64).tobytes()
+
+
+# ----------------------------------------------------------------------------- object contents
+
+
+def _geometry(obj, context) -> str:
+    """Digest of the evaluated geometry of a curve or mesh object (its vertices and face count)."""
+    evaluated = obj.evaluated_get(context.evaluated_depsgraph_get())
+    mesh = evaluated.to_mesh()
+    try:
+        if mesh is None:
+            return "empty"
+        co = np.empty(len(mesh.vertices) * 3, dtype=np.float32)
+        mesh.vertices.foreach_get("co", co)
+        edges = np.empty(len(mesh.edges) * 2, dtype=np.int32)
+        mesh.edges.foreach_get("vertices", edges)
+        return _digest(co, edges, np.array([len(mesh.polygons)]))
+    finally:
+        evaluated.to_mesh_clear()
+
+
+def _bones(obj) -> str:
+    """Digest of an armature's rest bones: matrices, lengths, parents, inheritance, deform flags."""
+    bones = obj.data.bones
+    n = len(bones)
+    mats = np.empty(n * 16, dtype=np.float32)
+    bones.foreach_get("matrix_local", mats)
+    lengths = np.empty(n, dtype=np.float32)
+    bones.foreach_get("length", lengths)
+    flags = [
+        (b.name, b.parent.name if b.parent else "", b.use_connect, b.use_deform, b.use_inherit_rotation,
+         b.inherit_scale, b.use_local_location)
+        for b in bones
+    ]
+    roles = [(r.role, r.bone) for r in getattr(obj.data, "procanim_roles", ())]
+    return _digest(mats, lengths, np.frombuffer(repr((flags, roles)).encode(), dtype=np.uint8))
+
+
+def _action(action) -> str:
+    """Digest of an action's F-curves (paths and keys)."""
+    parts: list[np.ndarray] = [np.frombuffer(action.name.encode(), dtype=np.uint8)]
+    for fc in action_fcurves(action):
+        co = np.empty(len(fc.keyframe_points) * 2, dtype=np.float32)
+        fc.keyframe_points.foreach_get("co", co)
+        parts += [np.frombuffer(f"{fc.data_path}[{fc.array_index}]".encode(), dtype=np.uint8), co]
+    return _digest(*parts)
+
+
+def object_state(obj, op_module, context, fresh: bool = False) -> tuple:
+    """What of ``obj`` a generator's ``prepare`` may read, as a comparable value."""
+    state = [obj.name, obj.type, _matrix(obj.matrix_world), _matrix(obj.matrix_basis)]
+    if obj.type == "ARMATURE":
+        state.append(_bones(obj))
+        reader = getattr(op_module, "source_action", None)  # generators that adapt the held action
+        if reader is not None:
+            try:
+                action = reader(obj)
+            except Exception as err:  # an InputError: the key says so, prepare will report it
+                state.append(f"no action: {err}")
+            else:
+                state.append(_cached(f"AC:{action.name}", fresh, lambda: _action(action)))
+    elif obj.type in ("CURVE", "MESH"):
+        state.append(_cached(f"OB:{obj.name}", fresh, lambda: _geometry(obj, context)))
+    return tuple(state)
+
+
+# ----------------------------------------------------------------------------- the key
+
+
+def _plain(value):
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if hasattr(value, "name"):
+        return value.name
+    try:
+        return tuple(value)
+    except TypeError:
+        return repr(value)
+
+
+def argument_values(op_module, args) -> tuple:
+    """``(name, value or None when not set)`` for every non-object argument the Clip depends on."""
+    objects = {arg.name for arg in op_module.OBJECTS}
+    out = []
+    for name in operator_arguments(op_module):
+        if name in objects or name in IGNORED:
+            continue
+        given = argument_given(args, name)
+        out.append((name, _plain(getattr(args, name, None)) if given else None))
+    return tuple(out)
+
+
+def resolved_objects(entry, op_module, args, context) -> list:
+    """The objects the arguments resolve to, in ``OBJECTS`` order (None for an empty optional one);
+    raises the generator's InputError when one cannot be resolved."""
+    return [arg.resolve(args, context, entry.settings) for arg in op_module.OBJECTS]
+
+
+def inputs_key(entry, op_module, args, context, fresh: bool = False) -> tuple:
+    """The key of what ``op_module.prepare(args, context)`` would read (see the module docstring).
+
+    Raises the generator's InputError when an object argument cannot be resolved.
+    """
+    scene = context.scene
+    objects = resolved_objects(entry, op_module, args, context)
+    return (
+        entry.id,
+        argument_values(op_module, args),
+        (scene.render.fps, scene.render.fps_base, scene.unit_settings.scale_length),
+        tuple(None if obj is None else object_state(obj, op_module, context, fresh) for obj in objects),
+    )

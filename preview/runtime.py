@@ -1,0 +1,251 @@
+"""The running previews and everything they hook into Blender — and take out again.
+
+While at least one generator's Preview is on, the preview holds:
+
+* a timer (``bpy.app.timers``) that ticks every session, stops them all when the active object
+  changes to an object none of them uses, and tags the 3D views for redraw;
+* two draw handlers on ``SpaceView3D`` (the ghosts in the view, the status lines in pixels; one
+  pair serves every 3D view);
+* a ``depsgraph_update_post`` handler that marks curves, meshes and actions whose content changed
+  (their digests are recomputed, see :mod:`.inputs`);
+* a ``load_pre`` handler: loading a file stops every preview.
+
+Turning the last Preview off, loading a file or disabling the extension removes all of them
+(:func:`stop_all`; :func:`hooks` counts them for the tests).
+
+Test mode: with ``PROCANIM_PREVIEW_LOG=<path>`` in the environment (or :data:`LOG_PATH` set) each
+regeneration appends a JSON line — ``ready`` (change → ghost, compute and prepare times, frames)
+and ``drawn`` (change → first draw of the new ghost) — with wall-clock times, so a GUI harness
+can relate them to the input events it sent.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import time
+from typing import Any
+
+import bpy
+from bpy.app.handlers import persistent
+
+from . import inputs
+from .session import Session
+
+IDLE_S = 0.02  # timer interval while nothing runs: how soon a changed setting is seen (s)
+BUSY_S = 0.01  # while a worker runs: how soon its result is drawn (s)
+LOG_PATH = os.environ.get("PROCANIM_PREVIEW_LOG", "")
+
+SESSIONS: dict[str, Session] = {}
+_state: dict[str, Any] = {"draw": [], "active": None}  # draw handler handles, the active object's name
+
+
+# ----------------------------------------------------------------------------- starting, stopping
+
+
+def is_on(generator_id: str) -> bool:
+    return generator_id in SESSIONS
+
+
+def start(generator_id: str, context=None) -> Session:
+    """Turn the preview of ``generator_id`` on (first tick at once)."""
+    from ..operators import generator_module
+    from ..panels import panel_module
+    from ..procanim_addon import registry
+
+    if generator_id in SESSIONS:
+        return SESSIONS[generator_id]
+    entry = registry.get(generator_id)
+    session = Session(entry, generator_module(entry), panel_module(entry))
+    if not SESSIONS:
+        _install(context or bpy.context)
+    SESSIONS[generator_id] = session
+    return session
+
+
+def stop(generator_id: str) -> None:
+    """Turn one preview off; the last one off removes every hook."""
+    session = SESSIONS.pop(generator_id, None)
+    if session is not None:
+        session.stop()
+    if not SESSIONS:
+        _uninstall()
+    _redraw()
+
+
+def stop_all() -> None:
+    for generator_id in list(SESSIONS):
+        SESSIONS.pop(generator_id).stop()
+    _uninstall()
+    _redraw()
+
+
+def _install(context) -> None:
+    from . import draw
+
+    view = getattr(context, "view_layer", None)
+    active = view.objects.active if view is not None else None
+    _state["active"] = active.name if active is not None else None
+    space = bpy.types.SpaceView3D
+    _state["draw"] = [
+        space.draw_handler_add(draw.draw_view, (), "WINDOW", "POST_VIEW"),
+        space.draw_handler_add(draw.draw_pixel, (), "WINDOW", "POST_PIXEL"),
+    ]
+    if on_depsgraph not in bpy.app.handlers.depsgraph_update_post:
+        bpy.app.handlers.depsgraph_update_post.append(on_depsgraph)
+    if on_load_pre not in bpy.app.handlers.load_pre:
+        bpy.app.handlers.load_pre.append(on_load_pre)
+    if not bpy.app.timers.is_registered(tick):
+        bpy.app.timers.register(tick, first_interval=0.0)
+
+
+def _uninstall() -> None:
+    space = bpy.types.SpaceView3D
+    for handle in _state["draw"]:
+        space.draw_handler_remove(handle, "WINDOW")
+    _state["draw"] = []
+    app = bpy.app.handlers
+    for handlers, fn in ((app.depsgraph_update_post, on_depsgraph), (app.load_pre, on_load_pre)):
+        while fn in handlers:
+            handlers.remove(fn)
+    if bpy.app.timers.is_registered(tick):
+        bpy.app.timers.unregister(tick)
+    inputs.forget()
+
+
+def hooks() -> dict:
+    """How many of each hook the preview holds now (draw handlers, timers, app handlers)."""
+    return {
+        "draw_handlers": len(_state["draw"]),
+        "timers": int(bpy.app.timers.is_registered(tick)),
+        "depsgraph_update_post": bpy.app.handlers.depsgraph_update_post.count(on_depsgraph),
+        "load_pre": bpy.app.handlers.load_pre.count(on_load_pre),
+    }
+
+
+# ----------------------------------------------------------------------------- Blender's callbacks
+
+
+@persistent
+def on_load_pre(*_args) -> None:
+    stop_all()
+
+
+@persistent
+def on_depsgraph(_scene, depsgraph) -> None:
+    for update in depsgraph.updates:
+        data = update.id
+        if isinstance(data, bpy.types.Object) and update.is_updated_geometry:
+            inputs.note_update("OB", data.original.name)
+        elif isinstance(data, bpy.types.Action):
+            inputs.note_update("AC", data.original.name)
+
+
+def _playing() -> bool:
+    wm = bpy.context.window_manager
+    return any(w.screen is not None and w.screen.is_animation_playing for w in getattr(wm, "windows", ()))
+
+
+def _active_changed(context) -> bool:
+    """True when the active object became one no running preview uses (then all stop)."""
+    view = getattr(context, "view_layer", None)
+    active = view.objects.active if view is not None else None
+    name = active.name if active is not None else None
+    if name == _state["active"]:
+        return False
+    _state["active"] = name
+    used = set().union(*(s.objects for s in SESSIONS.values()))
+    return name is None or name not in used
+
+
+def tick() -> float | None:
+    """The timer: one step of every session; None (unregistered) once no preview is on."""
+    if not SESSIONS:
+        _uninstall()
+        return None
+    context = bpy.context
+    if _active_changed(context):
+        stop_all()
+        return None
+    if _playing():
+        return IDLE_S
+    changed = False
+    for session in list(SESSIONS.values()):
+        try:
+            changed |= session.tick(context)
+        except Exception as err:  # a timer that raises is dropped by Blender: never let one out
+            session.error = f"ProcAnim preview failed: {type(err).__name__}: {err}"
+            changed = True
+        _log_events(session)
+    if changed:
+        _redraw()
+    return BUSY_S if any(s.busy for s in SESSIONS.values()) else IDLE_S
+
+
+def _redraw() -> None:
+    wm = getattr(bpy.context, "window_manager", None)
+    for window in getattr(wm, "windows", ()):
+        for area in window.screen.areas:
+            if area.type == "VIEW_3D":
+                area.tag_redraw()
+
+
+# ----------------------------------------------------------------------------- Generate, the test log
+
+
+def finished_clips(op_module: Any, args, context) -> list | None:
+    """Copies of the preview's Clips when they were made from exactly the inputs ``args`` (an
+    operator) names now — Generate bakes them instead of computing; None otherwise."""
+    entry: Any = getattr(op_module, "ENTRY", None)
+    session = SESSIONS.get(getattr(entry, "id", ""))
+    if session is None or session.result is None:
+        return None
+    try:
+        key = inputs.inputs_key(entry, op_module, args, context, fresh=True)
+    except Exception:  # an argument that does not resolve: the operator reports it itself
+        return None
+    clips = session.finished_clips(key)
+    if clips is None:
+        return None
+    clips = copy.deepcopy(clips)
+    for clip in clips:
+        clip.metrics["preview_compute_ms"] = session.result.compute_ms  # generate_ms: this bake's own time
+    return clips
+
+
+def log(event: str, **fields) -> None:
+    """Append one JSON line to the test log (test mode only)."""
+    path = LOG_PATH or os.environ.get("PROCANIM_PREVIEW_LOG", "")
+    if not path:
+        return
+    fields.update(event=event, wall=time.time())
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(fields) + "\n")
+
+
+def _log_events(session: Session) -> None:
+    events, session.events = session.events, []
+    for name, detail in events:
+        if name == "ready" and session.result is not None:
+            r = session.result
+            detail = {
+                "change_to_ghost_ms": r.change_to_ghost_ms,
+                "compute_ms": r.compute_ms,
+                "frames": len(r.ghosts[0].frames) if r.ghosts else 0,
+                "changed_wall": r.changed_wall,
+                "ready_wall": r.ready_wall,
+                "cancels": session.cancels,
+            }
+        log(name, generator=session.entry.id, **detail)
+
+
+def note_drawn(session: Session) -> None:
+    """The draw handler drew the current result for the first time (test log)."""
+    r = session.result
+    if r is None or r.drawn:
+        return
+    r.drawn = True
+    now = time.time()
+    log("drawn", generator=session.entry.id, change_to_draw_ms=(now - r.changed_wall) * 1000.0,
+        changed_wall=r.changed_wall)

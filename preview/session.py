@@ -1,0 +1,237 @@
+"""One generator's live preview: notice a change, regenerate in a worker thread, keep the result.
+
+:class:`Session` is driven by :meth:`Session.tick` (the preview's timer, or a test calling it):
+
+1. the key of the sidebar's settings (:func:`.inputs.inputs_key`) is compared with the last one;
+   a new key cancels a running worker through the progress contract (the engine raises
+   :class:`~procanim_addon.progress.Cancelled` at its next report);
+2. once no worker runs and the key has been stable for ``debounce_s``, ``prepare`` reads the
+   scene on the main thread and a :class:`Worker` thread runs only ``Job.compute`` and the ghost
+   (numpy);
+3. a finished worker's Clips and ghosts become the :class:`Result` drawn and offered to Generate;
+   an error becomes the status line, and the last good ghost stays.
+
+Nothing here writes to the file: no action, key, pose or transform, no undo step.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..operators.bridge import read_rigmap, read_skeleton
+from ..procanim_addon.errors import InputError
+from ..procanim_addon.ghost import Body, Ghost, build_ghosts
+from ..procanim_addon.progress import Cancelled, Progress
+from . import inputs
+
+DEBOUNCE_S = 0.0  # a key must be this old before it is generated (the cancel does the debouncing)
+NAN_MESSAGE = "The generator produced invalid (NaN) values. Try less extreme settings."
+
+
+def read_body(obj) -> Body:
+    """What the ghost needs of an armature object (main thread)."""
+    world = np.array(obj.matrix_world, dtype=float)
+    basis = np.array(obj.matrix_basis, dtype=float)
+    parent_world = world @ np.linalg.inv(basis) if abs(np.linalg.det(basis)) > 1e-12 else None
+    return Body(
+        name=obj.name,
+        skeleton=read_skeleton(obj),
+        rigmap=read_rigmap(obj),
+        world=world,
+        parent_world=parent_world,
+        object_scale=np.array(obj.matrix_basis.to_scale(), dtype=float),
+        drawn=tuple(b.name for b in obj.data.bones if b.use_deform),
+    )
+
+
+def failure_text(err: BaseException) -> str:
+    """An exception as the status line says it."""
+    return str(err) if isinstance(err, InputError) else f"ProcAnim failed: {type(err).__name__}: {err}"
+
+
+@dataclass
+class Result:
+    """A finished regeneration: its key, Clips (Generate may bake them) and ghosts (drawn)."""
+
+    key: tuple
+    clips: list
+    ghosts: list[Ghost]
+    compute_ms: float
+    change_to_ghost_ms: float
+    changed_wall: float  # time.time() when the change was seen (for the test log)
+    ready_wall: float
+    drawn: bool = False
+
+
+class Worker:
+    """``job.compute`` and the ghosts in a daemon thread; the main thread polls :attr:`done`."""
+
+    def __init__(self, key: tuple, job, bodies: list[Body]):
+        self.key = key
+        self.job = job
+        self.bodies = bodies
+        self.progress = Progress()
+        self.clips: list | None = None
+        self.ghosts: list[Ghost] | None = None
+        self.error = ""
+        self.cancelled = False
+        self.seconds = 0.0
+        self._thread = threading.Thread(target=self._run, name="procanim-preview", daemon=True)
+
+    def start(self) -> Worker:
+        self._thread.start()
+        return self
+
+    @property
+    def done(self) -> bool:
+        return not self._thread.is_alive()
+
+    def join(self, timeout: float | None = None) -> None:
+        self._thread.join(timeout)
+
+    def _run(self) -> None:
+        t0 = time.perf_counter()
+        try:
+            clips = self.job.compute(self.progress)
+            if not all(clip.is_finite() for clip in clips):
+                raise InputError(NAN_MESSAGE)
+            self.ghosts = build_ghosts(clips, self.bodies)
+            self.clips = clips
+        except Cancelled:
+            self.cancelled = True
+        except Exception as err:  # InputError or a bug: shown in the status line, never raised
+            self.error = failure_text(err)
+        self.seconds = time.perf_counter() - t0
+
+
+@dataclass
+class Session:
+    """The live preview of one registry entry (``op_module``/``panel_module``: its operator and
+    panel modules)."""
+
+    entry: Any  # procanim_addon.registry.Generator
+    op_module: Any
+    panel_module: Any
+    debounce_s: float = DEBOUNCE_S
+    wanted: tuple | None = None  # the key of the settings now
+    changed_at: float = 0.0  # perf_counter() when ``wanted`` was first seen
+    changed_wall: float = 0.0
+    attempted: tuple | None = None  # the key of the last regeneration started (or refused)
+    worker: Worker | None = None
+    result: Result | None = None
+    error: str = ""
+    objects: set = field(default_factory=set)  # names of the objects the settings resolve to
+    cancels: int = 0
+    starts: int = 0  # workers started
+    events: list = field(default_factory=list)  # (name, detail) for the test log, drained by the runtime
+
+    # ------------------------------------------------------------------ reading the settings
+    def args(self, context):
+        from ..panels.generator import settings_args
+
+        settings = getattr(context.scene.procanim, self.entry.settings)
+        return settings_args(self.entry, self.op_module, self.panel_module, settings)
+
+    def _key(self, context) -> tuple:
+        """The inputs' key, or ``("error", message)`` when an object cannot be resolved."""
+        args = self.args(context)
+        try:
+            objects = inputs.resolved_objects(self.entry, self.op_module, args, context)
+            self.objects = {obj.name for obj in objects if obj is not None}
+            return inputs.inputs_key(self.entry, self.op_module, args, context)
+        except Exception as err:  # InputError (a missing pick …) or a bug: the status line says it
+            return ("error", failure_text(err))
+
+    # ------------------------------------------------------------------ the state machine
+    def tick(self, context, now: float | None = None) -> bool:
+        """One step (main thread); True when what is drawn changed."""
+        now = time.perf_counter() if now is None else now
+        key = self._key(context)
+        changed = False
+        if key != self.wanted:
+            self.wanted, self.changed_at, self.changed_wall = key, now, time.time()
+        worker = self.worker
+        if worker is not None and worker.done:
+            self._harvest(worker, now)
+            self.worker = worker = None
+            changed = True
+        if worker is not None and worker.key != self.wanted and not worker.progress.cancelled:
+            worker.progress.cancel()
+            self.cancels += 1
+        if worker is None and self.wanted != self.attempted and now - self.changed_at >= self.debounce_s:
+            self._start(context, now)
+            changed = True
+        return changed
+
+    def _start(self, context, now: float) -> None:
+        key = self.wanted
+        self.attempted = key
+        if key is None or key[0] == "error":
+            self.error = key[1] if key else "Nothing to preview."
+            return
+        try:
+            job = self.op_module.prepare(self.args(context), context)
+            bodies = [read_body(obj) for obj in job.targets]
+        except Exception as err:  # InputError from prepare, or a bug: status line
+            self.error = failure_text(err)
+            return
+        self.error = ""
+        self.worker = Worker(key, job, bodies).start()
+        self.starts += 1
+        self.events.append(("started", {"prepare_ms": (time.perf_counter() - now) * 1000.0}))
+
+    def _harvest(self, worker: Worker, now: float) -> None:
+        if worker.cancelled:
+            self.events.append(("cancelled", {}))
+            return
+        if worker.error:
+            self.error = worker.error
+            self.events.append(("error", {"message": worker.error}))
+            return
+        self.error = ""
+        self.result = Result(
+            key=worker.key,
+            clips=worker.clips or [],
+            ghosts=worker.ghosts or [],
+            compute_ms=worker.seconds * 1000.0,
+            change_to_ghost_ms=(now - self.changed_at) * 1000.0 if worker.key == self.wanted else float("nan"),
+            changed_wall=self.changed_wall,
+            ready_wall=time.time(),
+        )
+        self.events.append(("ready", {}))
+
+    def stop(self) -> None:
+        """Cancel a running worker (it ends at its next progress report) and forget it."""
+        if self.worker is not None:
+            self.worker.progress.cancel()
+            self.worker = None
+
+    # ------------------------------------------------------------------ what the status line says
+    @property
+    def busy(self) -> bool:
+        return self.worker is not None
+
+    def status(self) -> tuple[str, str]:
+        """``(kind, text)``: kind ``BUSY``, ``ERROR`` or ``READY`` (or ``IDLE``)."""
+        label = f"{self.entry.label} preview"
+        if self.worker is not None:
+            return "BUSY", f"{label}: generating… {int(self.worker.progress.fraction * 100)} %"
+        if self.error:
+            return "ERROR", f"{label}: {self.error}"
+        if self.result is not None:
+            r = self.result
+            frames = len(r.ghosts[0].frames) if r.ghosts else 0
+            shown = r.change_to_ghost_ms if np.isfinite(r.change_to_ghost_ms) else r.compute_ms
+            return "READY", f"{label}: ready in {shown:.0f} ms ({frames} frames)"
+        return "IDLE", f"{label}: waiting"
+
+    def finished_clips(self, key: tuple) -> list | None:
+        """The last result's Clips when they were made from ``key`` (None otherwise)."""
+        if self.result is None or self.result.key != key:
+            return None
+        return self.result.clips

@@ -1,0 +1,272 @@
+"""What the live preview draws: generated Clips seen in world space (numpy only, no Blender).
+
+A :class:`Ghost` holds, for one armature and every integer frame its Clip spans:
+
+* the drawn bones' heads and tails in world space (m) by the engine's forward kinematics
+  (:meth:`~.skeleton.Skeleton.fk`, which mirrors Blender's pose evaluation). On the Clip's key
+  frames they are the pose Generate bakes. Between keys the channels are interpolated with
+  Catmull-Rom tangents; Blender interpolates the baked keys with its own Bezier handles, so
+  in-between frames differ slightly (the preview's tests measure by how much);
+* the pelvis path: the ``hips`` bone's head on every frame;
+* the foot plants: each stretch of frames over which a foot's ball point (the foot bone's tail)
+  moves slower than :data:`PLANT_SPEED` leg lengths per second, drawn as a footprint;
+* for the handshake, the grip point on each character's right hand, and the point of contact: the
+  middle of the two grips over the frames where they hold each other.
+
+World space is ``world @ pose``. A Clip that moves the armature object itself (object channels,
+e.g. the path walk's root motion ``OBJECT``) is placed as Blender does:
+``matrix_world = parent_world @ T(location) @ R(rotation) @ S(object_scale)``, where
+``parent_world = matrix_world @ matrix_basis⁻¹`` when the preview read the scene.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import transforms as tf
+from .clip import Clip
+from .curves import catmull_rom
+from .errors import InputError
+from .frames import character_frame
+from .rig_roles import RigMap
+from .skeleton import Skeleton
+
+PLANT_SPEED = 0.1  # leg lengths per second: a foot's ball point slower than this is planted
+PLANT_MIN_FRAMES = 2  # shorter stretches are not drawn as plants
+MEET_DISTANCE = 0.01  # hands whose grip points are this close (a fraction of their widest gap) hold
+FOOT_SIDES = ("L", "R")
+
+
+@dataclass
+class Body:
+    """One armature as the ghost needs it (read from the scene on Blender's main thread).
+
+    ``world``: the object's ``matrix_world`` (4, 4); ``parent_world``: ``matrix_world @
+    matrix_basis⁻¹``, what the object's own channels compose under (None: the Clip never moves
+    the object); ``object_scale``: the object's scale (3,), kept by object channels; ``drawn``:
+    the bones to draw (the deform bones; empty: every bone).
+    """
+
+    name: str
+    skeleton: Skeleton
+    rigmap: RigMap
+    world: np.ndarray
+    parent_world: np.ndarray | None = None
+    object_scale: np.ndarray | None = None
+    drawn: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Plant:
+    """A foot at rest on frames ``first``–``last``: its heel (ankle), ball and tip, world m."""
+
+    side: str
+    first: float
+    last: float
+    heel: np.ndarray
+    ball: np.ndarray
+    tip: np.ndarray
+
+
+@dataclass
+class Ghost:
+    """One armature's generated motion as lines in world space (m), per integer frame.
+
+    frames ``(N,)``; heads, tails ``(N, D, 3)`` of the ``bone_names`` drawn; pelvis ``(N, 3)``
+    (empty ``(0, 3)`` without a hips role); plants; grip ``(N, 3)`` or None; meeting: the
+    handshake's point of contact ``(3,)`` or None; key_frames: the Clip's frames.
+    """
+
+    name: str
+    generator: str
+    frames: np.ndarray
+    key_frames: np.ndarray
+    bone_names: list[str]
+    heads: np.ndarray
+    tails: np.ndarray
+    pelvis: np.ndarray
+    plants: list[Plant] = field(default_factory=list)
+    grip: np.ndarray | None = None
+    meeting: np.ndarray | None = None
+
+    def index(self, frame: float) -> int:
+        """Row of ``frame`` (rounded; before the first / after the last frame: the first / last,
+        as Blender holds the first and last keys)."""
+        return int(np.clip(round(float(frame) - float(self.frames[0])), 0, len(self.frames) - 1))
+
+    def bones_at(self, frame: float) -> tuple[np.ndarray, np.ndarray]:
+        """Heads and tails ``(D, 3)`` of the drawn bones at ``frame``."""
+        i = self.index(frame)
+        return self.heads[i], self.tails[i]
+
+    def plants_at(self, frame: float) -> list[Plant]:
+        """The plants under way at ``frame``."""
+        return [p for p in self.plants if p.first <= frame <= p.last]
+
+
+# ----------------------------------------------------------------------------- sampling
+
+
+def display_frames(clip: Clip) -> np.ndarray:
+    """Every integer frame from the Clip's first to its last key (its keys, when they are integer)."""
+    lo, hi = clip.frame_range
+    first, last = int(np.ceil(lo - 1e-9)), int(np.floor(hi + 1e-9))
+    return np.arange(first, max(last, first) + 1, dtype=float)
+
+
+def _interpolate(key_t: np.ndarray, values: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Key values at the keys, Catmull-Rom between them, the end keys outside (constant)."""
+    if len(key_t) == 1:
+        return np.repeat(values[:1], len(t), axis=0)
+    return catmull_rom(key_t, values, np.clip(t, key_t[0], key_t[-1]))
+
+
+def channels_at(clip: Clip, skeleton: Skeleton, frames: np.ndarray):
+    """The Clip's pose channels in ``skeleton`` order at ``frames``: ``(locations (N, B, 3),
+    rotations (N, B, 4), scales (N, B, 3) or None)``. Bones the Clip does not hold keep their rest
+    pose; quaternions are made continuous before they are interpolated (as the baker writes them)."""
+    pairs = [(k, skeleton.index(n)) for k, n in enumerate(clip.bone_names) if skeleton.has(n)]
+    src = [k for k, _ in pairs]
+    dst = [i for _, i in pairs]
+    n, b = len(frames), len(skeleton)
+    locations = np.zeros((n, b, 3))
+    rotations = tf.quat_identity((n, b))
+    locations[:, dst] = _interpolate(clip.frames, clip.locations[:, src], frames)
+    quats = tf.quat_continuity(tf.quat_normalize(clip.rotations[:, src]), axis=0)
+    rotations[:, dst] = tf.quat_normalize(_interpolate(clip.frames, quats, frames))
+    scales = None
+    if clip.scales is not None:
+        scales = np.ones((n, b, 3))
+        scales[:, dst] = _interpolate(clip.frames, np.asarray(clip.scales, float)[:, src], frames)
+    return locations, rotations, scales
+
+
+def object_worlds(clip: Clip, body: Body, frames: np.ndarray) -> np.ndarray:
+    """The armature object's world matrix ``(N, 4, 4)`` at ``frames``."""
+    world = np.asarray(body.world, float)
+    moves = clip.object_locations is not None or clip.object_rotations is not None
+    if not moves or body.parent_world is None:
+        return np.broadcast_to(world, (len(frames), 4, 4)).copy()
+    parent = np.asarray(body.parent_world, float)
+    basis = np.linalg.inv(parent) @ world  # the object's own transform when the scene was read
+    scale = np.linalg.norm(basis[:3, :3], axis=0) if body.object_scale is None else np.asarray(body.object_scale)
+    if clip.object_locations is not None:
+        loc = _interpolate(clip.frames, np.asarray(clip.object_locations, float), frames)
+    else:
+        loc = np.broadcast_to(basis[:3, 3], (len(frames), 3))
+    if clip.object_rotations is not None:
+        quats = tf.quat_continuity(tf.quat_normalize(np.asarray(clip.object_rotations, float)), axis=0)
+        rot = tf.quat_normalize(_interpolate(clip.frames, quats, frames))
+    else:
+        rot = np.broadcast_to(tf.mat3_to_quat(basis[:3, :3] / scale), (len(frames), 4))
+    own = tf.compose(loc, rot, np.broadcast_to(scale, (len(frames), 3)))
+    return parent @ own
+
+
+def _apply(worlds: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Armature-space points ``(N, K, 3)`` → world, one matrix per frame ``(N, 4, 4)``."""
+    return np.einsum("nij,nkj->nki", worlds[:, :3, :3], points) + worlds[:, None, :3, 3]
+
+
+# ----------------------------------------------------------------------------- what is drawn
+
+
+def foot_plants(heel: np.ndarray, ball: np.ndarray, tip: np.ndarray, frames: np.ndarray, fps: float,
+                limit: float, side: str = "") -> list[Plant]:
+    """Stretches of at least :data:`PLANT_MIN_FRAMES` frames over which the ``ball`` point
+    ``(N, 3)`` moves slower than ``limit`` (m/s); each becomes a :class:`Plant` at the mean heel,
+    ball and tip positions of its frames."""
+    if len(frames) < 2:
+        return []
+    speed = np.linalg.norm(np.diff(ball, axis=0), axis=1) * fps / np.maximum(np.diff(frames), 1e-9)
+    slow = speed < limit
+    planted = np.zeros(len(frames), dtype=bool)
+    planted[:-1] |= slow
+    planted[1:] |= slow
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], planted.astype(np.int8), [0]))))
+    out = []
+    for start, stop in zip(edges[0::2], edges[1::2]):
+        if stop - start >= PLANT_MIN_FRAMES:
+            sl = slice(start, stop)
+            out.append(Plant(side, float(frames[start]), float(frames[stop - 1]), heel[sl].mean(axis=0),
+                             ball[sl].mean(axis=0), tip[sl].mean(axis=0)))
+    return out
+
+
+def _plants(body: Body, pose_world: np.ndarray, tails_world: np.ndarray, frames, fps, world_scale) -> list[Plant]:
+    sk, rm = body.skeleton, body.rigmap
+    try:
+        leg = character_frame(sk, rm).leg_length * world_scale
+    except (InputError, ValueError):
+        return []
+    out = []
+    for side in FOOT_SIDES:
+        foot = rm.get(f"foot.{side}")
+        if not foot or not sk.has(foot):
+            continue
+        i = sk.index(foot)
+        toe = rm.get(f"toe.{side}")
+        tip = tails_world[:, sk.index(toe)] if toe and sk.has(toe) else tails_world[:, i]
+        out += foot_plants(pose_world[:, i], tails_world[:, i], tip, frames, fps, PLANT_SPEED * leg, side)
+    return sorted(out, key=lambda p: p.first)
+
+
+def _grip(body: Body, pose: np.ndarray, worlds: np.ndarray) -> np.ndarray | None:
+    """The handshake's grip point on the right hand, world ``(N, 3)`` (None without arm roles)."""
+    from .handshake.character import prepare_character
+    from .handshake.params import HandshakeParams
+
+    try:
+        ch = prepare_character(body.name, body.skeleton, body.rigmap, body.world, "CCD", HandshakeParams())
+    except (InputError, ValueError):
+        return None
+    hand = pose[:, ch.hand]
+    local = np.einsum("nij,j->ni", hand[:, :3, :3], ch.hand_axes.grip_local) + hand[:, :3, 3]
+    return _apply(worlds, local[:, None])[:, 0]
+
+
+def build_ghost(clip: Clip, body: Body) -> Ghost:
+    """The :class:`Ghost` of ``clip`` on ``body``."""
+    sk = body.skeleton
+    frames = display_frames(clip)
+    locations, rotations, scales = channels_at(clip, sk, frames)
+    pose = sk.fk(locations, rotations, scales)
+    worlds = object_worlds(clip, body, frames)
+    heads = _apply(worlds, pose[..., :3, 3])
+    tails = _apply(worlds, sk.tails_of(pose))
+    drawn = [sk.index(n) for n in body.drawn if sk.has(n)] or list(range(len(sk)))
+    hips = body.rigmap.get("hips")
+    pelvis = heads[:, sk.index(hips)] if hips and sk.has(hips) else np.zeros((0, 3))
+    world_scale = float(np.linalg.norm(np.asarray(body.world, float)[:3, 0]))
+    ghost = Ghost(
+        name=body.name,
+        generator=clip.generator,
+        frames=frames,
+        key_frames=np.asarray(clip.frames, float).copy(),
+        bone_names=[sk.names[i] for i in drawn],
+        heads=heads[:, drawn],
+        tails=tails[:, drawn],
+        pelvis=pelvis,
+        plants=_plants(body, heads, tails, frames, clip.fps, world_scale),
+    )
+    if clip.generator == "handshake":
+        ghost.grip = _grip(body, pose, worlds)
+    return ghost
+
+
+def build_ghosts(clips: list[Clip], bodies: list[Body]) -> list[Ghost]:
+    """One ghost per (Clip, Body) pair, in the generator's order of armatures."""
+    if len(clips) != len(bodies):
+        raise ValueError(f"{len(clips)} clips for {len(bodies)} armatures")
+    ghosts = [build_ghost(clip, body) for clip, body in zip(clips, bodies)]
+    grips = [g.grip for g in ghosts]
+    if len(ghosts) == 2 and all(g is not None and len(g) for g in grips) and len(grips[0]) == len(grips[1]):
+        # the point of contact: the middle of the two grips over the frames where they hold each other
+        gap = np.linalg.norm(grips[0] - grips[1], axis=1)
+        held = gap <= max(MEET_DISTANCE * float(np.max(gap)), 1e-9)
+        meeting = 0.5 * (grips[0][held] + grips[1][held]).mean(axis=0)
+        for g in ghosts:
+            g.meeting = meeting
+    return ghosts

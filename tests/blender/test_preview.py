@@ -1,0 +1,452 @@
+"""The live preview in Blender (headless: the preview's timer is ticked by the tests, nothing is
+drawn on a GPU): regeneration on every kind of change, cancel, no writes to the file, Generate
+bakes the previewed Clip, the ghost equals the baked pose, and every hook is removed again."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import bpy
+import numpy as np
+import pytest
+from harness import addon_module, button_args, draw_log, evaluated_pose
+
+TIMEOUT_S = 120.0
+
+
+# --------------------------------------------------------------------------------------------
+# Scenes
+
+
+def add_human(name="Human", **kw):
+    assert bpy.ops.procanim.add_human(name=name, **kw) == {"FINISHED"}
+    return bpy.data.objects[name]
+
+
+def add_curve(name, points, bevel=0.0):
+    cu = bpy.data.curves.new(name, "CURVE")
+    cu.bevel_depth = bevel
+    sp = cu.splines.new("POLY")
+    sp.points.add(len(points) - 1)
+    for p, co in zip(sp.points, points):
+        p.co = (*co, 1.0)
+    obj = bpy.data.objects.new(name, cu)
+    bpy.context.collection.objects.link(obj)
+    return obj
+
+
+def add_floor(name="Floor", size=20.0, z=0.0):
+    mesh = bpy.data.meshes.new(name)
+    h = size / 2
+    mesh.from_pydata([(-h, -h, z), (h, -h, z), (h, h, z), (-h, h, z)], [], [(0, 1, 2, 3)])
+    obj = bpy.data.objects.new(name, mesh)
+    bpy.context.collection.objects.link(obj)
+    return obj
+
+
+def _duck(scene):
+    assert bpy.ops.procanim.add_duck(name="Duck") == {"FINISHED"}
+    scene.procanim.armature = bpy.data.objects["Duck"]
+    scene.procanim.duck.frame_end = 48
+
+
+def _pair(scene):
+    a, b = add_human("Ann"), add_human("Bob", location=(0.0, -0.9, 0.0))
+    b.rotation_euler[2] = math.pi
+    bpy.context.view_layer.update()
+    scene.procanim.handshake.initiator, scene.procanim.handshake.partner = a, b
+
+
+def _walker(scene):
+    scene.procanim.armature = add_human()
+    scene.procanim.path_walk.path = add_curve("Line", [(0.0, 0.0, 0.0), (0.0, -2.0, 0.0)])
+
+
+def _adapt(scene):
+    human = add_human()
+    scene.procanim.armature = human
+    assert bpy.ops.procanim.source_motion(armature=human.name, kind="WALK", steps=2) == {"FINISHED"}
+    assert bpy.ops.procanim.add_zigzag(armature=human.name, level="ANKLE") == {"FINISHED"}
+    scene.procanim.terrain.terrain = bpy.data.objects["Zigzag"]
+
+
+def _source(scene):
+    scene.procanim.armature = add_human()
+    scene.procanim.source_motion.steps = 2
+
+
+SCENES = {"duck_walk": _duck, "handshake": _pair, "path_walk": _walker, "adapt_terrain": _adapt,
+          "source_motion": _source}
+CHANGE = {"duck_walk": ("amplitude", 8.0), "handshake": ("shake_frames", 16), "path_walk": ("cadence", 120.0),
+          "adapt_terrain": ("damping", 0.3), "source_motion": ("steps", 3)}
+
+
+# --------------------------------------------------------------------------------------------
+# Helpers
+
+
+@pytest.fixture
+def runtime(procanim_extension):
+    module = addon_module(procanim_extension, "preview.runtime")
+    yield module
+    module.stop_all()
+
+
+def settings_of(generator):
+    registry = addon_module_cached("procanim_addon.registry")
+    return getattr(bpy.context.scene.procanim, registry.get(generator).settings)
+
+
+_MODULES: dict = {}
+
+
+def addon_module_cached(name):
+    return _MODULES[name]
+
+
+@pytest.fixture(autouse=True)
+def _modules(procanim_extension):
+    for name in ("procanim_addon.registry", "preview.inputs", "operators.bake"):
+        _MODULES[name] = addon_module(procanim_extension, name)
+
+
+def settle(runtime, timeout=TIMEOUT_S):
+    """Tick the preview (as its timer would) until no worker runs and nothing is left to start."""
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < timeout:
+        runtime.tick()
+        sessions = list(runtime.SESSIONS.values())
+        if all(not s.busy and s.wanted == s.attempted for s in sessions):
+            return
+        time.sleep(0.002)
+    state = [(s.busy, s.wanted == s.attempted, s.error, s.starts, s.cancels,
+              s.worker and (s.worker.progress.fraction, s.worker.progress.calls, s.worker._thread.is_alive()))
+             for s in runtime.SESSIONS.values()]
+    raise AssertionError(f"the preview did not settle: {state}")
+
+
+def preview_hooks(procanim_extension, runtime) -> dict:
+    """The preview's hooks, counted from Blender's own lists where Blender has one."""
+    prefix = f"{procanim_extension.module}.preview"
+    handlers = {
+        name: sum(1 for fn in getattr(bpy.app.handlers, name) if getattr(fn, "__module__", "").startswith(prefix))
+        for name in ("depsgraph_update_post", "load_pre", "load_post", "frame_change_post", "undo_post")
+    }
+    return {"timers": int(bpy.app.timers.is_registered(runtime.tick)), **handlers,
+            "draw_handlers": runtime.hooks()["draw_handlers"]}
+
+
+def file_state():
+    """What the preview must never change: actions, keys, object and pose transforms."""
+    actions = sorted((a.name, sum(len(fc.keyframe_points) for fc in _fcurves(a))) for a in bpy.data.actions)
+    objects = {}
+    for obj in bpy.data.objects:
+        row = [tuple(obj.matrix_world.col[i]) for i in range(4)]
+        if obj.pose is not None:
+            row += [(pb.name, tuple(pb.location), tuple(pb.rotation_quaternion), tuple(pb.rotation_euler),
+                     tuple(pb.scale)) for pb in obj.pose.bones]
+        ad = obj.animation_data
+        row.append(ad.action.name if ad is not None and ad.action is not None else None)
+        objects[obj.name] = row
+    curves = {c.name: (c.bevel_depth, c.extrude) for c in bpy.data.curves}
+    return actions, objects, curves
+
+
+def _fcurves(action):
+    from harness import fcurves_of
+
+    return fcurves_of(action)
+
+
+# --------------------------------------------------------------------------------------------
+# Hooks: on, off, file load, active object, disabling
+
+
+def test_preview_toggle_hooks_and_unhooks_everything(procanim_extension, runtime):
+    _duck(bpy.context.scene)
+    st = settings_of("duck_walk")
+    none = {"timers": 0, "depsgraph_update_post": 0, "load_pre": 0, "load_post": 0, "frame_change_post": 0,
+            "undo_post": 0, "draw_handlers": 0}
+    assert preview_hooks(procanim_extension, runtime) == none
+    assert st.preview is False
+    st.preview = True
+    assert st.preview is True and runtime.is_on("duck_walk")
+    on = preview_hooks(procanim_extension, runtime)
+    assert on == {**none, "timers": 1, "depsgraph_update_post": 1, "load_pre": 1, "draw_handlers": 2}
+    settings_of("handshake").preview = True  # a second preview shares the hooks
+    assert preview_hooks(procanim_extension, runtime) == on
+    st.preview = False
+    assert preview_hooks(procanim_extension, runtime) == on
+    settings_of("handshake").preview = False
+    assert preview_hooks(procanim_extension, runtime) == none
+    assert not runtime.SESSIONS
+
+
+def test_loading_a_file_stops_the_preview(procanim_extension, runtime, tmp_path):
+    _duck(bpy.context.scene)
+    path = str(tmp_path / "other.blend")
+    bpy.ops.wm.save_as_mainfile(filepath=path, copy=True)
+    settings_of("duck_walk").preview = True
+    settle(runtime)
+    assert runtime.SESSIONS["duck_walk"].result is not None
+    bpy.ops.wm.open_mainfile(filepath=path)
+    assert not runtime.SESSIONS
+    assert sum(preview_hooks(procanim_extension, runtime).values()) == 0
+    assert bpy.context.scene.procanim.duck.preview is False
+
+
+def test_another_active_object_stops_the_preview_its_inputs_do_not(procanim_extension, runtime):
+    scene = bpy.context.scene
+    _walker(scene)
+    other = add_floor("Other")
+    view = bpy.context.view_layer
+    view.objects.active = scene.procanim.armature
+    settings_of("path_walk").preview = True
+    settle(runtime)
+    view.objects.active = scene.procanim.path_walk.path  # select the path to move it: goes on
+    runtime.tick()
+    assert runtime.is_on("path_walk")
+    view.objects.active = other
+    runtime.tick()
+    assert not runtime.SESSIONS
+    assert sum(preview_hooks(procanim_extension, runtime).values()) == 0
+
+
+def test_disabling_the_extension_removes_every_hook(procanim_extension, runtime):
+    from harness import disable, enable
+
+    _duck(bpy.context.scene)
+    settings_of("duck_walk").preview = True
+    runtime.tick()
+    tick = runtime.tick
+    disable(procanim_extension.module)
+    try:
+        assert not bpy.app.timers.is_registered(tick)
+        for name in ("depsgraph_update_post", "load_pre"):
+            assert not [fn for fn in getattr(bpy.app.handlers, name)
+                        if getattr(fn, "__module__", "").startswith(procanim_extension.module)]
+        assert runtime.hooks()["draw_handlers"] == 0 and not runtime.SESSIONS
+    finally:
+        enable(procanim_extension.module)
+
+
+# --------------------------------------------------------------------------------------------
+# Regeneration, cancel, status, no writes
+
+
+@pytest.mark.parametrize("generator", list(SCENES))
+def test_changing_a_setting_regenerates_and_writes_nothing(procanim_extension, runtime, generator):
+    scene = bpy.context.scene
+    SCENES[generator](scene)
+    bpy.context.view_layer.update()
+    before = file_state()
+    st = settings_of(generator)
+    st.preview = True
+    settle(runtime)
+    session = runtime.SESSIONS[generator]
+    assert session.error == "", session.error
+    first = session.result
+    assert first is not None and first.ghosts and first.ghosts[0].heads.shape[1] > 5
+    assert session.status()[0] == "READY" and "ready in" in session.status()[1]
+    name, value = CHANGE[generator]
+    setattr(st, name, value)
+    settle(runtime)
+    assert session.result is not first and session.result.key != first.key
+    assert session.error == ""
+    st.preview = False
+    assert file_state() == before
+
+
+def test_a_newer_change_cancels_the_running_regeneration(procanim_extension, runtime, monkeypatch):
+    """A slow generator (a stand-in that reports progress every 5 ms for 2 s) is cancelled by the
+    next change at its next report; the newest settings are generated, and nothing else."""
+    scene = bpy.context.scene
+    _duck(scene)
+    module = addon_module(procanim_extension, "operators.duck_walk")
+    real_prepare = module.prepare
+    computed = []
+
+    def slow_prepare(args, context):
+        job = real_prepare(args, context)
+        amplitude, real_compute = args.amplitude, job.compute
+
+        def compute(progress):
+            for i in range(400):
+                progress(i / 400)
+                time.sleep(0.005)
+            computed.append(amplitude)
+            return real_compute(progress)
+
+        job.compute = compute
+        return job
+
+    monkeypatch.setattr(module, "prepare", slow_prepare)
+    st = settings_of("duck_walk")
+    st.preview = True
+    runtime.tick()
+    session = runtime.SESSIONS["duck_walk"]
+    assert session.busy and "generating" in session.status()[1]
+    first_worker = session.worker
+    st.amplitude = 2.0
+    t0 = time.perf_counter()
+    runtime.tick()
+    assert first_worker.progress.cancelled and session.cancels == 1
+    first_worker.join(1.0)
+    assert first_worker.done and time.perf_counter() - t0 < 0.5 and first_worker.cancelled
+    assert first_worker.clips is None and computed == []
+    settle(runtime)
+    assert computed == [2.0] and session.starts == 2
+    assert dict(session.result.key[1])["amplitude"] == pytest.approx(2.0)
+    assert "generating" not in session.status()[1]
+
+
+def test_invalid_settings_show_the_message_and_keep_the_last_ghost(procanim_extension, runtime):
+    scene = bpy.context.scene
+    _walker(scene)
+    st = settings_of("path_walk")
+    st.preview = True
+    settle(runtime)
+    good = runtime.SESSIONS["path_walk"].result
+    st.path = None
+    settle(runtime)
+    session = runtime.SESSIONS["path_walk"]
+    kind, text = session.status()
+    assert kind == "ERROR" and "Pick" in text and "path" in text
+    assert session.result is good  # still drawn, greyed
+    draw = addon_module(procanim_extension, "preview.draw")
+    shapes = draw.view_shapes([session], scene.frame_current)
+    assert shapes[0][1] == draw.GHOST_STALE
+
+
+def test_moving_or_editing_the_path_and_ground_regenerates(procanim_extension, runtime):
+    scene = bpy.context.scene
+    _walker(scene)
+    floor = add_floor()
+    st = settings_of("path_walk")
+    st.ground = floor
+    st.preview = True
+    settle(runtime)
+    session = runtime.SESSIONS["path_walk"]
+    results = [session.result]
+    path = st.path
+    path.location.x += 0.5  # move the curve
+    bpy.context.view_layer.update()
+    settle(runtime)
+    results.append(session.result)
+    path.data.splines[0].points[1].co = (0.5, -2.5, 0.0, 1.0)  # edit the curve
+    path.data.update_tag()
+    bpy.context.view_layer.update()
+    settle(runtime)
+    results.append(session.result)
+    floor.data.vertices[0].co.z = 0.2  # edit the ground
+    floor.data.update()
+    bpy.context.view_layer.update()
+    settle(runtime)
+    results.append(session.result)
+    assert len({id(r) for r in results}) == 4 and session.error == ""
+    pelvis = [r.ghosts[0].pelvis[-1] for r in results[:2]]
+    assert pelvis[1][0] - pelvis[0][0] == pytest.approx(0.5, abs=0.05)  # the walk followed the curve
+
+
+def test_a_bevelled_path_is_read_without_a_loop(procanim_extension, runtime):
+    scene = bpy.context.scene
+    scene.procanim.armature = add_human()
+    path = add_curve("Tube", [(0.0, 0.0, 0.0), (0.0, -2.0, 0.0)], bevel=0.05)
+    scene.procanim.path_walk.path = path
+    st = settings_of("path_walk")
+    st.preview = True
+    settle(runtime)
+    session = runtime.SESSIONS["path_walk"]
+    assert session.error == "" and session.result is not None
+    starts, result = session.starts, session.result
+    for _ in range(10):  # the bevel switched off and on while reading must not count as a change
+        bpy.context.view_layer.update()
+        runtime.tick()
+    assert session.result is result and not session.busy and session.starts == starts == 1
+    assert path.data.bevel_depth == pytest.approx(0.05)
+
+
+# --------------------------------------------------------------------------------------------
+# Generate bakes the preview's Clip; the ghost is the baked pose
+
+
+def _generate(generator):
+    registry = addon_module_cached("procanim_addon.registry")
+    entry = registry.get(generator)
+    panel = getattr(bpy.types, entry.panel)
+    args = button_args(draw_log(panel.draw), entry.operator)
+    assert getattr(bpy.ops.procanim, generator)(**args) == {"FINISHED"}
+
+
+def _targets(generator):
+    scene = bpy.context.scene
+    if generator == "handshake":
+        return [scene.procanim.handshake.initiator, scene.procanim.handshake.partner]
+    return [scene.procanim.armature]
+
+
+@pytest.mark.parametrize("generator", list(SCENES))
+def test_generate_bakes_the_previewed_clip_and_the_ghost_is_the_baked_pose(procanim_extension, runtime,
+                                                                           generator):
+    scene = bpy.context.scene
+    SCENES[generator](scene)
+    settings_of(generator).preview = True
+    settle(runtime)
+    result = runtime.SESSIONS[generator].result
+    assert result is not None
+    _generate(generator)
+    read_metrics = addon_module_cached("operators.bake").read_metrics
+    worst_key, worst_between = 0.0, 0.0
+    for obj, ghost in zip(_targets(generator), result.ghosts):
+        m = read_metrics(obj.animation_data.action)
+        assert m.get("preview_compute_ms") == pytest.approx(result.compute_ms)  # not computed again
+        keys = set(ghost.key_frames.astype(int).tolist())
+        for frame in ghost.frames.astype(int)[:: max(1, len(ghost.frames) // 25)].tolist() + sorted(keys)[-2:]:
+            pose = evaluated_pose(obj, frame, space="WORLD")
+            heads, tails = ghost.bones_at(frame)
+            for name, head, tail in zip(ghost.bone_names, heads, tails):
+                pb = obj.pose.bones[name]
+                want_head = pose[name][:3, 3]
+                want_tail = want_head + pose[name][:3, 1] * pb.length * np.linalg.norm(pose[name][:3, 0])
+                err = max(np.linalg.norm(head - want_head), np.linalg.norm(tail - want_tail))
+                if frame in keys:
+                    worst_key = max(worst_key, err)
+                else:
+                    worst_between = max(worst_between, err)
+    print(f"\n{generator}: ghost vs baked pose: key frames {worst_key * 1000:.4f} mm, "
+          f"between keys {worst_between * 1000:.2f} mm")
+    assert worst_key < 1e-5
+
+
+def test_generate_computes_again_after_a_change(procanim_extension, runtime):
+    scene = bpy.context.scene
+    _duck(scene)
+    st = settings_of("duck_walk")
+    st.preview = True
+    settle(runtime)
+    st.weight = 9.0  # not regenerated yet: the preview's Clip is for the old weight
+    _generate("duck_walk")
+    m = addon_module_cached("operators.bake").read_metrics(scene.procanim.armature.animation_data.action)
+    assert "preview_compute_ms" not in m
+
+
+def test_test_mode_logs_change_to_ghost_times(procanim_extension, runtime, tmp_path):
+    import json
+
+    log = tmp_path / "preview.jsonl"
+    runtime.LOG_PATH = str(log)
+    try:
+        _duck(bpy.context.scene)
+        st = settings_of("duck_walk")
+        st.preview = True
+        settle(runtime)
+        st.amplitude = 3.0
+        settle(runtime)
+    finally:
+        runtime.LOG_PATH = ""
+    events = [json.loads(line) for line in log.read_text().splitlines()]
+    ready = [e for e in events if e["event"] == "ready"]
+    assert len(ready) == 2 and all(e["generator"] == "duck_walk" for e in ready)
+    assert all(0 < e["compute_ms"] <= e["change_to_ghost_ms"] for e in ready)
+    assert ready[-1]["frames"] == 49
