@@ -178,17 +178,25 @@ def tick() -> float | None:
             session.error = f"ProcAnim preview failed: {type(err).__name__}: {err}"
             changed = True
         _log_events(session)
+    if _state.get("sidebar"):  # the sidebar's status after the views have drawn the new ghost
+        _state["sidebar"] = False
+        _redraw(("UI",))
     if changed:
-        _redraw()
+        _redraw(("WINDOW",))
+        _state["sidebar"] = True
     return BUSY_S if any(s.busy for s in SESSIONS.values()) else IDLE_S
 
 
-def _redraw() -> None:
+def _redraw(regions=("WINDOW", "UI")) -> None:
+    """Tag the 3D views' ``regions`` for redraw (the view: ghosts, status; the sidebar: the panel's
+    status). Only those regions: a whole area's redraw would run every sidebar panel's draw too."""
     wm = getattr(bpy.context, "window_manager", None)
     for window in getattr(wm, "windows", ()):
         for area in window.screen.areas:
             if area.type == "VIEW_3D":
-                area.tag_redraw()
+                for region in area.regions:
+                    if region.type in regions:
+                        region.tag_redraw()
 
 
 # ----------------------------------------------------------------------------- Generate, the test log
@@ -232,9 +240,11 @@ def _log_events(session: Session) -> None:
             detail = {
                 "change_to_ghost_ms": r.change_to_ghost_ms,
                 "compute_ms": r.compute_ms,
+                "engine_ms": r.engine_ms,
                 "frames": len(r.ghosts[0].frames) if r.ghosts else 0,
                 "changed_wall": r.changed_wall,
                 "ready_wall": r.ready_wall,
+                "worker_done_wall": r.worker_done_wall,
                 "cancels": session.cancels,
             }
         log(name, generator=session.entry.id, **detail)

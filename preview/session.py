@@ -30,6 +30,7 @@ from ..procanim_addon.progress import Cancelled, Progress
 from . import inputs
 
 DEBOUNCE_S = 0.0  # a key must be this old before it is generated (the cancel does the debouncing)
+SHOW_BUSY_S = 0.15  # a regeneration running this long redraws the status line as "generating…"
 NAN_MESSAGE = "The generator produced invalid (NaN) values. Try less extreme settings."
 
 
@@ -61,10 +62,12 @@ class Result:
     key: tuple
     clips: list
     ghosts: list[Ghost]
-    compute_ms: float
+    compute_ms: float  # the worker: engine and ghosts
+    engine_ms: float  # the engine alone
     change_to_ghost_ms: float
     changed_wall: float  # time.time() when the change was seen (for the test log)
     ready_wall: float
+    worker_done_wall: float = 0.0
     drawn: bool = False
 
 
@@ -80,7 +83,9 @@ class Worker:
         self.ghosts: list[Ghost] | None = None
         self.error = ""
         self.cancelled = False
-        self.seconds = 0.0
+        self.seconds = 0.0  # compute and ghosts
+        self.engine_seconds = 0.0  # compute alone
+        self.done_wall = 0.0  # time.time() when the thread finished
         self._thread = threading.Thread(target=self._run, name="procanim-preview", daemon=True)
 
     def start(self) -> Worker:
@@ -98,6 +103,7 @@ class Worker:
         t0 = time.perf_counter()
         try:
             clips = self.job.compute(self.progress)
+            self.engine_seconds = time.perf_counter() - t0
             if not all(clip.is_finite() for clip in clips):
                 raise InputError(NAN_MESSAGE)
             self.ghosts = build_ghosts(clips, self.bodies)
@@ -107,6 +113,7 @@ class Worker:
         except Exception as err:  # InputError or a bug: shown in the status line, never raised
             self.error = failure_text(err)
         self.seconds = time.perf_counter() - t0
+        self.done_wall = time.time()
 
 
 @dataclass
@@ -123,11 +130,13 @@ class Session:
     changed_wall: float = 0.0
     attempted: tuple | None = None  # the key of the last regeneration started (or refused)
     worker: Worker | None = None
+    started_at: float = 0.0  # perf_counter() when the worker started
     result: Result | None = None
     error: str = ""
     objects: set = field(default_factory=set)  # names of the objects the settings resolve to
     cancels: int = 0
     starts: int = 0  # workers started
+    shown_busy: bool = False  # the status line has been redrawn as "generating…" for this worker
     events: list = field(default_factory=list)  # (name, detail) for the test log, drained by the runtime
 
     # ------------------------------------------------------------------ reading the settings
@@ -165,7 +174,9 @@ class Session:
             self.cancels += 1
         if worker is None and self.wanted != self.attempted and now - self.changed_at >= self.debounce_s:
             self._start(context, now)
-            changed = True
+            changed = self.worker is None  # an error to show; a start is shown once it takes a while
+        elif self.worker is not None and not self.shown_busy and now - self.started_at >= SHOW_BUSY_S:
+            self.shown_busy = changed = True  # "generating…" for a regeneration that takes a while
         return changed
 
     def _start(self, context, now: float) -> None:
@@ -182,6 +193,8 @@ class Session:
             return
         self.error = ""
         self.worker = Worker(key, job, bodies).start()
+        self.started_at = time.perf_counter()
+        self.shown_busy = False
         self.starts += 1
         self.events.append(("started", {"prepare_ms": (time.perf_counter() - now) * 1000.0}))
 
@@ -199,9 +212,11 @@ class Session:
             clips=worker.clips or [],
             ghosts=worker.ghosts or [],
             compute_ms=worker.seconds * 1000.0,
+            engine_ms=worker.engine_seconds * 1000.0,
             change_to_ghost_ms=(now - self.changed_at) * 1000.0 if worker.key == self.wanted else float("nan"),
             changed_wall=self.changed_wall,
             ready_wall=time.time(),
+            worker_done_wall=worker.done_wall,
         )
         self.events.append(("ready", {}))
 

@@ -118,9 +118,20 @@ def display_frames(clip: Clip) -> np.ndarray:
 
 def _interpolate(key_t: np.ndarray, values: np.ndarray, t: np.ndarray) -> np.ndarray:
     """Key values at the keys, Catmull-Rom between them, the end keys outside (constant)."""
+    if len(key_t) == len(t) and np.array_equal(key_t, t):
+        return values  # a key on every frame
     if len(key_t) == 1:
         return np.repeat(values[:1], len(t), axis=0)
     return catmull_rom(key_t, values, np.clip(t, key_t[0], key_t[-1]))
+
+
+def _rotations(key_t: np.ndarray, quats: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Unit quaternions at ``t``: made continuous over the keys (as the baker writes them) before
+    they are interpolated, normalised after (as Blender's pose evaluation does)."""
+    quats = tf.quat_normalize(np.asarray(quats, float))
+    if not (len(key_t) == len(t) and np.array_equal(key_t, t)):
+        quats = tf.quat_normalize(_interpolate(key_t, tf.quat_continuity(quats, axis=0), t))
+    return quats
 
 
 def channels_at(clip: Clip, skeleton: Skeleton, frames: np.ndarray):
@@ -134,8 +145,7 @@ def channels_at(clip: Clip, skeleton: Skeleton, frames: np.ndarray):
     locations = np.zeros((n, b, 3))
     rotations = tf.quat_identity((n, b))
     locations[:, dst] = _interpolate(clip.frames, clip.locations[:, src], frames)
-    quats = tf.quat_continuity(tf.quat_normalize(clip.rotations[:, src]), axis=0)
-    rotations[:, dst] = tf.quat_normalize(_interpolate(clip.frames, quats, frames))
+    rotations[:, dst] = _rotations(clip.frames, clip.rotations[:, src], frames)
     scales = None
     if clip.scales is not None:
         scales = np.ones((n, b, 3))
@@ -157,8 +167,7 @@ def object_worlds(clip: Clip, body: Body, frames: np.ndarray) -> np.ndarray:
     else:
         loc = np.broadcast_to(basis[:3, 3], (len(frames), 3))
     if clip.object_rotations is not None:
-        quats = tf.quat_continuity(tf.quat_normalize(np.asarray(clip.object_rotations, float)), axis=0)
-        rot = tf.quat_normalize(_interpolate(clip.frames, quats, frames))
+        rot = _rotations(clip.frames, clip.object_rotations, frames)
     else:
         rot = np.broadcast_to(tf.mat3_to_quat(basis[:3, :3] / scale), (len(frames), 4))
     own = tf.compose(loc, rot, np.broadcast_to(scale, (len(frames), 3)))
