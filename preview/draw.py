@@ -24,7 +24,7 @@ GHOST = (1.0, 0.55, 0.1, 0.95)  # bones
 GHOST_STALE = (0.6, 0.6, 0.6, 0.6)  # bones while the settings are invalid
 PATH = (0.3, 0.8, 1.0, 0.7)  # pelvis path
 PLANT = (0.2, 1.0, 0.4, 0.95)  # a plant in use at this frame
-PLANT_IDLE = (0.2, 0.7, 0.35, 0.45)
+PLANT_IDLE = (0.2, 0.8, 0.4, 0.6)
 GRIP = (1.0, 0.2, 0.8, 1.0)
 STATUS = {"BUSY": (1.0, 0.85, 0.3, 1.0), "ERROR": (1.0, 0.35, 0.3, 1.0), "READY": (0.7, 1.0, 0.7, 1.0),
           "IDLE": (0.8, 0.8, 0.8, 1.0)}

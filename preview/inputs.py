@@ -12,7 +12,7 @@ instead of computing it again. It holds:
   its content: an armature's bones, role map and (for generators that read one) source action;
   a curve's or mesh's evaluated geometry.
 
-Digests of geometry and actions can be served from a cache that the preview invalidates from
+Digests of geometry, rest bones and actions can be served from a cache that the preview invalidates from
 Blender's depsgraph updates (:func:`note_update`); ``fresh=True`` recomputes them (Generate does).
 """
 
@@ -27,6 +27,7 @@ from ..operators.compat import action_fcurves
 
 IGNORED = ("key_target",)  # arguments that change the bake, not the Clip
 
+_argument_names: dict[str, list[str]] = {}  # operator module → its argument names (made once)
 _serials: dict[str, int] = {}  # "OB:<name>" / "AC:<name>" → depsgraph updates seen
 _digests: dict[str, tuple[int, str]] = {}  # same keys → (serial when computed, digest)
 
@@ -114,7 +115,7 @@ def object_state(obj, op_module, context, fresh: bool = False) -> tuple:
     """What of ``obj`` a generator's ``prepare`` may read, as a comparable value."""
     state = [obj.name, obj.type, _matrix(obj.matrix_world), _matrix(obj.matrix_basis)]
     if obj.type == "ARMATURE":
-        state.append(_bones(obj))
+        state.append(_cached(f"OB:{obj.name}", fresh, lambda: _bones(obj)))
         reader = getattr(op_module, "source_action", None)  # generators that adapt the held action
         if reader is not None:
             try:
@@ -144,11 +145,13 @@ def _plain(value):
 
 def argument_values(op_module, args) -> tuple:
     """``(name, value or None when not set)`` for every non-object argument the Clip depends on."""
-    objects = {arg.name for arg in op_module.OBJECTS}
+    names = _argument_names.get(op_module.__name__)
+    if names is None:  # building the properties is slow (~2 ms): once per operator module
+        objects = {arg.name for arg in op_module.OBJECTS}
+        names = [n for n in operator_arguments(op_module) if n not in objects and n not in IGNORED]
+        _argument_names[op_module.__name__] = names
     out = []
-    for name in operator_arguments(op_module):
-        if name in objects or name in IGNORED:
-            continue
+    for name in names:
         given = argument_given(args, name)
         out.append((name, _plain(getattr(args, name, None)) if given else None))
     return tuple(out)
@@ -160,13 +163,15 @@ def resolved_objects(entry, op_module, args, context) -> list:
     return [arg.resolve(args, context, entry.settings) for arg in op_module.OBJECTS]
 
 
-def inputs_key(entry, op_module, args, context, fresh: bool = False) -> tuple:
-    """The key of what ``op_module.prepare(args, context)`` would read (see the module docstring).
+def inputs_key(entry, op_module, args, context, fresh: bool = False, objects: list | None = None) -> tuple:
+    """The key of what ``op_module.prepare(args, context)`` would read (see the module docstring);
+    ``objects``: the arguments' objects when already resolved (:func:`resolved_objects`).
 
     Raises the generator's InputError when an object argument cannot be resolved.
     """
     scene = context.scene
-    objects = resolved_objects(entry, op_module, args, context)
+    if objects is None:
+        objects = resolved_objects(entry, op_module, args, context)
     return (
         entry.id,
         argument_values(op_module, args),

@@ -8,7 +8,8 @@ While at least one generator's Preview is on, the preview holds:
   pair serves every 3D view);
 * a ``depsgraph_update_post`` handler that marks curves, meshes and actions whose content changed
   (their digests are recomputed, see :mod:`.inputs`);
-* a ``load_pre`` handler: loading a file stops every preview.
+* a ``load_pre`` handler: loading a file stops every preview (the handler is not persistent, so
+  Blender drops it with the old file; the timer is not persistent either).
 
 Turning the last Preview off, loading a file or disabling the extension removes all of them
 (:func:`stop_all`; :func:`hooks` counts them for the tests).
@@ -34,6 +35,7 @@ from . import inputs
 from .session import Session
 
 IDLE_S = 0.02  # timer interval while nothing runs: how soon a changed setting is seen (s)
+REFRESH_S = 1.0  # digests of geometry and actions are recomputed this often (changes no update reported)
 BUSY_S = 0.01  # while a worker runs: how soon its result is drawn (s)
 LOG_PATH = os.environ.get("PROCANIM_PREVIEW_LOG", "")
 
@@ -74,10 +76,13 @@ def stop(generator_id: str) -> None:
     _redraw()
 
 
-def stop_all() -> None:
+def stop_all(loading: bool = False) -> None:
+    """Every preview off, every hook out (``loading``: from the load_pre handler itself, which
+    Blender drops after the load — removing it from its own call would make Blender skip the next
+    add-on's load_pre handler)."""
     for generator_id in list(SESSIONS):
         SESSIONS.pop(generator_id).stop()
-    _uninstall()
+    _uninstall(keep_load_pre=loading)
     _redraw()
 
 
@@ -100,13 +105,14 @@ def _install(context) -> None:
         bpy.app.timers.register(tick, first_interval=0.0)
 
 
-def _uninstall() -> None:
+def _uninstall(keep_load_pre: bool = False) -> None:
     space = bpy.types.SpaceView3D
     for handle in _state["draw"]:
         space.draw_handler_remove(handle, "WINDOW")
     _state["draw"] = []
     app = bpy.app.handlers
-    for handlers, fn in ((app.depsgraph_update_post, on_depsgraph), (app.load_pre, on_load_pre)):
+    hooked = [(app.depsgraph_update_post, on_depsgraph)] + ([] if keep_load_pre else [(app.load_pre, on_load_pre)])
+    for handlers, fn in hooked:
         while fn in handlers:
             handlers.remove(fn)
     if bpy.app.timers.is_registered(tick):
@@ -127,9 +133,9 @@ def hooks() -> dict:
 # ----------------------------------------------------------------------------- Blender's callbacks
 
 
-@persistent
 def on_load_pre(*_args) -> None:
-    stop_all()
+    """Not persistent: Blender calls it before loading a file, then drops it."""
+    stop_all(loading=True)
 
 
 @persistent
@@ -170,6 +176,10 @@ def tick() -> float | None:
         return None
     if _playing():
         return IDLE_S
+    now = time.perf_counter()
+    if now - _state.get("refreshed", 0.0) >= REFRESH_S:
+        inputs.forget()
+        _state["refreshed"] = now
     changed = False
     for session in list(SESSIONS.values()):
         try:

@@ -30,7 +30,7 @@ from ..procanim_addon.progress import Cancelled, Progress
 from . import inputs
 
 DEBOUNCE_S = 0.0  # a key must be this old before it is generated (the cancel does the debouncing)
-SHOW_BUSY_S = 0.15  # a regeneration running this long redraws the status line as "generating…"
+SHOW_BUSY_S = 0.5  # a regeneration running this long redraws the status line as "generating…"
 NAN_MESSAGE = "The generator produced invalid (NaN) values. Try less extreme settings."
 
 
@@ -138,13 +138,21 @@ class Session:
     starts: int = 0  # workers started
     shown_busy: bool = False  # the status line has been redrawn as "generating…" for this worker
     events: list = field(default_factory=list)  # (name, detail) for the test log, drained by the runtime
+    _explicit: dict = field(default_factory=dict)  # button_skip set → the arguments the button sets
 
     # ------------------------------------------------------------------ reading the settings
     def args(self, context):
-        from ..panels.generator import settings_args
+        """The sidebar's settings as the operator's arguments: what Generate would pass
+        (:func:`~..panels.generator.settings_args`, its explicit names made once per skip set)."""
+        from ..operators.objects import SettingsArgs
+        from ..panels.generator import button_arguments
 
         settings = getattr(context.scene.procanim, self.entry.settings)
-        return settings_args(self.entry, self.op_module, self.panel_module, settings)
+        skip = frozenset(getattr(self.panel_module, "button_skip", lambda _s: set())(settings))
+        explicit = self._explicit.get(skip)
+        if explicit is None:
+            explicit = self._explicit[skip] = button_arguments(self.op_module, self.panel_module, settings)
+        return SettingsArgs(settings, self.op_module.OBJECTS, explicit=explicit)
 
     def _key(self, context) -> tuple:
         """The inputs' key, or ``("error", message)`` when an object cannot be resolved."""
@@ -152,7 +160,7 @@ class Session:
         try:
             objects = inputs.resolved_objects(self.entry, self.op_module, args, context)
             self.objects = {obj.name for obj in objects if obj is not None}
-            return inputs.inputs_key(self.entry, self.op_module, args, context)
+            return inputs.inputs_key(self.entry, self.op_module, args, context, objects=objects)
         except Exception as err:  # InputError (a missing pick …) or a bug: the status line says it
             return ("error", failure_text(err))
 

@@ -190,7 +190,18 @@ def test_loading_a_file_stops_the_preview(procanim_extension, runtime, tmp_path)
     settings_of("duck_walk").preview = True
     settle(runtime)
     assert runtime.SESSIONS["duck_walk"].result is not None
-    bpy.ops.wm.open_mainfile(filepath=path)
+    seen = []
+
+    @bpy.app.handlers.persistent
+    def witness(*_args):  # another add-on's handler after the preview's: it must still be called
+        seen.append(runtime.is_on("duck_walk"))
+
+    bpy.app.handlers.load_pre.append(witness)
+    try:
+        bpy.ops.wm.open_mainfile(filepath=path)
+    finally:
+        bpy.app.handlers.load_pre.remove(witness)
+    assert seen == [False]
     assert not runtime.SESSIONS
     assert sum(preview_hooks(procanim_extension, runtime).values()) == 0
     assert bpy.context.scene.procanim.duck.preview is False
@@ -393,9 +404,13 @@ def test_generate_bakes_the_previewed_clip_and_the_ghost_is_the_baked_pose(proca
     SCENES[generator](scene)
     settings_of(generator).preview = True
     settle(runtime)
-    result = runtime.SESSIONS[generator].result
+    session = runtime.SESSIONS[generator]
+    result, starts = session.result, session.starts
     assert result is not None
     _generate(generator)
+    bpy.context.view_layer.update()
+    settle(runtime)
+    assert session.starts == starts and session.result is result  # the bake changed none of its inputs
     read_metrics = addon_module_cached("operators.bake").read_metrics
     worst_key, worst_between = 0.0, 0.0
     for obj, ghost in zip(_targets(generator), result.ghosts):
@@ -450,3 +465,27 @@ def test_test_mode_logs_change_to_ghost_times(procanim_extension, runtime, tmp_p
     assert len(ready) == 2 and all(e["generator"] == "duck_walk" for e in ready)
     assert all(0 < e["compute_ms"] <= e["change_to_ghost_ms"] for e in ready)
     assert ready[-1]["frames"] == 49
+
+
+def test_what_the_views_draw(procanim_extension, runtime):
+    """The drawing layer's input (the GPU calls themselves need a window): the ghost's bones at the
+    scene's frame, the pelvis path, plants, the handshake's grips and point of contact; a status line."""
+    scene = bpy.context.scene
+    _pair(scene)
+    settings_of("handshake").preview = True
+    settle(runtime)
+    draw = addon_module(procanim_extension, "preview.draw")
+    session = runtime.SESSIONS["handshake"]
+    ghosts = session.result.ghosts
+    frame = float(ghosts[0].frames[len(ghosts[0].frames) // 2])
+    shapes = draw.view_shapes([session], frame)
+    bones = [s for s in shapes if s[1] == draw.GHOST]
+    assert len(bones) == 2  # one skeleton per character
+    heads, tails = ghosts[0].bones_at(frame)
+    assert np.allclose(bones[0][3][0::2], heads) and np.allclose(bones[0][3][1::2], tails)
+    assert sum(s[0] == "LINE_STRIP" and s[1] == draw.PATH for s in shapes) == 2
+    assert any(s[1] in (draw.PLANT, draw.PLANT_IDLE) for s in shapes)  # they stand: feet planted
+    grips = [s for s in shapes if s[1] == draw.GRIP]
+    assert len(grips) == 4 and ghosts[0].meeting is not None
+    (text, color), = draw.status_lines([session])
+    assert text.startswith("Handshake preview: ready in") and color == draw.STATUS["READY"]
