@@ -33,6 +33,13 @@ event loop runs, as a user at the screen would (input, screen and probes: gui_ha
    times (at 5 % ... 85 % of the bar) for the distribution.
 8. A real drag on the source walk's Steps field (found by its data path) changes the setting and
    the sidebar's picture (the pattern of the live preview's step).
+9. Live preview (docs/preview.md): a human and a ~240-frame path; the Path Walk panel's Preview
+   toggle is clicked (found by its data path); the first ghost is drawn; three Cadence values and
+   three Amplitude values of a 240-frame duck walk are set and their change -> drawn times read
+   from the preview's test log (PROCANIM_PREVIEW_LOG; figures only); the Cadence slider is dragged
+   with the mouse and the viewport's pixels around the ghost change (screenshot -> docs/preview.png);
+   with the view split in two, both 3D views draw the ghost; with every Preview off the preview
+   holds no draw handler, timer or app handler.
 
 The result goes to $PROCANIM_GUI_RESULT (JSON, "ok": true/false); run_gui.sh turns
 it into the exit status. Nothing here changes the add-on.
@@ -127,6 +134,11 @@ CHECKS = (
     "esc_progress_seen",
     "esc_stop_time",
     "drag_setting",
+    "preview_on",
+    "preview_ghost_drawn",
+    "preview_ghost_moves",
+    "preview_two_views",
+    "preview_unhooked",
 )
 R["checks"] = {}
 
@@ -291,12 +303,14 @@ def scenario():
     duck = yield from select_duck_step(scr)
     if duck is None:
         return
+    duck_name = duck.name  # undo (step 6) makes Python's reference to the object stale
     if not (yield from tab_step(scr)):
         return
     fcs = yield from generate_step(scr, panels, duck)
     yield from undo_redo_step(scr, duck, fcs)
     yield from esc_cancel_step(scr)
     yield from drag_setting_step(scr)
+    yield from preview_step(scr, duck_name)
 
 
 def panels_step(scr):
@@ -782,6 +796,233 @@ def drag_setting_step(scr):
             "(%d pixels) %.2f s after the drag began" % (differing(seen[1], before_px), seen[0]) if seen else "never",
         ),
     )
+
+
+# ------------------------------------------------------------------ live preview (docs/preview.md)
+PREVIEW_SHOT = os.environ.get("PROCANIM_GUI_PREVIEW_SHOT", "/tmp/procanim-gui/preview.png")
+PREVIEW_LOG = os.environ.get("PROCANIM_PREVIEW_LOG", "")
+PREVIEW_PATH = [(0.0, 0.0, 0.0), (0.0, -2.5, 0.0), (1.2, -5.2, 0.0), (1.2, -8.0, 0.0)]  # ~236 frames
+PREVIEW_AT = (-6.0, 0.0, 0.0)  # where the hiker stands (away from the duck and the terrain walk)
+
+
+def preview_runtime():
+    """The installed add-on's preview.runtime module."""
+    import importlib
+
+    addon = next(a.module for a in bpy.context.preferences.addons if a.module.endswith(".procanim"))
+    return importlib.import_module(addon + ".preview.runtime"), importlib.import_module(addon + ".preview.draw")
+
+
+def preview_log():
+    if not PREVIEW_LOG or not os.path.exists(PREVIEW_LOG):
+        return []
+    with open(PREVIEW_LOG) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def preview_scene_step(scr):
+    """A human at PREVIEW_AT, a curve ahead of it; the sidebar picks them; frame 100 in view."""
+    with scr.override(scr.view):
+        bpy.ops.procanim.add_human(name="GUI Hiker", location=PREVIEW_AT)
+    hiker = bpy.data.objects["GUI Hiker"]
+    cu = bpy.data.curves.new("GUI Path", "CURVE")
+    sp = cu.splines.new("POLY")
+    sp.points.add(len(PREVIEW_PATH) - 1)
+    for p, co in zip(sp.points, PREVIEW_PATH):
+        p.co = (co[0] + PREVIEW_AT[0], co[1] + PREVIEW_AT[1], co[2], 1.0)
+    path = bpy.data.objects.new("GUI Path", cu)
+    bpy.context.scene.collection.objects.link(path)
+    st = bpy.context.scene.procanim
+    st.armature, st.path_walk.path, st.path_walk.cadence = hiker, path, 100.0
+    for o in bpy.context.view_layer.objects:
+        o.select_set(False)
+    hiker.select_set(True)
+    bpy.context.view_layer.objects.active = hiker
+    bpy.context.scene.frame_current = 100
+    from mathutils import Euler, Vector
+
+    rv3d = scr.space.region_3d
+    rv3d.view_perspective = "PERSP"
+    rv3d.view_location = Vector(PREVIEW_AT) + Vector((0.7, -4.2, 0.7))
+    rv3d.view_distance = 7.5
+    rv3d.view_rotation = Euler((1.05, 0.0, 0.55)).to_quaternion()
+    yield 0.5
+    return st
+
+
+def timed_preview_changes(rt, generator, settings, name, values, times):
+    """Set ``name`` to each value (one change, as a slider edit), wait until its ghost is drawn;
+    appends the change -> drawn time (ms, from the preview's test log) and the worker's time."""
+    session = rt.SESSIONS[generator]
+    for value in values:
+        n0 = len(preview_log())
+        t_set = time.time()
+        setattr(settings, name, value)
+        scr_ui_redraw()
+        drawn = yield from wait_until(lambda n0=n0: any(e["event"] == "drawn" for e in preview_log()[n0:]), 120.0, 0.02)
+        new = preview_log()[n0:]
+        ready = [e for e in new if e["event"] == "ready"]
+        if not drawn or not ready:
+            step("preview %s %s=%s: no new ghost drawn (%s)" % (generator, name, value, session.status()[1]))
+            continue
+        done = [e for e in new if e["event"] == "drawn"][-1]
+        times.append(
+            {
+                "set_to_drawn_ms": round((done["wall"] - t_set) * 1000.0),
+                "worker_ms": round(ready[-1]["compute_ms"]),
+                "engine_ms": round(ready[-1]["engine_ms"]),
+                "frames": ready[-1]["frames"],
+            }
+        )
+        step("preview %s %s=%s: %s" % (generator, name, value, times[-1]))
+        yield 0.3
+
+
+def scr_ui_redraw():
+    """The sidebar redraws, as after a slider edit."""
+    for a in bpy.context.window_manager.windows[0].screen.areas:
+        for r in a.regions:
+            if a.type == "VIEW_3D" and r.type == "UI":
+                r.tag_redraw()
+
+
+def ghost_box(scr, session, frame, pad=12):
+    """X-screen box around the ghost's bones at ``frame`` in the 3D view."""
+    from bpy_extras.view3d_utils import location_3d_to_region_2d
+
+    pts = []
+    for ghost in session.result.ghosts:
+        heads, tails = ghost.bones_at(frame)
+        for p in list(heads) + list(tails):
+            v = location_3d_to_region_2d(scr.view, scr.space.region_3d, p)
+            if v is not None:
+                pts.append(scr.region_to_screen(scr.view, v.x, v.y))
+    xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+    return min(xs) - pad, min(ys) - pad, max(xs) + pad, max(ys) + pad
+
+
+def preview_step(scr, duck_name):
+    """Step 9 (see the module docstring)."""
+    try:
+        rt, draw = preview_runtime()
+    except (StopIteration, ImportError) as exc:
+        check("preview_on", False, "the add-on's preview package: %s" % exc)
+        return
+    st = yield from preview_scene_step(scr)
+    at = yield from find_widget(scr, lambda t: t.endswith(".path_walk.preview"), copy=COPY_DATA_PATH)
+    if at is not None:
+        yield from scr.click(*at)
+        yield 0.3
+    scr.park_pointer()
+    if not check(
+        "preview_on",
+        st.path_walk.preview and rt.is_on("path_walk"),
+        "Path Walk Preview toggle %s; preview on: %s; hooks %s"
+        % ("clicked at %d,%d" % at if at else "not found", rt.is_on("path_walk"), rt.hooks()),
+    ):
+        return
+    session = rt.SESSIONS["path_walk"]
+    yield from wait_until(lambda: session.result is not None and session.result.drawn, 120.0, 0.05)
+    check(
+        "preview_ghost_drawn",
+        session.result is not None and session.result.drawn,
+        "%s; %s"
+        % (session.status()[1], "drawn in the 3D view" if session.result and session.result.drawn else "never drawn"),
+    )
+    if session.result is None:
+        return
+    walk_times, duck_times = [], []
+    yield from timed_preview_changes(rt, "path_walk", st.path_walk, "cadence", (108.0, 96.0, 100.0), walk_times)
+    # the slider, dragged with the mouse: the ghost moves
+    found = yield from find_widget(scr, lambda t: t.endswith(".path_walk.cadence"), copy=COPY_DATA_PATH)
+    moved = False
+    if found is not None:
+        yield 0.5
+        scr.park_pointer()
+        yield 1.0
+        frame = bpy.context.scene.frame_current
+        box_a = ghost_box(scr, session, frame)
+        before_px, before = pixels(), st.path_walk.cadence
+        yield from scr.drag(found, 60)
+        scr.park_pointer()
+        after = st.path_walk.cadence
+        yield from wait_until(
+            lambda: (
+                session.result is not None
+                and session.result.drawn
+                and not session.busy
+                and dict(session.result.key[1])["cadence"] == after
+            ),
+            120.0,
+            0.05,
+        )
+        yield 1.0
+        box_b = ghost_box(scr, session, frame)
+        box = (min(box_a[0], box_b[0]), min(box_a[1], box_b[1]), max(box_a[2], box_b[2]), max(box_a[3], box_b[3]))
+        after_px = pixels()
+        inside = differing(after_px[box[1] : box[3], box[0] : box[2]], before_px[box[1] : box[3], box[0] : box[2]])
+        moved = after != before and inside >= 50
+        screenshot(PREVIEW_SHOT)
+        _crop(PREVIEW_SHOT, scr.box(scr.area))
+        check(
+            "preview_ghost_moves",
+            moved,
+            "Cadence %s -> %s by a 60 px drag; %d pixels changed around the ghost "
+            "(box %s); %s" % (before, after, inside, box, session.status()[1]),
+        )
+    else:
+        check("preview_ghost_moves", False, "no Cadence slider found in the sidebar")
+    # two 3D views: both draw the ghost
+    regions, real_shapes = set(), draw.view_shapes
+
+    def recording(sessions, frame):
+        shapes = real_shapes(sessions, frame)
+        if shapes:
+            regions.add(bpy.context.region.as_pointer())
+        return shapes
+
+    draw.view_shapes = recording
+    try:
+        with scr.override(scr.view):
+            bpy.ops.screen.area_split(direction="VERTICAL", factor=0.45)
+        yield 0.5
+        for a in scr.win.screen.areas:
+            a.tag_redraw()
+        yield 1.5
+    finally:
+        draw.view_shapes = real_shapes
+    views = sum(a.type == "VIEW_3D" for a in scr.win.screen.areas)
+    check(
+        "preview_two_views",
+        views >= 2 and len(regions) >= 2,
+        "%d 3D views; the ghost drawn in %d of their regions" % (views, len(regions)),
+    )
+    # the duck, 240 frames
+    st.path_walk.preview = False
+    duck = bpy.data.objects.get(duck_name)
+    if duck is not None:
+        st.armature = duck
+        st.duck.frame_start, st.duck.frame_end = 1, 240
+        st.duck.preview = True
+        yield from wait_until(
+            lambda: rt.SESSIONS["duck_walk"].result is not None and not rt.SESSIONS["duck_walk"].busy, 120.0, 0.05
+        )
+        yield 0.5
+        yield from timed_preview_changes(rt, "duck_walk", st.duck, "amplitude", (6.0, 4.0, 5.0), duck_times)
+        st.duck.preview = False
+    R["figures"]["preview_path_walk_set_to_drawn"] = walk_times
+    R["figures"]["preview_duck_walk_set_to_drawn"] = duck_times
+    R["figures"]["preview_redraw_ms"] = redraw_ms(scr)
+    hooks = rt.hooks()
+    check("preview_unhooked", sum(hooks.values()) == 0 and not rt.SESSIONS, "with every Preview off: %s" % hooks)
+
+
+def _crop(path, box):
+    """Crop the PNG at ``path`` to the X-screen ``box`` (ImageMagick)."""
+    import subprocess
+
+    x0, y0, x1, y1 = box
+    subprocess.run(["convert", path, "-crop", "%dx%d+%d+%d" % (x1 - x0, y1 - y0, x0, y0), "+repage", path], check=True)
 
 
 _gen = scenario()

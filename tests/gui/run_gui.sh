@@ -5,8 +5,8 @@
 # Blender's window on the demo scene and runs tests/gui/gui_check.py in it.
 # tests/gui/gui_report.py gives the verdict: exit status 0 only when every check of
 # gui_check.py passed, Blender printed no Python traceback and no layout error, and
-# exited with 0; then the screenshot is copied to /repo/docs/sidebar.png.
-# Artifacts: /repo/out/real_blender/gui/{setup.log,gui.log,result.json,sidebar.png}.
+# exited with 0; then the screenshots are copied to /repo/docs/sidebar.png and docs/preview.png.
+# Artifacts: /repo/out/real_blender/gui/{setup.log,gui.log,result.json,sidebar.png,preview.png,preview.jsonl}.
 set -euo pipefail
 ZIP="$1"
 DEMO="${2:-/repo/out/demo.blend}"
@@ -17,11 +17,13 @@ mkdir -p "$ART" "$WORK/home"
 rm -f "$ART"/*
 export HOME="$WORK/home"
 export PROCANIM_GUI_RESULT="$WORK/result.json" PROCANIM_GUI_SHOT="$WORK/sidebar.png"
+# the live preview's test mode: it logs change -> ghost times (docs/preview.md); its screenshot
+export PROCANIM_PREVIEW_LOG="$WORK/preview.jsonl" PROCANIM_GUI_PREVIEW_SHOT="$WORK/preview.png"
 
 XVFB_PID=""
 cleanup() {
     [ -n "$XVFB_PID" ] && kill "$XVFB_PID" 2>/dev/null && wait "$XVFB_PID" 2>/dev/null
-    cp -f "$WORK"/*.log "$WORK"/*.png "$WORK"/result.json /tmp/*.crash.txt "$ART"/ 2>/dev/null || true
+    cp -f "$WORK"/*.log "$WORK"/*.png "$WORK"/*.jsonl "$WORK"/result.json /tmp/*.crash.txt "$ART"/ 2>/dev/null || true
     rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -52,7 +54,8 @@ grep -E '^gui_check:' "$WORK/gui.log" | sed 's/^/  /' || true
 
 if python3 /repo/tests/gui/gui_report.py "$PROCANIM_GUI_RESULT" "$WORK/gui.log" "$((SECONDS - t0))" "$status"; then
     cp -f "$WORK/sidebar.png" /repo/docs/sidebar.png
-    echo "gui: screenshot -> docs/sidebar.png"
+    cp -f "$WORK/preview.png" /repo/docs/preview.png
+    echo "gui: screenshots -> docs/sidebar.png, docs/preview.png"
     exit 0
 fi
 echo "gui: FAILED (logs and screenshot in out/real_blender/gui/; docs/sidebar.png left as it was)"
