@@ -39,10 +39,11 @@ def read_body(obj) -> Body:
     world = np.array(obj.matrix_world, dtype=float)
     basis = np.array(obj.matrix_basis, dtype=float)
     parent_world = world @ np.linalg.inv(basis) if abs(np.linalg.det(basis)) > 1e-12 else None
+    skeleton = read_skeleton(obj)
     return Body(
         name=obj.name,
-        skeleton=read_skeleton(obj),
-        rigmap=read_rigmap(obj),
+        skeleton=skeleton,
+        rigmap=read_rigmap(obj, skeleton),
         world=world,
         parent_world=parent_world,
         object_scale=np.array(obj.matrix_basis.to_scale(), dtype=float),
