@@ -85,7 +85,8 @@ def _geometry(obj, context) -> str:
 
 
 def _bones(obj) -> str:
-    """Digest of an armature's rest bones: matrices, lengths, parents, inheritance, deform flags."""
+    """Digest of an armature's rest bones (matrices, lengths, parents, inheritance, deform flags),
+    its role map and its rotation modes."""
     bones = obj.data.bones
     n = len(bones)
     mats = np.empty(n * 16, dtype=np.float32)
@@ -98,7 +99,8 @@ def _bones(obj) -> str:
         for b in bones
     ]
     roles = [(r.role, r.bone) for r in getattr(obj.data, "procanim_roles", ())]
-    return _digest(mats, lengths, np.frombuffer(repr((flags, roles)).encode(), dtype=np.uint8))
+    modes = [obj.rotation_mode] + [pb.rotation_mode for pb in obj.pose.bones]  # how the ghost interpolates
+    return _digest(mats, lengths, np.frombuffer(repr((flags, roles, modes)).encode(), dtype=np.uint8))
 
 
 def _action(action) -> str:

@@ -48,6 +48,8 @@ def read_body(obj) -> Body:
         parent_world=parent_world,
         object_scale=np.array(obj.matrix_basis.to_scale(), dtype=float),
         drawn=tuple(b.name for b in obj.data.bones if b.use_deform),
+        rotation_modes={pb.name: pb.rotation_mode for pb in obj.pose.bones},
+        object_rotation_mode=obj.rotation_mode,
     )
 
 

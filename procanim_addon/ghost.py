@@ -4,9 +4,9 @@ A :class:`Ghost` holds, for one armature and every integer frame its Clip spans:
 
 * the drawn bones' heads and tails in world space (m) by the engine's forward kinematics
   (:meth:`~.skeleton.Skeleton.fk`, which mirrors Blender's pose evaluation). On the Clip's key
-  frames they are the pose Generate bakes. Between keys the channels are interpolated with
-  Catmull-Rom tangents; Blender interpolates the baked keys with its own Bezier handles, so
-  in-between frames differ slightly (the preview's tests measure by how much);
+  frames they are the pose Generate bakes; between keys the channels the baker writes are
+  interpolated as Blender's F-curves interpolate them (:mod:`.fcurves`), so in-between frames are
+  the baked pose too (the preview's Blender tests measure how closely);
 * the pelvis path: the ``hips`` bone's head on every frame;
 * the foot plants: each stretch of frames over which a foot's ball point (the foot bone's tail)
   moves slower than :data:`PLANT_SPEED` leg lengths per second, drawn as a footprint;
@@ -27,8 +27,8 @@ import numpy as np
 
 from . import transforms as tf
 from .clip import Clip
-from .curves import catmull_rom
 from .errors import InputError
+from .fcurves import evaluate
 from .frames import character_frame
 from .rig_roles import RigMap
 from .skeleton import Skeleton
@@ -46,7 +46,9 @@ class Body:
     ``world``: the object's ``matrix_world`` (4, 4); ``parent_world``: ``matrix_world @
     matrix_basis⁻¹``, what the object's own channels compose under (None: the Clip never moves
     the object); ``object_scale``: the object's scale (3,), kept by object channels; ``drawn``:
-    the bones to draw (the deform bones; empty: every bone).
+    the bones to draw (the deform bones; empty: every bone); ``rotation_modes``: bone name → its
+    pose bone's rotation mode and ``object_rotation_mode`` the object's (how the baker writes
+    rotations, hence how Blender interpolates them between keys; default quaternion / XYZ).
     """
 
     name: str
@@ -56,6 +58,8 @@ class Body:
     parent_world: np.ndarray | None = None
     object_scale: np.ndarray | None = None
     drawn: tuple[str, ...] = ()
+    rotation_modes: dict = field(default_factory=dict)
+    object_rotation_mode: str = "XYZ"
 
 
 @dataclass(frozen=True)
@@ -116,28 +120,41 @@ def display_frames(clip: Clip) -> np.ndarray:
     return np.arange(first, max(last, first) + 1, dtype=float)
 
 
+EULER_MODES = ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")
+
+
+def _on_keys(key_t: np.ndarray, t: np.ndarray) -> bool:
+    return len(key_t) == len(t) and bool(np.array_equal(key_t, t))
+
+
 def _interpolate(key_t: np.ndarray, values: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """Key values at the keys, Catmull-Rom between them, the end keys outside (constant)."""
-    if len(key_t) == len(t) and np.array_equal(key_t, t):
-        return values  # a key on every frame
-    if len(key_t) == 1:
-        return np.repeat(values[:1], len(t), axis=0)
-    return catmull_rom(key_t, values, np.clip(t, key_t[0], key_t[-1]))
+    """Key values at ``t`` as Blender's F-curves give them (:mod:`.fcurves`)."""
+    return values if _on_keys(key_t, t) else evaluate(key_t, values, t)
 
 
-def _rotations(key_t: np.ndarray, quats: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """Unit quaternions at ``t``: made continuous over the keys (as the baker writes them) before
-    they are interpolated, normalised after (as Blender's pose evaluation does)."""
+def _rotations(key_t: np.ndarray, quats: np.ndarray, t: np.ndarray, mode: str = "QUATERNION") -> np.ndarray:
+    """Unit quaternions at ``t`` of rotations keyed as ``quats`` ``(K, ..., 4)``: between keys
+    through the channels the baker writes for a bone or object of rotation ``mode`` (quaternion
+    components made continuous, Euler angles each compatible with the previous key's, or axis and
+    angle), interpolated as Blender's F-curves are, turned back as Blender's pose evaluation does."""
     quats = tf.quat_normalize(np.asarray(quats, float))
-    if not (len(key_t) == len(t) and np.array_equal(key_t, t)):
-        quats = tf.quat_normalize(_interpolate(key_t, tf.quat_continuity(quats, axis=0), t))
-    return quats
+    if _on_keys(key_t, t):
+        return quats
+    if mode in EULER_MODES:
+        euler = evaluate(key_t, tf.euler_sequence_from_mat3(tf.quat_to_mat3(quats), mode), t)
+        return tf.mat3_to_quat(tf.euler_to_mat3(euler, mode))
+    if mode == "AXIS_ANGLE":
+        aa = evaluate(key_t, tf.quat_to_axis_angle(tf.quat_continuity(quats, axis=0)), t)
+        return tf.quat_from_axis_angle(aa[..., 1:], aa[..., 0])
+    return tf.quat_normalize(evaluate(key_t, tf.quat_continuity(quats, axis=0), t))
 
 
-def channels_at(clip: Clip, skeleton: Skeleton, frames: np.ndarray):
+def channels_at(clip: Clip, skeleton: Skeleton, frames: np.ndarray, rotation_modes: dict | None = None):
     """The Clip's pose channels in ``skeleton`` order at ``frames``: ``(locations (N, B, 3),
-    rotations (N, B, 4), scales (N, B, 3) or None)``. Bones the Clip does not hold keep their rest
-    pose; quaternions are made continuous before they are interpolated (as the baker writes them)."""
+    rotations (N, B, 4), scales (N, B, 3) or None)``, between keys as Blender gives the baked keys
+    (``rotation_modes``: bone name → its pose bone's rotation mode, default quaternion). Bones the
+    Clip does not hold keep their rest pose."""
+    rotation_modes = rotation_modes or {}
     pairs = [(k, skeleton.index(n)) for k, n in enumerate(clip.bone_names) if skeleton.has(n)]
     src = [k for k, _ in pairs]
     dst = [i for _, i in pairs]
@@ -145,7 +162,11 @@ def channels_at(clip: Clip, skeleton: Skeleton, frames: np.ndarray):
     locations = np.zeros((n, b, 3))
     rotations = tf.quat_identity((n, b))
     locations[:, dst] = _interpolate(clip.frames, clip.locations[:, src], frames)
-    rotations[:, dst] = _rotations(clip.frames, clip.rotations[:, src], frames)
+    modes = [rotation_modes.get(skeleton.names[i], "QUATERNION") for i in dst]
+    for mode in set(modes):
+        cols = [k for k, m in enumerate(modes) if m == mode]
+        rows = [dst[k] for k in cols]
+        rotations[:, rows] = _rotations(clip.frames, clip.rotations[:, [src[k] for k in cols]], frames, mode)
     scales = None
     if clip.scales is not None:
         scales = np.ones((n, b, 3))
@@ -167,7 +188,7 @@ def object_worlds(clip: Clip, body: Body, frames: np.ndarray) -> np.ndarray:
     else:
         loc = np.broadcast_to(basis[:3, 3], (len(frames), 3))
     if clip.object_rotations is not None:
-        rot = _rotations(clip.frames, clip.object_rotations, frames)
+        rot = _rotations(clip.frames, clip.object_rotations, frames, body.object_rotation_mode)
     else:
         rot = np.broadcast_to(tf.mat3_to_quat(basis[:3, :3] / scale), (len(frames), 4))
     own = tf.compose(loc, rot, np.broadcast_to(scale, (len(frames), 3)))
@@ -240,7 +261,7 @@ def build_ghost(clip: Clip, body: Body) -> Ghost:
     """The :class:`Ghost` of ``clip`` on ``body``."""
     sk = body.skeleton
     frames = display_frames(clip)
-    locations, rotations, scales = channels_at(clip, sk, frames)
+    locations, rotations, scales = channels_at(clip, sk, frames, body.rotation_modes)
     pose = sk.fk(locations, rotations, scales)
     worlds = object_worlds(clip, body, frames)
     heads = _apply(worlds, pose[..., :3, 3])
