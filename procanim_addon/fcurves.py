@@ -86,7 +86,8 @@ def slopes(key_t: np.ndarray, values: np.ndarray) -> np.ndarray:
         at, chans = at[order[first]], chans[order[first]]
         held[at + 1, chans] = True
         value[at + 1, chans] = np.clip(inner[at, chans], 0.0, reach[at, chans]) * sign[at, chans]
-        m = _solve(h, dy, held, value)
+        redo = np.unique(chans)  # only the curves that changed are solved again
+        m[:, redo] = _solve(h, dy[:, redo], held[:, redo], value[:, redo])
     return m
 
 

@@ -132,21 +132,33 @@ def _interpolate(key_t: np.ndarray, values: np.ndarray, t: np.ndarray) -> np.nda
     return values if _on_keys(key_t, t) else evaluate(key_t, values, t)
 
 
-def _rotations(key_t: np.ndarray, quats: np.ndarray, t: np.ndarray, mode: str = "QUATERNION") -> np.ndarray:
-    """Unit quaternions at ``t`` of rotations keyed as ``quats`` ``(K, ..., 4)``: between keys
-    through the channels the baker writes for a bone or object of rotation ``mode`` (quaternion
-    components made continuous, Euler angles each compatible with the previous key's, or axis and
-    angle), interpolated as Blender's F-curves are, turned back as Blender's pose evaluation does."""
+def _rotation_channels(quats: np.ndarray, mode: str) -> np.ndarray:
+    """The channels the baker writes for rotations ``quats`` ``(K, ..., 4)`` of a bone or object
+    of rotation ``mode``: quaternion components made continuous, Euler angles each compatible with
+    the previous key's, or (angle, axis)."""
     quats = tf.quat_normalize(np.asarray(quats, float))
-    if _on_keys(key_t, t):
-        return quats
     if mode in EULER_MODES:
-        euler = evaluate(key_t, tf.euler_sequence_from_mat3(tf.quat_to_mat3(quats), mode), t)
-        return tf.mat3_to_quat(tf.euler_to_mat3(euler, mode))
+        return tf.euler_sequence_from_mat3(tf.quat_to_mat3(quats), mode)
     if mode == "AXIS_ANGLE":
-        aa = evaluate(key_t, tf.quat_to_axis_angle(tf.quat_continuity(quats, axis=0)), t)
-        return tf.quat_from_axis_angle(aa[..., 1:], aa[..., 0])
-    return tf.quat_normalize(evaluate(key_t, tf.quat_continuity(quats, axis=0), t))
+        return tf.quat_to_axis_angle(tf.quat_continuity(quats, axis=0))
+    return tf.quat_continuity(quats, axis=0)
+
+
+def _rotation_from_channels(values: np.ndarray, mode: str) -> np.ndarray:
+    """Unit quaternions from rotation channels, as Blender's pose evaluation reads them."""
+    if mode in EULER_MODES:
+        return tf.mat3_to_quat(tf.euler_to_mat3(values, mode))
+    if mode == "AXIS_ANGLE":
+        return tf.quat_from_axis_angle(values[..., 1:], values[..., 0])
+    return tf.quat_normalize(values)
+
+
+def _rotations(key_t: np.ndarray, quats: np.ndarray, t: np.ndarray, mode: str = "QUATERNION") -> np.ndarray:
+    """Unit quaternions at ``t`` of rotations keyed as ``quats`` ``(K, ..., 4)``: between keys,
+    the baker's channels for rotation ``mode`` interpolated as Blender's F-curves are."""
+    if _on_keys(key_t, t):
+        return tf.quat_normalize(np.asarray(quats, float))
+    return _rotation_from_channels(evaluate(key_t, _rotation_channels(quats, mode), t), mode)
 
 
 def channels_at(clip: Clip, skeleton: Skeleton, frames: np.ndarray, rotation_modes: dict | None = None):
@@ -161,16 +173,28 @@ def channels_at(clip: Clip, skeleton: Skeleton, frames: np.ndarray, rotation_mod
     n, b = len(frames), len(skeleton)
     locations = np.zeros((n, b, 3))
     rotations = tf.quat_identity((n, b))
-    locations[:, dst] = _interpolate(clip.frames, clip.locations[:, src], frames)
+    scales = None if clip.scales is None else np.ones((n, b, 3))
+    if _on_keys(clip.frames, frames):  # a key on every frame: the keys themselves
+        locations[:, dst] = clip.locations[:, src]
+        rotations[:, dst] = tf.quat_normalize(clip.rotations[:, src])
+        if scales is not None:
+            scales[:, dst] = np.asarray(clip.scales, float)[:, src]
+        return locations, rotations, scales
+    # every channel of every bone through one evaluation (one solve for all curves)
     modes = [rotation_modes.get(skeleton.names[i], "QUATERNION") for i in dst]
-    for mode in set(modes):
-        cols = [k for k, m in enumerate(modes) if m == mode]
-        rows = [dst[k] for k in cols]
-        rotations[:, rows] = _rotations(clip.frames, clip.rotations[:, [src[k] for k in cols]], frames, mode)
-    scales = None
-    if clip.scales is not None:
-        scales = np.ones((n, b, 3))
-        scales[:, dst] = _interpolate(clip.frames, np.asarray(clip.scales, float)[:, src], frames)
+    groups = {mode: [k for k, m in enumerate(modes) if m == mode] for mode in set(modes)}
+    parts = [clip.locations[:, src]]
+    parts += [_rotation_channels(clip.rotations[:, [src[k] for k in cols]], mode) for mode, cols in groups.items()]
+    if scales is not None:
+        parts.append(np.asarray(clip.scales, float)[:, src])
+    keys = len(clip.frames)
+    values = evaluate(clip.frames, np.concatenate([p.reshape(keys, -1) for p in parts], axis=1), frames)
+    split = np.split(values, np.cumsum([p[0].size for p in parts])[:-1], axis=1)
+    locations[:, dst] = split[0].reshape(n, len(dst), 3)
+    for (mode, cols), part in zip(groups.items(), split[1:]):
+        rotations[:, [dst[k] for k in cols]] = _rotation_from_channels(part.reshape(n, len(cols), -1), mode)
+    if scales is not None:
+        scales[:, dst] = split[-1].reshape(n, len(dst), 3)
     return locations, rotations, scales
 
 
