@@ -409,15 +409,15 @@ def _check_feasible(p, cf, effs, src_points, contact, reference, terrain, source
         if not np.any(c):
             continue
         pts = src_points[e.name][c].reshape(-1, 3)
-        zt, _, ht = terrain.height(pts[:, :2])
+        zt, _, ht = terrain.height(pts[:, :2], normals=False)
         if not np.all(ht):
             f = int(source.frames[np.nonzero(c)[0][np.nonzero(~ht.reshape(int(c.sum()), -1).all(axis=1))[0][0]]])
             raise InputError(
                 f"The terrain '{terrain.name}' does not reach under the character's {e.name} at frame {f}: "
                 "make the terrain cover the whole motion."
             )
-        zr, _, hr = reference.ray_down(pts)
-        zr = np.where(hr, zr, reference.height(pts[:, :2])[0])
+        zr, _, hr = reference.ray_down(pts, normals=False)
+        zr = np.where(hr, zr, reference.height(pts[:, :2], normals=False)[0])
         rises.append(zt - zr)
     if not rises or not p.refuse_infeasible:
         return

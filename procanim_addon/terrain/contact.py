@@ -19,6 +19,7 @@ import numpy as np
 from .. import transforms as tf
 from ..curves import smoothstep
 from ..ik.two_bone import solve_two_bone
+from .rotations import affine_inverse, turn_matrices
 
 UP = np.array([0.0, 0.0, 1.0])
 
@@ -81,9 +82,9 @@ def gaps(points: np.ndarray, surface, below: bool = False):
     (the source on its reference); otherwise the top surface (what a foot must stand on)."""
     f, n = points.shape[:2]
     flat = points.reshape(-1, 3)
-    z, _, hit = surface.ray_down(flat) if below else surface.height(flat[:, :2])
+    z, _, hit = surface.ray_down(flat, normals=False) if below else surface.height(flat[:, :2], normals=False)
     if below:  # a point under the reference (penetrating): measure to the top instead
-        tz, _, thit = surface.height(flat[:, :2])
+        tz, _, thit = surface.height(flat[:, :2], normals=False)
         z = np.where(hit, z, tz)
         hit = hit | thit
     g = (flat[:, 2] - z).reshape(f, n)
@@ -96,12 +97,12 @@ def point_gaps(points: np.ndarray, surface, below: bool) -> np.ndarray:
     where no surface is under the point). ``below`` as in :func:`gaps`."""
     flat = points.reshape(-1, 3)
     if below:
-        z, _, hit = surface.ray_down(flat)
-        tz, _, thit = surface.height(flat[:, :2])
+        z, _, hit = surface.ray_down(flat, normals=False)
+        tz, _, thit = surface.height(flat[:, :2], normals=False)
         z = np.where(hit, z, tz)
         hit = hit | thit
     else:
-        z, _, hit = surface.height(flat[:, :2])
+        z, _, hit = surface.height(flat[:, :2], normals=False)
     return np.where(hit, flat[:, 2] - z, np.inf).reshape(points.shape[:-1])
 
 
@@ -135,48 +136,45 @@ def set_rows(skeleton, loc, rot, pose, i: int, idx: np.ndarray, matrix: np.ndarr
              with_location: bool = False) -> None:
     """:func:`set_world` on frame indices ``idx`` with their matrices ``(len(idx), 4, 4)``.
 
-    The bone's pose is recomputed from its new channels; its descendants (whose channels do not
-    change) are carried by the bone's change ``new · old⁻¹`` in one product (a true inverse: rest
-    matrices read from Blender are orthonormal only to float32 precision)."""
-    p = skeleton.parents[i]
-    # basis = (pose[parent] @ rest_rel)⁻¹ @ matrix; rest and pose matrices are rigid (no scale)
-    ref = skeleton.rest_rel[i] if p < 0 else pose[idx, p] @ skeleton.rest_rel[i]
-    basis = tf.rigid_inverse(ref) @ matrix
-    new_loc, new_rot, _ = tf.decompose(basis)
-    rot[idx, i] = new_rot
-    if with_location:
-        loc[idx, i] = new_loc
-    local = skeleton.rest_rel[i] @ tf.compose(loc[idx, i], rot[idx, i])
-    new = local if p < 0 else pose[idx, p] @ local
+    The fix works on poses: bone ``i`` takes the matrix (without ``with_location`` its head stays
+    where its parent puts it), its descendants are carried by its change ``new · old⁻¹`` in one
+    product (a true inverse: rest matrices read from Blender are orthonormal only to float32
+    precision), and its channels are marked stale (NaN) — :func:`resolve_channels` works them out
+    from the pose once, when the fix is done, instead of a quaternion round trip per move."""
+    new = np.array(matrix, dtype=float)
+    if not with_location:
+        new[:, :3, 3] = pose[idx, i, :3, 3]
     below = _descendants(skeleton, i)
-    if below.size > SMALL_SUBTREE:
+    if below.size:
         change = new @ affine_inverse(pose[idx, i])
         rows = idx[:, None]
         pose[rows, below] = change[:, None] @ pose[rows, below]
-        pose[idx, i] = new
-    else:  # a few bones (a limb's end): recomputed from their channels, parents first
-        pose[idx, i] = new
-        for j in below:
-            local_j = skeleton.rest_rel[j] @ tf.compose(loc[idx, j], rot[idx, j])
-            pose[idx, j] = pose[idx, skeleton.parents[j]] @ local_j
+    pose[idx, i] = new
+    rot[idx, i] = np.nan
+    if with_location:
+        loc[idx, i] = np.nan
 
 
-def affine_inverse(m: np.ndarray) -> np.ndarray:
-    """Inverse of affine matrices ``(..., 4, 4)`` (bottom row 0 0 0 1), by the adjugate of the
-    3×3 part: rows c1×c2, c2×c0, c0×c1 over the determinant (columns c)."""
-    c0, c1, c2 = m[..., :3, 0], m[..., :3, 1], m[..., :3, 2]
-    adj = np.stack((np.cross(c1, c2), np.cross(c2, c0), np.cross(c0, c1)), axis=-2)
-    inv3 = adj / np.sum(c0 * adj[..., 0, :], axis=-1)[..., None, None]
-    out = np.zeros_like(m)
-    out[..., :3, :3] = inv3
-    out[..., :3, 3] = -np.einsum("...ij,...j->...i", inv3, m[..., :3, 3])
-    out[..., 3, 3] = 1.0
-    return out
+def resolve_channels(skeleton, loc, rot, pose) -> None:
+    """The stale channels :func:`set_rows` left (NaN), from the pose (in place): bone ``i``'s
+    basis is ``(pose[parent] · rest_rel_i)⁻¹ · pose_i`` (a rigid inverse, as the channels were
+    always read here), its rotation the basis's quaternion, its location the basis's translation
+    where that was stale."""
+    stale_rot = np.isnan(rot[..., 0])
+    stale_loc = np.isnan(loc[..., 0])
+    f, b = np.nonzero(stale_rot | stale_loc)
+    if f.size == 0:
+        return
+    par = skeleton.parents[b]
+    ref = np.broadcast_to(skeleton.rest_rel[b], (f.size, 4, 4)).copy()
+    has = par >= 0
+    ref[has] = pose[f[has], par[has]] @ skeleton.rest_rel[b[has]]
+    new_loc, new_rot, _ = tf.decompose(tf.rigid_inverse(ref) @ pose[f, b])
+    r, lo = stale_rot[f, b], stale_loc[f, b]
+    rot[f[r], b[r]] = new_rot[r]
+    loc[f[lo], b[lo]] = new_loc[lo]
 
 
-# Subtrees of up to this many bones below the changed one are recomputed bone by bone (cheaper
-# than the product for a limb's end; measured with bench/terrain_engine.py --profile).
-SMALL_SUBTREE = 3
 _DESCENDANTS: dict = {}
 
 
@@ -219,7 +217,7 @@ def move_end(skeleton, loc, rot, pose, eff: Effector, offset: np.ndarray, mask: 
     for bone, head, tail in ((eff.upper, root, new_mid), (eff.lower, None, new_end)):
         m = pose[idx, bone]
         h = m[:, :3, 3] if head is None else head
-        turn = tf.quat_to_mat3(tf.rotation_between(m[:, :3, 1], tail - h))
+        turn = turn_matrices(m[:, :3, 1], tail - h)
         m[:, :3, :3] = turn @ m[:, :3, :3]
         set_rows(skeleton, loc, rot, pose, bone, idx, m)
     end_before[:, :3, 3] = pose[idx, eff.end, :3, 3]  # where the chain put it; orientation as before
@@ -250,7 +248,7 @@ def footing_shifts(points: np.ndarray, ref_spread: np.ndarray, terrain, directio
 
     def level(shifts):
         xy = points[None] + shifts[:, None, None, None] * d  # (S, n, P, 2)
-        z, _, hit = terrain.height(xy.reshape(-1, 2))
+        z, _, hit = terrain.height(xy.reshape(-1, 2), normals=False)
         z = np.where(hit, z, np.nan).reshape(xy.shape[:-1])
         spread = np.nanmax(z, axis=-1) - np.nanmin(z, axis=-1)
         return np.all((spread <= ref_spread[None] + level_m) & np.all(hit.reshape(xy.shape[:-1]), axis=-1), axis=1)

@@ -75,8 +75,8 @@ def sample(surface, joints: np.ndarray, forward, count: int = 12, radius0_m: flo
     ρ = sqrt(radius0_m² + spread_m·h) around the projection are dropped onto the surface.
     """
     p = np.asarray(joints, float).reshape(-1, 3)
-    z, _, hit = surface.ray_down(p)
-    top, _, top_hit = surface.height(p[:, :2])
+    z, _, hit = surface.ray_down(p, normals=False)
+    top, _, top_hit = surface.height(p[:, :2], normals=False)
     z = np.where(hit, z, top)
     h = np.where(hit | top_hit, np.maximum(p[:, 2] - z, 0.0), 0.0)
     rho = np.sqrt(radius0_m**2 + spread_m * h)  # density ∝ 1/h (RECON)

@@ -24,10 +24,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import transforms as tf
 from .collisions import colliding
-from .contact import UP, footing_shifts, gaps, intervals, move_end, point_gaps, ramp_envelope, set_world
+from .contact import (
+    UP,
+    footing_shifts,
+    gaps,
+    intervals,
+    move_end,
+    point_gaps,
+    ramp_envelope,
+    resolve_channels,
+    set_world,
+)
 from .mesh import TerrainMesh
+from .rotations import turn_matrices
 from .ticker import Ticker
 
 # RECON: a leg in contact may stretch to this fraction of thigh + shin (a straight knee pops).
@@ -121,6 +131,7 @@ class FinalFix:
                 g, _ = gaps(e.points(self.skeleton, pose), self.terrain)
                 err = max(err, float(np.abs(g - self.src_gap[e.name])[c].max()))
         score = (int(np.any(hits, axis=1).sum()), round(err, 3))
+        resolve_channels(self.skeleton, loc, rot, pose)
         return Trial(loc, rot, pose, hits, score, nudged, policy)
 
     def collisions(self, pose) -> np.ndarray:
@@ -241,7 +252,7 @@ def _plant(skeleton, loc, rot, pose, pose_src, e, contact, reference, terrain, r
     xy = pose[:, e.end, :2, 3]
     _, n_ref, _ = reference.height(xy)
     _, n_ter, _ = terrain.height(xy)
-    tilt = tf.quat_to_mat3(tf.rotation_between(n_ref, n_ter))
+    tilt = turn_matrices(n_ref, n_ter)
     for bone in (e.end, e.tip):
         if bone < 0:
             continue
@@ -303,7 +314,7 @@ def _nudge_footing(skeleton, loc, rot, pose, pose_src, e, contact, reference, te
     n = pose.shape[0]
     pts = e.points(skeleton, pose)
     src = e.points(skeleton, pose_src)
-    zr, _, _ = reference.height(src[..., :2].reshape(-1, 2))
+    zr, _, _ = reference.height(src[..., :2].reshape(-1, 2), normals=False)
     zr = zr.reshape(src.shape[:-1])
     ref_spread = zr.max(axis=1) - zr.min(axis=1)
     total = np.zeros((n, 3))

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import transforms as tf
-from .contact import affine_inverse
+from .rotations import affine_inverse, turn_matrices
 
 BODY_ROLES = ["hips", "spine", "chest", "neck", "head"] + [
     f"{r}.{s}" for s in "LR" for r in ("clavicle", "upper_arm", "forearm", "hand", "thigh", "shin", "foot", "toe")
@@ -158,7 +158,7 @@ def channels_from_positions(skeleton, joints: JointSet, locations, rotations, po
             is_hips = idx == joints.hips
             head = np.where(is_hips[None, :, None], positions[:, joints.head_joint[ks]], mb[..., :3, 3])
             want = positions[:, joints.tail_joint[ks]] - head
-            turn = tf.quat_to_mat3(tf.rotation_between(mb[..., :3, 1], want))
+            turn = turn_matrices(mb[..., :3, 1], want)
             mb = mb.copy()
             mb[..., :3, :3] = turn @ mb[..., :3, :3]
             mb[..., :3, 3] = head

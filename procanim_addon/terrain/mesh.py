@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
+from .rotations import cross
 
 _EPS = 1e-9
 # Point queries use a padded table of each bin's triangles when its densest bin holds at most
@@ -121,6 +122,7 @@ class TerrainMesh:
         self._plane = np.einsum("tk,tkj->tj", dz, self._bary)
         self._plane[:, 2] += a[:, 2]
         self._coef = np.ascontiguousarray(np.concatenate((self._bary.reshape(-1, 6), self._plane), axis=1).T)
+        self._cell_coef = None if self._ray_table is None else self._cell_coefficients(self._ray_table)
 
     def _make_bins(self, lo, hi, ids):
         """CSR lists (start, count, triangle ids) of triangles ``ids`` per bin."""
@@ -142,6 +144,19 @@ class TerrainMesh:
         slot = np.arange(len(tris)) - np.repeat(start, count)
         table[cell, slot] = tris
         return table
+
+    def _cell_coefficients(self, table):
+        """Per bin (and one empty bin past the last, for points off the grid) the coefficients of
+        its triangles, ``(9, cells + 1, K)``: row k of slot s holds coefficient k of triangle
+        ``table[cell, s]`` (u, w and plane z as a·x + b·y + c). A padding slot gets u ≡ −1, so it
+        never counts as a hit — a point query is then one row gather per coefficient."""
+        pad = np.vstack((table, np.full((1, table.shape[1]), -1, dtype=table.dtype)))
+        live = pad >= 0
+        out = self._coef[:, np.where(live, pad, 0)]
+        out[:, ~live] = 0.0
+        out[2][~live] = -1.0
+        self._ray_tris = pad
+        return out
 
     def _rect_cells(self, lo, hi):
         """(query index, cell id) pairs for XY rectangles ``lo..hi`` ``(N, 2)``; rectangles that
@@ -173,16 +188,20 @@ class TerrainMesh:
         return pair_q, pair_t
 
     # ------------------------------------------------------------------ vertical ray cast
-    def ray_down(self, points, eps: float = 1e-6):
+    def ray_down(self, points, eps: float = 1e-6, normals: bool = True):
         """Highest surface at or below each point ``(N, 3)``.
 
-        Returns ``z (N,)``, upward ``normal (N, 3)``, ``hit (N,)``; misses give ``z = -inf`` and
-        normal +Z.
+        Returns ``z (N,)``, upward ``normal (N, 3)`` (None when ``normals`` is False: most callers
+        need heights only), ``hit (N,)``; misses give ``z = -inf`` and normal +Z.
         """
         p = np.asarray(points, float).reshape(-1, 3)
+        if self._cell_coef is not None:
+            return self._ray_down_dense(p[:, 0], p[:, 1], p[:, 2] + eps, normals)
+        return self._ray_down_lists(p, eps, normals)
+
+    def _ray_down_lists(self, p, eps, normals: bool = True):
+        """:meth:`ray_down` through the bins' lists of (point, triangle) pairs."""
         n = len(p)
-        if self._ray_table is not None:
-            return self._ray_down_dense(p, eps)
         q, t = self._candidates(p[:, :2], p[:, :2], self._ray_bins)
         xy1 = np.column_stack((p[:, :2], np.ones(n)))[q]
         uw = np.einsum("pij,pj->pi", self._bary[t], xy1)
@@ -192,44 +211,50 @@ class TerrainMesh:
         ok &= z <= p[q, 2] + eps
         q, t, z = q[ok], t[ok], z[ok]
         out_z = np.full(n, -np.inf)
-        out_n = np.tile([0.0, 0.0, 1.0], (n, 1))
+        out_n = np.tile([0.0, 0.0, 1.0], (n, 1)) if normals else None
         if len(q):
             np.maximum.at(out_z, q, z)  # highest hit per query
-            top = z >= out_z[q]
-            out_n[q[top]] = self.normals[t[top]]
+            if normals:
+                top = z >= out_z[q]
+                out_n[q[top]] = self.normals[t[top]]
         return out_z, out_n, np.isfinite(out_z)
 
-    def _ray_down_dense(self, p, eps):
+    def _ray_down_dense(self, x, y, z_max, normals: bool = True):
         """:meth:`ray_down` through the padded table: every point against every triangle of its bin
-        at once (ties between triangles at the same height keep the later one, as the lists do)."""
-        n = len(p)
-        cxy = np.floor((p[:, :2] - self.xy_min) / self.cell_size).astype(np.int64)
-        inside = np.all((cxy >= 0) & (cxy < self.shape), axis=1) & np.all(p[:, :2] <= self.xy_max, axis=1)
-        cxy = np.clip(cxy, 0, self.shape - 1)
-        tri = self._ray_table[cxy[:, 1] * self.shape[0] + cxy[:, 0]]  # (N, K)
-        live = (tri >= 0) & inside[:, None]
-        t = np.where(live, tri, 0)
-        x, y = p[:, 0:1], p[:, 1:2]
-        c = self._coef  # (9, T): u, w and plane z as a·x + b·y + c per triangle
-        u = c[0][t] * x + c[1][t] * y + c[2][t]
-        w = c[3][t] * x + c[4][t] * y + c[5][t]
+        at once (ties between triangles at the same height keep the later one, as the lists do).
+        ``x, y (N,)``; ``z_max (N,)`` the highest surface height that counts (None: any)."""
+        cx = np.floor((x - self.xy_min[0]) / self.cell_size).astype(np.int64)
+        cy = np.floor((y - self.xy_min[1]) / self.cell_size).astype(np.int64)
+        sx, sy = int(self.shape[0]), int(self.shape[1])
+        inside = (cx >= 0) & (cx < sx) & (cy >= 0) & (cy < sy) & (x <= self.xy_max[0]) & (y <= self.xy_max[1])
+        cell = np.where(inside, cy * sx + cx, sx * sy)  # off the grid: the empty bin
+        c = self._cell_coef  # (9, cells + 1, K)
+        x, y = x[:, None], y[:, None]
+        u = c[0].take(cell, axis=0) * x + c[1].take(cell, axis=0) * y + c[2].take(cell, axis=0)
+        w = c[3].take(cell, axis=0) * x + c[4].take(cell, axis=0) * y + c[5].take(cell, axis=0)
         tol = 1e-9
-        ok = live & (u >= -tol) & (w >= -tol) & (u + w <= 1 + tol)
-        z = c[6][t] * x + c[7][t] * y + c[8][t]
-        ok &= z <= p[:, 2:3] + eps
+        ok = (u >= -tol) & (w >= -tol) & (u + w <= 1 + tol)
+        z = c[6].take(cell, axis=0) * x + c[7].take(cell, axis=0) * y + c[8].take(cell, axis=0)
+        if z_max is not None:
+            ok &= z <= z_max[:, None]
         zk = np.where(ok, z, -np.inf)
         out_z = zk.max(axis=1)
-        hit = np.isfinite(out_z)
+        hit = out_z > -np.inf
+        if not normals:
+            return out_z, None, hit
         top = ok & (zk >= out_z[:, None])
         last = top.shape[1] - 1 - np.argmax(top[:, ::-1], axis=1)
-        out_n = np.where(hit[:, None], self.normals[t[np.arange(n), last]], np.array([0.0, 0.0, 1.0]))
+        tri = self._ray_tris[cell, last]
+        out_n = np.where(hit[:, None], self.normals[np.maximum(tri, 0)], np.array([0.0, 0.0, 1.0]))
         return out_z, out_n, hit
 
-    def height(self, xy):
+    def height(self, xy, normals: bool = True):
         """Ground protocol: highest surface above each XY point ``(N, 2)`` → ``z (N,)``, upward
-        ``normal (N, 3)``, ``hit (N,)`` (misses: z = -inf)."""
+        ``normal (N, 3)`` (None when ``normals`` is False), ``hit (N,)`` (misses: z = -inf)."""
         xy = np.asarray(xy, float).reshape(-1, 2)
-        return self.ray_down(np.column_stack((xy, np.full(len(xy), np.inf))))
+        if self._cell_coef is not None:
+            return self._ray_down_dense(xy[:, 0], xy[:, 1], None, normals)
+        return self._ray_down_lists(np.column_stack((xy, np.full(len(xy), np.inf))), 0.0, normals)
 
     # ------------------------------------------------------------------ closest point
     def closest_point(self, points, max_distance: float):
@@ -318,26 +343,27 @@ def _aabb_triangle_overlap(e, v, tolerance: float = 0.0):
     """Separating-axis test of centred boxes (half extents ``e (M, 3)``) against triangles
     ``v (M, 3, 3)`` in the box frame (Akenine-Möller's 13 axes, normalised). They intersect when the
     projections overlap by more than ``tolerance`` on every axis — the push needed to part them
-    along that axis (degenerate axes are skipped)."""
-    m = len(e)
-    sep = np.zeros(m, bool)
-
-    def separated_on(a):
-        """a (M, 3) axes; True where the overlap of the projections is ≤ tolerance."""
-        norm = np.linalg.norm(a, axis=-1)
-        ok = norm > 1e-9
-        a = a / np.where(ok, norm, 1.0)[:, None]
-        proj = np.einsum("mk,mck->mc", a, v)
-        r = np.sum(e * np.abs(a), axis=-1)
-        depth = np.minimum(r - proj.min(axis=1), proj.max(axis=1) + r)  # push needed to separate
-        return ok & (depth <= tolerance)
-
-    eye = np.eye(3)
-    for i in range(3):  # box face normals
-        sep |= separated_on(np.broadcast_to(eye[i], (m, 3)))
+    along that axis (degenerate axes are skipped). The three box axes first (a projection on one is
+    a coordinate), then the triangle's normal and the nine box axis × edge products at once."""
+    # box face normals: the push along axis i is min(e_i − min v_i, max v_i + e_i)
+    sep = np.any(np.minimum(e - v.min(axis=1), v.max(axis=1) + e) <= tolerance, axis=1)
+    keep = np.nonzero(~sep)[0]
+    if keep.size == 0:
+        return ~sep
+    e, v = e[keep], v[keep]
     edges = np.stack((v[:, 1] - v[:, 0], v[:, 2] - v[:, 1], v[:, 0] - v[:, 2]), axis=1)  # (M, 3, 3)
-    sep |= separated_on(np.cross(edges[:, 0], edges[:, 1]))  # triangle normal
-    for i in range(3):  # box axes × triangle edges
-        for j in range(3):
-            sep |= separated_on(np.cross(eye[i], edges[:, j]))
+    ex, ey, ez = edges[..., 0], edges[..., 1], edges[..., 2]
+    zero = np.zeros_like(ex)
+    axes = np.empty((len(keep), 10, 3))
+    axes[:, 0] = cross(edges[:, 0], edges[:, 1])  # the triangle's normal
+    axes[:, 1:4] = np.stack((zero, -ez, ey), axis=-1)  # x × edge j
+    axes[:, 4:7] = np.stack((ez, zero, -ex), axis=-1)  # y × edge j
+    axes[:, 7:10] = np.stack((-ey, ex, zero), axis=-1)  # z × edge j
+    norm = np.sqrt(np.sum(axes * axes, axis=-1))
+    ok = norm > 1e-9
+    axes = axes / np.where(ok, norm, 1.0)[..., None]
+    proj = np.einsum("mak,mck->mac", axes, v)
+    r = np.sum(e[:, None, :] * np.abs(axes), axis=-1)
+    depth = np.minimum(r - proj.min(axis=2), proj.max(axis=2) + r)  # push needed to separate
+    sep[keep] = np.any(ok & (depth <= tolerance), axis=1)
     return ~sep

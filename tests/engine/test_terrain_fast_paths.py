@@ -118,3 +118,105 @@ def test_batched_search_keeps_every_call_small_however_many_frames():
     got = _first_that_works(frames, values, works, Ticker())
     np.testing.assert_array_equal(got, [next((v for v in values if v >= n), 0.0) for n in need])
     assert max(calls) <= SEARCH_ROWS
+
+
+def test_component_cross_and_turn_matrices_equal_the_general_helpers():
+    from procanim_addon import transforms as tf
+    from procanim_addon.terrain.rotations import cross, turn_matrices
+
+    rng = np.random.default_rng(8)
+    a, b = rng.normal(size=(2, 50, 3))
+    np.testing.assert_array_equal(cross(a, b), np.cross(a, b))
+    b[:5] = -a[:5] * rng.uniform(0.5, 2.0, (5, 1))  # opposite: a half turn
+    b[5:8] = a[5:8]  # the same direction: no turn
+    b[8, :] = [-1.0, 0.0, 0.0]  # opposite to the x axis: the half turn's axis comes from y
+    a[8, :] = [2.0, 0.0, 0.0]
+    want = tf.quat_to_mat3(tf.rotation_between(a, b))
+    np.testing.assert_allclose(turn_matrices(a, b), want, rtol=0, atol=1e-15)
+
+
+def sat_per_axis(e, v, tolerance):
+    """The 13-axis separating test one axis at a time (the terrain's implementation before issue 12)."""
+    sep = np.zeros(len(e), bool)
+
+    def separated_on(a):
+        norm = np.linalg.norm(a, axis=-1)
+        ok = norm > 1e-9
+        a = a / np.where(ok, norm, 1.0)[:, None]
+        proj = np.einsum("mk,mck->mc", a, v)
+        r = np.sum(e * np.abs(a), axis=-1)
+        return ok & (np.minimum(r - proj.min(axis=1), proj.max(axis=1) + r) <= tolerance)
+
+    eye = np.eye(3)
+    for i in range(3):
+        sep |= separated_on(np.broadcast_to(eye[i], (len(e), 3)))
+    edges = np.stack((v[:, 1] - v[:, 0], v[:, 2] - v[:, 1], v[:, 0] - v[:, 2]), axis=1)
+    sep |= separated_on(np.cross(edges[:, 0], edges[:, 1]))
+    for i in range(3):
+        for j in range(3):
+            sep |= separated_on(np.cross(eye[i], edges[:, j]))
+    return ~sep
+
+
+def test_box_triangle_test_with_the_axes_batched_equals_one_axis_at_a_time():
+    from procanim_addon.terrain.mesh import _aabb_triangle_overlap
+
+    rng = np.random.default_rng(9)
+    m = 4000
+    e = rng.uniform(0.0, 0.3, (m, 3))
+    e[:100, 0] = 0.0  # flat boxes (hands)
+    v = rng.normal(scale=0.4, size=(m, 3, 3))
+    v[100:200, :, 2] = 0.05  # horizontal triangles just above / through the box's face
+    v[200:220, 1] = v[200:220, 0]  # degenerate triangles
+    for tol in (0.0, 0.002):
+        got = _aabb_triangle_overlap(e, v, tol)
+        np.testing.assert_array_equal(got, sat_per_axis(e, v, tol))
+        assert 0.1 < got.mean() < 0.9  # both answers are exercised
+
+
+def test_heights_without_normals_are_the_heights_with_normals():
+    rng = np.random.default_rng(10)
+    mesh = zigzag(0.45, start_xy=(0, -0.3), cell_length=0.7)
+    pts = np.column_stack((rng.uniform(-3, 3, 500), rng.uniform(-4, 2, 500), rng.uniform(-0.3, 0.8, 500)))
+    pts[:20, :2] += 1e3  # off the grid: misses
+    for with_n, without in ((mesh.ray_down(pts), mesh.ray_down(pts, normals=False)),
+                            (mesh.height(pts[:, :2]), mesh.height(pts[:, :2], normals=False))):
+        np.testing.assert_array_equal(with_n[0], without[0])
+        np.testing.assert_array_equal(with_n[2], without[2])
+        assert without[1] is None and not np.any(with_n[2][:20])
+
+
+def test_moves_on_the_pose_then_channels_once_equal_channels_after_every_move():
+    """set_rows keeps the pose and marks the bone's channels stale; resolve_channels works them out
+    at the end. The channels and the pose equal those of re-posing every bone from its channels after
+    each move (the fix before issue 12), on a rig with exact (float64) rest matrices."""
+    from procanim_addon import transforms as tf
+    from procanim_addon.terrain.contact import resolve_channels, set_rows
+
+    sk, rm = human_skeleton()
+    rng = np.random.default_rng(11)
+    f = 7
+    loc = np.zeros((f, len(sk), 3))
+    rot = tf.quat_normalize(np.array([1.0, 0, 0, 0]) + 0.2 * rng.normal(size=(f, len(sk), 4)))
+    pose = sk.fk(loc, rot)
+    loc_ref, rot_ref = loc.copy(), rot.copy()
+    moves = [(rm.index(sk, "hips"), True), (rm.index(sk, "thigh.L"), False), (rm.index(sk, "foot.L"), False),
+             (rm.index(sk, "shin.L"), False), (rm.index(sk, "hips"), True)]
+    for i, with_location in moves:
+        idx = np.sort(rng.choice(f, 4, replace=False))
+        m = pose[idx, i].copy()
+        m[:, :3, :3] = tf.quat_to_mat3(tf.quat_from_axis_angle(rng.normal(size=(4, 3)), np.full(4, 0.3))) @ m[:, :3, :3]
+        m[:, :3, 3] += 0.05 * rng.normal(size=(4, 3))
+        set_rows(sk, loc, rot, pose, i, idx, m, with_location)
+        # the channels' way: bone i's basis under its parent, its channels, then FK
+        p = sk.parents[i]
+        ref = sk.rest_rel[i] if p < 0 else sk.fk(loc_ref, rot_ref)[idx, p] @ sk.rest_rel[i]
+        new_loc, new_rot, _ = tf.decompose(tf.rigid_inverse(ref) @ m)
+        rot_ref[idx, i] = new_rot
+        if with_location:
+            loc_ref[idx, i] = new_loc
+    assert np.isnan(rot).any()
+    resolve_channels(sk, loc, rot, pose)
+    np.testing.assert_allclose(rot, rot_ref, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(loc, loc_ref, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(pose, sk.fk(loc_ref, rot_ref), rtol=0, atol=1e-12)

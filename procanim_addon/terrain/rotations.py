@@ -1,0 +1,74 @@
+"""Batched 3-vector and rotation helpers of the terrain fix, written component by component.
+
+The fix calls these hundreds of times per adaptation on a few to a few hundred rows at a time, where
+numpy's per-call cost, not the arithmetic, is what counts: ``np.cross`` alone is ~15 numpy calls
+(axis moves and checks) around six multiplications. Each helper here gives what its general
+counterpart gives (``np.cross``; :func:`~procanim_addon.transforms.rotation_between` then
+:func:`~procanim_addon.transforms.quat_to_mat3`) with the same operations in the same order, so
+the results agree to the last bit or to rounding (tests/engine/test_terrain_fast_paths.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a × b`` over the last axis (length 3), as ``np.cross`` computes it."""
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    out[..., 0] = a1 * b2 - a2 * b1
+    out[..., 1] = a2 * b0 - a0 * b2
+    out[..., 2] = a0 * b1 - a1 * b0
+    return out
+
+
+def affine_inverse(m: np.ndarray) -> np.ndarray:
+    """Inverse of affine matrices ``(..., 4, 4)`` (bottom row 0 0 0 1), by the adjugate of the
+    3×3 part: rows c1×c2, c2×c0, c0×c1 over the determinant (columns c)."""
+    c0, c1, c2 = m[..., :3, 0], m[..., :3, 1], m[..., :3, 2]
+    adj = np.empty(m.shape[:-2] + (3, 3))
+    adj[..., 0, :] = cross(c1, c2)
+    adj[..., 1, :] = cross(c2, c0)
+    adj[..., 2, :] = cross(c0, c1)
+    inv3 = adj / np.sum(c0 * adj[..., 0, :], axis=-1)[..., None, None]
+    out = np.zeros_like(m)
+    out[..., :3, :3] = inv3
+    out[..., :3, 3] = -np.einsum("...ij,...j->...i", inv3, m[..., :3, 3])
+    out[..., 3, 3] = 1.0
+    return out
+
+
+def turn_matrices(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Shortest-arc rotation matrices ``(..., 3, 3)`` taking direction ``a`` onto ``b`` (``(..., 3)``):
+    the quaternion ``(1 + â·b̂, â × b̂)`` normalised (a half turn about an axis ⊥ ``a`` for opposite
+    directions) and its matrix — ``quat_to_mat3(rotation_between(a, b))`` in fewer numpy calls."""
+    a = a / np.maximum(np.sqrt(np.sum(a * a, axis=-1, keepdims=True)), 1e-300)
+    b = b / np.maximum(np.sqrt(np.sum(b * b, axis=-1, keepdims=True)), 1e-300)
+    d = np.sum(a * b, axis=-1)
+    axis = cross(a, b)
+    w = 1.0 + d
+    opposite = d < -1.0 + 1e-12
+    if np.any(opposite):
+        perp = cross(a, np.broadcast_to(np.array([1.0, 0.0, 0.0]), a.shape))
+        perp2 = cross(a, np.broadcast_to(np.array([0.0, 1.0, 0.0]), a.shape))
+        perp = np.where((np.sqrt(np.sum(perp * perp, axis=-1)) < 1e-6)[..., None], perp2, perp)
+        axis = np.where(opposite[..., None], perp, axis)
+        w = np.where(opposite, 0.0, w)
+    x, y, z = axis[..., 0], axis[..., 1], axis[..., 2]
+    for _ in range(2):  # rotation_between normalises, then quat_to_mat3 normalises again
+        n = np.sqrt(w * w + x * x + y * y + z * z)
+        n = np.where(n < 1e-300, 1.0, n)
+        w, x, y, z = w / n, x / n, y / n, z / n
+    m = np.empty(w.shape + (3, 3))
+    m[..., 0, 0] = 1 - 2 * (y * y + z * z)
+    m[..., 0, 1] = 2 * (x * y - w * z)
+    m[..., 0, 2] = 2 * (x * z + w * y)
+    m[..., 1, 0] = 2 * (x * y + w * z)
+    m[..., 1, 1] = 1 - 2 * (x * x + z * z)
+    m[..., 1, 2] = 2 * (y * z - w * x)
+    m[..., 2, 0] = 2 * (x * z - w * y)
+    m[..., 2, 1] = 2 * (y * z + w * x)
+    m[..., 2, 2] = 1 - 2 * (x * x + y * y)
+    return m
