@@ -22,17 +22,20 @@ def _columns(p, heads, axes, e, th, kern, count):
     """Jacobian columns ``w × (p − h)`` and gradients ``col · e`` of the angles free to move."""
     lower, upper, locked = kern.lower, kern.upper, kern.locked
     ex, ey, ez = e
+    px, py, pz = p
     cols, grads, free = [], [], []
     for i in range(3 * count):
-        hx, hy, hz = heads[i // 3]
-        rx, ry, rz = p[0] - hx, p[1] - hy, p[2] - hz
-        wx, wy, wz = axes[i]
-        c = (wy * rz - wz * ry, wz * rx - wx * rz, wx * ry - wy * rx)
-        g = c[0] * ex + c[1] * ey + c[2] * ez
-        a = th[i]
-        if locked[i] or (a <= lower[i] + ACTIVE_EPS and g < 0) or (a >= upper[i] - ACTIVE_EPS and g > 0):
+        if locked[i]:
             continue
-        cols.append(c)
+        hx, hy, hz = heads[i // 3]
+        rx, ry, rz = px - hx, py - hy, pz - hz
+        wx, wy, wz = axes[i]
+        c0, c1, c2 = wy * rz - wz * ry, wz * rx - wx * rz, wx * ry - wy * rx
+        g = c0 * ex + c1 * ey + c2 * ez
+        a = th[i]
+        if (a <= lower[i] + ACTIVE_EPS and g < 0) or (a >= upper[i] - ACTIVE_EPS and g > 0):
+            continue
+        cols.append((c0, c1, c2))
         grads.append(g)
         free.append(i)
     return cols, grads, free
@@ -40,11 +43,18 @@ def _columns(p, heads, axes, e, th, kern, count):
 
 def _apply(th, free, delta, max_step, kern):
     """Add ``delta`` (on the free angles) scaled to at most ``max_step`` per angle, within limits."""
-    big = max((abs(x) for x in delta), default=0.0)
+    big = 0.0
+    for x in delta:
+        if x > big:
+            big = x
+        elif -x > big:
+            big = -x
     scale = max_step / big if big > max_step else 1.0
     lower, upper = kern.lower, kern.upper
     for i, d in zip(free, delta):
-        th[i] = min(max(th[i] + d * scale, lower[i]), upper[i])
+        v = th[i] + d * scale
+        lo, hi = lower[i], upper[i]
+        th[i] = lo if v < lo else (hi if v > hi else v)
 
 
 def jacobian_transpose(kern, g0, h0, target, th, count, tol=1e-6, max_iter=3000, max_step=0.25):

@@ -105,10 +105,10 @@ class Kernel:
 
     def start(self, base) -> tuple[tuple, tuple]:
         """``(G_0, h_0)`` for a base matrix (4×4: the chain root's parent pose, armature space)."""
-        b = np.asarray(base, float)
-        rot = _t9(b[:3, :3])
+        r0, r1, r2 = np.asarray(base, float).tolist()[:3]
+        rot = (r0[0], r0[1], r0[2], r1[0], r1[1], r1[2], r2[0], r2[1], r2[2])
         t = mat_vec(rot, self.t0)
-        return mat_mul(rot, self.pre0), (t[0] + b[0, 3], t[1] + b[1, 3], t[2] + b[2, 3])
+        return mat_mul(rot, self.pre0), (t[0] + r0[3], t[1] + r1[3], t[2] + r2[3])
 
     def point(self, g, h, th, count: int):
         """The point the first ``count`` joints carry (the head of joint ``count``, or the effector
