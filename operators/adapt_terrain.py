@@ -186,18 +186,17 @@ def prepare(args, context) -> Job:
     source = read_source_clip(obj, action, skeleton, frame_start, frame_end)
     source.generator = "source"
 
+    # names read here, on the main thread: compute runs in a worker that must not touch bpy data
+    names = {
+        "source_action": action.name,
+        "terrain": terrain_obj.name,
+        "reference": reference_obj.name if reference_obj is not None else "",
+    }
+
     def compute(progress):
         clip = adapt_to_terrain(skeleton, rigmap, source, reference, terrain, params, progress=progress)
         clip.generator = ENTRY.id
-        clip.metrics.update(
-            {
-                "source_action": action.name,
-                "terrain": terrain_obj.name,
-                "reference": reference_obj.name if reference_obj is not None else "",
-                "damping": params.damping,
-                "tolerance_m": params.tolerance_m,
-            }
-        )
+        clip.metrics.update({**names, "damping": params.damping, "tolerance_m": params.tolerance_m})
         unfixed = clip.metrics.get("unfixed_frames") or []
         if unfixed:
             shown = ", ".join(str(f) for f in unfixed[:8]) + (" …" if len(unfixed) > 8 else "")
@@ -205,7 +204,7 @@ def prepare(args, context) -> Job:
         return [clip]
 
     warnings: list[str] = []
-    extra = {"source_action": action.name, "notes": [note] if note else [], "warnings": warnings}
+    extra = {"source_action": names["source_action"], "notes": [note] if note else [], "warnings": warnings}
     return Job([obj], compute, extra=extra)
 
 
