@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 
 import bpy
+import numpy as np
 from bpy.props import BoolProperty
 
 from ..procanim_addon import registry
@@ -22,6 +23,7 @@ from ..procanim_addon.terrain.mesh import TerrainMesh
 from .base import Job, argument_given
 from .bridge import read_action_clip, read_mesh_triangles, read_rig, require_uniform_scale
 from .compat import action_fcurves, assign_action
+from .control_rig import is_control_rig, read_deform_clip
 from .limits import frame, number
 from .objects import ARMATURE, ObjectArgument
 
@@ -60,12 +62,23 @@ def read_source_clip(obj, action, skeleton, frame_start: int, frame_end: int):
     only while it is read, and the active action (and its slot) are put back whatever happens."""
     ad = obj.animation_data
     current = ad.action
+    read = read_action_clip
+    if is_control_rig(obj):  # the deform bones follow controls: read what Blender evaluates
+        lo, hi = action.frame_range
+        if frame_end <= frame_start or frame_start < lo - 1e-6 or frame_end > hi + 1e-6:
+            raise InputError(
+                f"Frames {frame_start}–{frame_end} are outside the action '{action.name}' ({lo:g}–{hi:g})."
+            )
+
+        def read(obj, skeleton, frame_start, frame_end):
+            return read_deform_clip(obj, skeleton, np.arange(frame_start, frame_end + 1))
+
     if action == current:
-        return read_action_clip(obj, skeleton, frame_start, frame_end)
+        return read(obj, skeleton, frame_start, frame_end)
     slot = getattr(ad, "action_slot", None)  # Blender 4.4+ (None before)
     try:
         assign_action(obj, action)
-        return read_action_clip(obj, skeleton, frame_start, frame_end)
+        return read(obj, skeleton, frame_start, frame_end)
     finally:
         ad.action = current
         if slot is not None:

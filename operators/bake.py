@@ -13,6 +13,15 @@ What happens to what was there (nothing of the user's is lost):
 
 Metrics live on the action: ``action.procanim.generator``, ``action.procanim.metrics_json``
 (a JSON object) and ``action.procanim.owner``.
+
+**Key targets** (``key_target``): the Clip holds the pose of the deform skeleton. On a plain
+skeleton (``DEFORM``, and ``AUTO`` on anything that is not a known control rig) its channels are
+written as they are. On a control rig (``AUTO`` on a generated Rigify rig: ``IK_CONTROLS``;
+``FK_CONTROLS``) the engine converts the pose into the animator's controls
+(:mod:`procanim_addon.controls`), the keys go on the controls and the IK/FK switches, and a sample
+of frames is evaluated by Blender to measure how far the deform bones are from the intended pose
+(metrics ``control_residual_cm_max`` / ``_mean``; above 0.5 cm the bake says it is approximate):
+``operators/control_rig.py``.
 """
 
 from __future__ import annotations
@@ -28,6 +37,7 @@ from .compat import action_fcurves, assign_action
 from .fingerprint import digest, keep_edited, untouched
 
 EULER_MODES = {"XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX"}
+KEY_TARGETS = ("AUTO", "IK_CONTROLS", "FK_CONTROLS", "DEFORM")
 
 
 def _target_action(obj, generator: str, notes: list | None = None):
@@ -101,13 +111,98 @@ def bake_clip(obj, clip: Clip, key_target: str = "AUTO", notes: list | None = No
     """Write ``clip`` onto armature ``obj`` as its active action; returns the action.
 
     ``key_target`` (``AUTO``, ``IK_CONTROLS``, ``FK_CONTROLS``, ``DEFORM``): which bones receive the
-    keys; today every target keys the clip's bones (control rigs: issue 10). Messages for the user
-    (an edited bake kept aside …) are appended to ``notes``.
+    keys — the controls of a known control rig (``AUTO``: IK), else the clip's own bones. Messages
+    for the user (an edited bake kept aside, an approximate bake onto controls …) are appended to
+    ``notes``.
 
-    Raises :class:`InputError` if the clip holds a non-finite value (nothing is written then).
+    Raises :class:`InputError` if the clip holds a non-finite value or the key target does not fit
+    the rig (nothing is written then).
     """
     if not clip.is_finite():
         raise InputError("The generator produced invalid (NaN) values; nothing was baked. Try less extreme settings.")
+    if key_target not in KEY_TARGETS:
+        raise InputError(f"Unknown key target '{key_target}'; use one of {', '.join(KEY_TARGETS)}.")
+    from .control_rig import bake_onto_controls, control_mode
+
+    mode = control_mode(obj, key_target)
+    if mode is not None:
+        return bake_onto_controls(obj, clip, mode, notes)
+    return _bake_deform(obj, clip, notes)
+
+
+def new_target_action(obj, generator: str, notes: list | None = None):
+    """Start a bake: the action to write into (assigned to ``obj``), the previous action to keep,
+    its ``(fcurves, groups)``, and a function that puts everything back if the bake fails."""
+    import bpy
+
+    ad = obj.animation_data
+    before = ad.action if ad else None
+    slot = getattr(ad, "action_slot", None) if ad else None
+    action, previous = _target_action(obj, generator, notes)
+    created = action is not before
+    if previous is not None:
+        action.procanim.previous_action = previous.name
+    fcurves, groups = assign_action(obj, action)
+
+    def undo():
+        obj.animation_data.action = before
+        if slot is not None and before is not None:
+            obj.animation_data.action_slot = slot
+        if created:
+            bpy.data.actions.remove(action)
+
+    return action, previous, fcurves, groups, undo
+
+
+def write_curve(fcurves, group, path: str, index: int, frames, values, written: dict) -> None:
+    """One F-curve of keys at ``frames`` (one ``foreach_set``); its keys go into ``written``."""
+    _write(fcurves, group, path, index, frames, values, written)
+
+
+def write_location(fcurves, group, base: str, locations: np.ndarray, frames, written: dict) -> int:
+    for k in range(3):
+        _write(fcurves, group, base + "location", k, frames, locations[:, k], written)
+    return 3
+
+
+def write_rotation(fcurves, group, base: str, mode: str, quats: np.ndarray, frames, written: dict) -> int:
+    """Rotation keys of a bone (``base`` its data path prefix; '' for the object) in its rotation mode."""
+    suffix, values = _rotation_channels(mode, quats)
+    for k in range(values.shape[1]):
+        _write(fcurves, group, base + suffix, k, frames, values[:, k], written)
+    return values.shape[1]
+
+
+def write_object_channels(obj, clip: Clip, fcurves, groups, frames, written: dict) -> int:
+    """The clip's object-level root motion (path walk with root motion 'Object')."""
+    n = 0
+    if clip.object_locations is not None:
+        group = groups.get("Object Transforms") or groups.new("Object Transforms")
+        n += write_location(fcurves, group, "", clip.object_locations, frames, written)
+    if clip.object_rotations is not None:
+        group = groups.get("Object Transforms") or groups.new("Object Transforms")
+        n += write_rotation(fcurves, group, "", obj.rotation_mode, clip.object_rotations, frames, written)
+    return n
+
+
+def finish_action(action, obj, clip: Clip, metrics: dict, written: dict) -> None:
+    """Store generator, owner, metrics and the keys' fingerprint on the action; set its frame range."""
+    info = action.procanim
+    info.generator = clip.generator
+    info.owner = obj.name
+    metrics["frame_start"], metrics["frame_end"] = clip.frame_range
+    info.metrics_json = json.dumps(_plain(metrics))
+    action.frame_range = (
+        clip.frame_range
+        if clip.frame_range[1] > clip.frame_range[0]
+        else (clip.frame_range[0], clip.frame_range[0] + 1)
+    )
+    action.use_frame_range = False
+    info.fingerprint = digest(written)
+
+
+def _bake_deform(obj, clip: Clip, notes: list | None):
+    """The clip's own channels on its own bones (a plain skeleton, or key target DEFORM)."""
     action, previous = _target_action(obj, clip.generator, notes)
     if previous is not None:
         previous.use_fake_user = True
@@ -127,40 +222,42 @@ def bake_clip(obj, clip: Clip, key_target: str = "AUTO", notes: list | None = No
         group = groups.get(name) or groups.new(name)
         base = f'pose.bones["{_escape(name)}"].'
         if key_location[i]:
-            for k in range(3):
-                _write(fcurves, group, base + "location", k, frames, clip.locations[:, i, k], written)
-            n_curves += 3
+            n_curves += write_location(fcurves, group, base, clip.locations[:, i], frames, written)
         if key_rotation[i]:
-            suffix, values = _rotation_channels(pb.rotation_mode, clip.rotations[:, i])
-            for k in range(values.shape[1]):
-                _write(fcurves, group, base + suffix, k, frames, values[:, k], written)
-            n_curves += values.shape[1]
-    if clip.object_locations is not None:
-        group = groups.get("Object Transforms") or groups.new("Object Transforms")
-        for k in range(3):
-            _write(fcurves, group, "location", k, frames, clip.object_locations[:, k], written)
-        n_curves += 3
-    if clip.object_rotations is not None:
-        group = groups.get("Object Transforms") or groups.new("Object Transforms")
-        suffix, values = _rotation_channels(obj.rotation_mode, clip.object_rotations)
-        for k in range(values.shape[1]):
-            _write(fcurves, group, suffix, k, frames, values[:, k], written)
-        n_curves += values.shape[1]
-    info = action.procanim
-    info.generator = clip.generator
-    info.owner = obj.name
+            n_curves += write_rotation(fcurves, group, base, pb.rotation_mode, clip.rotations[:, i], frames, written)
+    n_curves += write_object_channels(obj, clip, fcurves, groups, frames, written)
     metrics = dict(clip.metrics)
     metrics["fcurves"] = n_curves
-    metrics["frame_start"], metrics["frame_end"] = clip.frame_range
-    info.metrics_json = json.dumps(_plain(metrics))
-    action.frame_range = (
-        clip.frame_range
-        if clip.frame_range[1] > clip.frame_range[0]
-        else (clip.frame_range[0], clip.frame_range[0] + 1)
-    )
-    action.use_frame_range = False
-    info.fingerprint = digest(written)
+    metrics["key_target"] = "DEFORM"
+    finish_action(action, obj, clip, metrics, written)
     return action
+
+
+def keyed_bone_names(obj) -> list[str]:
+    """Names of the pose bones the armature's action keys."""
+    ad = obj.animation_data
+    if ad is None or ad.action is None:
+        return []
+    out = []
+    for fc in action_fcurves(ad.action, obj):
+        if fc.data_path.startswith('pose.bones["'):
+            name = fc.data_path[len('pose.bones["') :].split('"]', 1)[0]
+            if name not in out:
+                out.append(name)
+    return out
+
+
+def bake_warning(obj) -> str:
+    """A sentence for the user when the armature's bake onto controls is approximate ('' if not)."""
+    ad = obj.animation_data
+    m = read_metrics(ad.action) if ad is not None and ad.action is not None else {}
+    if not m.get("control_bake_approximate"):
+        return ""
+    return (
+        f"{obj.name}: the bake onto controls is approximate — deform bones within "
+        f"{m.get('control_residual_cm_max', 0.0):.2f} cm of the generated pose (worst: "
+        f"{m.get('control_residual_bone', '')}). {m.get('control_notes', '')}"
+    ).strip()
 
 
 def read_metrics(action) -> dict:
@@ -169,6 +266,11 @@ def read_metrics(action) -> dict:
         return json.loads(action.procanim.metrics_json or "{}")
     except (ValueError, AttributeError):
         return {}
+
+
+def escape(name: str) -> str:
+    """A bone name quoted for an RNA data path."""
+    return _escape(name)
 
 
 def _escape(name: str) -> str:

@@ -38,7 +38,7 @@ from bpy.props import EnumProperty
 from ..procanim_addon.clip import Clip
 from ..procanim_addon.errors import InputError
 from ..procanim_addon.progress import Cancelled, Progress
-from .bake import bake_clip
+from .bake import bake_clip, bake_warning, keyed_bone_names
 from .bridge import constrained_bones
 
 KEY_TARGETS = [
@@ -107,7 +107,11 @@ class GeneratorOperator:
         notes = job.extra.setdefault("notes", [])
         for obj, clip in zip(job.targets, clips):
             clip.metrics["generate_ms"] = seconds * 1000.0
-            bake_clip(obj, clip, key_target=key_target, notes=notes)
+            try:
+                bake_clip(obj, clip, key_target=key_target, notes=notes)
+            except InputError as err:  # e.g. a control key target on a rig that has no controls
+                self.report({"ERROR"}, str(err))
+                return {"CANCELLED"}
         after = getattr(self.generator_module, "after_bake", None)
         if after is not None:
             after(job, clips)
@@ -127,8 +131,11 @@ class GeneratorOperator:
         return {"FINISHED"}
 
     def _warn_constrained(self, job: Job, clips: list[Clip]) -> None:
-        for obj, clip in zip(job.targets, clips):
-            driven = constrained_bones(obj, clip.keyed_bones())
+        for obj in job.targets:
+            approximate = bake_warning(obj)  # a bake onto controls the rig cannot reproduce exactly
+            if approximate:
+                self.report({"WARNING"}, approximate)
+            driven = constrained_bones(obj, keyed_bone_names(obj))
             if driven:
                 self.report(
                     {"WARNING"},

@@ -63,10 +63,9 @@ class Skeleton:
                 raise ValueError("bones must be ordered parents first (use Skeleton.from_bones)")
         self._index = {name: i for i, name in enumerate(self.names)}
         self.rest_rel = np.empty_like(self.matrix_local)
+        inverse = np.linalg.inv(self.matrix_local) if len(self.names) else self.matrix_local  # one call for all
         for i, p in enumerate(self.parents):
-            self.rest_rel[i] = (
-                self.matrix_local[i] if p < 0 else np.linalg.inv(self.matrix_local[p]) @ self.matrix_local[i]
-            )
+            self.rest_rel[i] = self.matrix_local[i] if p < 0 else inverse[p] @ self.matrix_local[i]
 
     # ------------------------------------------------------------------ construction
     @classmethod

@@ -211,13 +211,9 @@ def euler_to_mat3(euler: np.ndarray, order: str = "XYZ") -> np.ndarray:
     return m
 
 
-def mat3_to_euler(m: np.ndarray, order: str = "XYZ", compat: np.ndarray | None = None) -> np.ndarray:
-    """Rotation matrices to Blender Euler angles (x, y, z components, radians).
-
-    With ``compat`` (previous angles, same shape) the result is the equivalent triple closest
-    to it, like ``Matrix.to_euler(order, compat)``: both solutions of the decomposition are
-    tried and each angle is moved by whole turns toward ``compat``.
-    """
+def _euler_pair(m: np.ndarray, order: str) -> tuple[np.ndarray, np.ndarray]:
+    """Both Euler triples (x, y, z components, radians) of rotation matrices: the principal one and
+    its equivalent ``(a + π, π − b, c + π)``."""
     m = np.asarray(m, float)
     i, j, k = (_AXIS[c] for c in order)
     # parity: even orders (XYZ, YZX, ZXY) are cyclic
@@ -235,11 +231,13 @@ def mat3_to_euler(m: np.ndarray, order: str = "XYZ", compat: np.ndarray | None =
     c = np.where(gimbal, 0.0, c)
     out = np.zeros(m.shape[:-2] + (3,))
     out[..., i], out[..., j], out[..., k] = a, b, c
-    if compat is None:
-        return out
     alt = np.zeros_like(out)
     alt[..., i], alt[..., j], alt[..., k] = a + np.pi, np.pi - b, c + np.pi
-    compat = np.asarray(compat, float)
+    return out, alt
+
+
+def _closest(out: np.ndarray, alt: np.ndarray, compat: np.ndarray) -> np.ndarray:
+    """Of the two triples, moved by whole turns toward ``compat``, the one nearer to it."""
     best = []
     for cand in (out, alt):
         cand = cand + 2 * np.pi * np.round((compat - cand) / (2 * np.pi))
@@ -249,14 +247,40 @@ def mat3_to_euler(m: np.ndarray, order: str = "XYZ", compat: np.ndarray | None =
     return np.where(d1 < d0, best[1], best[0])
 
 
+def mat3_to_euler(m: np.ndarray, order: str = "XYZ", compat: np.ndarray | None = None) -> np.ndarray:
+    """Rotation matrices to Blender Euler angles (x, y, z components, radians).
+
+    With ``compat`` (previous angles, same shape) the result is the equivalent triple closest
+    to it, like ``Matrix.to_euler(order, compat)``: both solutions of the decomposition are
+    tried and each angle is moved by whole turns toward ``compat``.
+    """
+    out, alt = _euler_pair(m, order)
+    if compat is None:
+        return out
+    return _closest(out, alt, np.asarray(compat, float))
+
+
 def euler_sequence_from_mat3(m: np.ndarray, order: str = "XYZ") -> np.ndarray:
     """Euler angles along axis 0 (frames), each compatible with the frame before it."""
-    m = np.asarray(m, float)
-    out = np.empty(m.shape[:-2] + (3,))
-    out[0] = mat3_to_euler(m[0], order)
-    for f in range(1, m.shape[0]):
-        out[f] = mat3_to_euler(m[f], order, compat=out[f - 1])
+    out, alt = _euler_pair(m, order)  # every frame's two triples at once; then only the choices
+    if out.ndim == 2:  # one bone: the same arithmetic as _closest on plain floats (much faster)
+        return np.array(_closest_sequence(out.tolist(), alt.tolist()))
+    for f in range(1, out.shape[0]):
+        out[f] = _closest(out[f], alt[f], out[f - 1])
     return out
+
+
+def _closest_sequence(out: list, alt: list) -> list:
+    turn = 2 * np.pi
+    seq = [out[0]]
+    for principal, other in zip(out[1:], alt[1:]):
+        prev = seq[-1]
+        c0 = [x + turn * round((p - x) / turn) for x, p in zip(principal, prev)]
+        c1 = [x + turn * round((p - x) / turn) for x, p in zip(other, prev)]
+        d0 = abs(c0[0] - prev[0]) + abs(c0[1] - prev[1]) + abs(c0[2] - prev[2])
+        d1 = abs(c1[0] - prev[0]) + abs(c1[1] - prev[1]) + abs(c1[2] - prev[2])
+        seq.append(c1 if d1 < d0 else c0)
+    return seq
 
 
 # --------------------------------------------------------------------------- 4x4 matrices

@@ -1,0 +1,452 @@
+"""Control rigs on the Blender side: read one into plain arrays, check a bake on a few frames.
+
+* :func:`read_control_rig` reads an armature once — rest matrices, parents, inheritance flags,
+  rotation modes, locks, every enabled constraint with its evaluated influence (drivers applied),
+  custom-property switches and which constraint influences they drive — into
+  :class:`procanim_addon.controls.ControlRig`. No motion is computed here.
+* :func:`verify_samples` is the sampled verification of a bake onto controls: Blender evaluates a
+  handful of frames (``scene.frame_set`` on the samples only, never per frame) and the deform
+  bones are read back for the engine to compare with the pose it intended.
+* :func:`read_deform_clip` reads the deform pose Blender evaluates for the current action
+  (whatever drives it: keys on controls, constraints, drivers) as a Clip of the deform skeleton,
+  the source motion of a terrain adaptation on a control rig.
+"""
+
+from __future__ import annotations
+
+import time
+from copy import copy
+from dataclasses import replace
+
+import bpy
+import numpy as np
+
+from ..procanim_addon import transforms as tf
+from ..procanim_addon.clip import Clip
+from ..procanim_addon.controls import TOLERANCE_CM, convert, deform_skeleton
+from ..procanim_addon.controls.constraints import Unsupported
+from ..procanim_addon.controls.deform import rest_offsets, rig_pose
+from ..procanim_addon.controls.residual import deform_checks, intended_deform, residual_m, summary
+from ..procanim_addon.controls.rig import Constraint, ControlRig
+from ..procanim_addon.controls.structure import SWITCH, find_limbs
+from ..procanim_addon.errors import InputError
+from ..procanim_addon.skeleton import Skeleton
+from .bake import escape, finish_action, write_curve, write_location, write_object_channels, write_rotation
+
+_SPACES = ("owner_space", "target_space")
+
+
+def _drivers(obj) -> dict[str, tuple[str, str]]:
+    """data path → (bone, property) for drivers that read one custom property of a pose bone."""
+    out: dict[str, tuple[str, str]] = {}
+    ad = obj.animation_data
+    if ad is None:
+        return out
+    for fc in ad.drivers:
+        variables = fc.driver.variables
+        if len(variables) != 1 or variables[0].type != "SINGLE_PROP":
+            continue
+        path = variables[0].targets[0].data_path
+        if path.startswith('pose.bones["') and '"]["' in path:
+            bone, prop = path[len('pose.bones["') : -2].split('"]["', 1)
+            out[fc.data_path] = (bone, prop)
+    return out
+
+
+def _constraint(con, index, drivers, owner: str) -> Constraint:
+    """A pose-bone constraint's settings as plain data (influence and mute are read per bake)."""
+    kind = con.type
+    sub = getattr(con, "subtarget", "")
+    same = getattr(con, "target", None) is not None and con.target.data == con.id_data.data
+    c = Constraint(kind=kind, name=con.name)
+    c.target = index.get(sub, -1) if sub and same else -1
+    for attr in _SPACES:
+        if hasattr(con, attr):
+            setattr(c, attr, getattr(con, attr))
+    c.head_tail = float(getattr(con, "head_tail", 0.0))
+    if hasattr(con, "mix_mode"):
+        c.mix = con.mix_mode
+    if kind in ("COPY_LOCATION", "COPY_ROTATION", "COPY_SCALE"):
+        c.axes = (con.use_x, con.use_y, con.use_z)
+        if hasattr(con, "invert_x"):
+            c.invert = (con.invert_x, con.invert_y, con.invert_z)
+        c.use_offset = bool(getattr(con, "use_offset", False))
+        c.euler_order = getattr(con, "euler_order", "AUTO")
+    if kind == "ARMATURE":
+        c.targets = tuple(
+            (index.get(t.subtarget, -1), float(t.weight))
+            for t in con.targets
+            if t.target is not None and t.subtarget in index
+        )
+    elif kind == "STRETCH_TO":
+        c.bulge, c.volume, c.keep_axis = float(con.bulge), con.volume, con.keep_axis
+    elif kind == "DAMPED_TRACK":
+        c.track_axis = con.track_axis
+    elif kind == "LIMIT_DISTANCE":
+        c.limit_mode = con.limit_mode
+    elif kind == "LIMIT_ROTATION":
+        c.limits = tuple(
+            (getattr(con, f"use_limit_{a}"), getattr(con, f"min_{a}"), getattr(con, f"max_{a}")) for a in "xyz"
+        )
+    elif kind == "IK":
+        c.chain_count, c.use_tail, c.use_stretch = con.chain_count, con.use_tail, con.use_stretch
+        c.pole = index.get(con.pole_subtarget, -1) if con.pole_subtarget else -1
+        c.pole_angle = float(con.pole_angle)
+    c.driver = drivers.get(f'pose.bones["{owner}"].constraints["{con.name}"].influence')
+    return c
+
+
+def _properties(pb) -> dict[str, float]:
+    out = {}
+    for key in pb.keys():
+        value = pb[key]
+        if isinstance(value, (bool, int, float)) and not key.startswith("_"):
+            out[key] = float(value)
+    return out
+
+
+_STATIC: dict[int, list] = {}  # armature data pointer → its cache entry (see _settings)
+
+
+def _fingerprint(obj, rest: np.ndarray) -> tuple:
+    """What the cached settings depend on: rest matrices, names, parents' count of constraints."""
+    counts = tuple(len(pb.constraints) for pb in obj.pose.bones)
+    return (rest.tobytes(), tuple(obj.data.bones.keys()), counts, str(obj.data.get("rig_id", "")), len(_drivers(obj)))
+
+
+def _read_settings(obj, rest_flat: np.ndarray) -> tuple[ControlRig, list[int], list[int]]:
+    """Everything of the rig that a bake does not change (cached per armature)."""
+    bones = obj.data.bones
+    names = list(bones.keys())
+    n = len(names)
+    order = _parents_first(bones)
+    index = {name: i for i, name in enumerate(order)}
+    perm = np.array([names.index(name) for name in order]) if order != names else np.arange(n)
+    mats = rest_flat.reshape(n, 4, 4).transpose(0, 2, 1)[perm].astype(float)
+    flags = {}
+    for attr in ("length", "use_inherit_rotation", "use_local_location", "use_connect"):
+        arr = np.empty(n, dtype=float if attr == "length" else bool)
+        bones.foreach_get(attr, arr)
+        flags[attr] = arr[perm]
+    locks = {}
+    for attr in ("lock_location", "lock_rotation"):
+        arr = np.empty(n * 3, dtype=bool)
+        obj.pose.bones.foreach_get(attr, arr)
+        locks[attr] = arr.reshape(n, 3)[perm]
+    drivers = _drivers(obj)
+    cons, constrained, with_props = [], [], []
+    for i, name in enumerate(order):
+        pb = obj.pose.bones[name]
+        cons.append([_constraint(con, index, drivers, name) for con in pb.constraints])
+        if cons[-1]:
+            constrained.append(i)
+        if len(pb.keys()):
+            with_props.append(i)
+    rig = ControlRig(
+        names=order,
+        parents=[index[bones[name].parent.name] if bones[name].parent else -1 for name in order],
+        matrix_local=mats,
+        lengths=flags["length"],
+        inherit_rotation=list(flags["use_inherit_rotation"]),
+        inherit_scale=[bones[name].inherit_scale for name in order],
+        local_location=list(flags["use_local_location"]),
+        connected=list(flags["use_connect"]),
+        rotation_modes=[obj.pose.bones[name].rotation_mode for name in order],
+        lock_location=locks["lock_location"],
+        lock_rotation=locks["lock_rotation"],
+        constraints=cons,
+        rig_id=str(obj.data.get("rig_id", "")),
+    )
+    return rig, constrained, with_props
+
+
+def _settings(obj) -> list:
+    """The cache entry of ``obj``: [fingerprint, settings, constrained bones, bones with
+    properties, deform skeleton or None]."""
+    n = len(obj.data.bones)
+    rest = np.empty(n * 16, dtype=np.float32)
+    obj.data.bones.foreach_get("matrix_local", rest)
+    key = _fingerprint(obj, rest)
+    cached = _STATIC.get(obj.data.as_pointer())
+    if cached is None or cached[0] != key:
+        cached = [key, *_read_settings(obj, rest), None]
+        _STATIC.clear()
+        _STATIC[obj.data.as_pointer()] = cached
+    return cached
+
+
+def read_control_rig(obj, depsgraph=None) -> ControlRig:
+    """The armature ``obj`` as a :class:`ControlRig` (armature space; constraint influences, mutes
+    and parent-switch weights as Blender evaluates them now, with drivers applied).
+
+    The settings that a bake does not change (rest pose, inheritance, constraint settings) are read
+    once per armature and kept while its rest pose, bone names and constraint counts stay the same;
+    what the switches change is read every time.
+    """
+    depsgraph = depsgraph or bpy.context.evaluated_depsgraph_get()
+    settings, constrained, with_props = _settings(obj)[1:4]
+    evaluated = obj.evaluated_get(depsgraph).pose.bones
+    constraints = [[] for _ in settings.names]
+    for i in constrained:
+        name = settings.names[i]
+        for c, ce in zip(settings.constraints[i], evaluated[name].constraints):
+            if ce.mute or not getattr(ce, "enabled", True):
+                continue
+            c = copy(c)
+            c.influence = float(ce.influence)
+            if c.kind == "ARMATURE":
+                c.targets = tuple((j, float(t.weight)) for (j, _), t in zip(c.targets, ce.targets))
+            elif c.kind == "STRETCH_TO":
+                c.rest_length = float(ce.rest_length)
+            elif c.kind == "LIMIT_DISTANCE":
+                c.distance = float(ce.distance)
+            constraints[i].append(c)
+    properties = {}
+    for i in with_props:
+        p = _properties(obj.pose.bones[settings.names[i]])
+        if p:
+            properties[settings.names[i]] = p
+    return replace(settings, constraints=constraints, properties=properties)
+
+
+def _parents_first(bones) -> list[str]:
+    order: list[str] = []
+    stack = [b for b in bones if b.parent is None][::-1]
+    while stack:
+        b = stack.pop()
+        order.append(b.name)
+        stack.extend(list(b.children)[::-1])
+    return order
+
+
+# ----------------------------------------------------------------------------- baking onto controls
+
+VERIFY_FRAMES = 12  # frames Blender evaluates to verify a bake onto controls (at least 10)
+
+
+def is_control_rig(obj) -> bool:
+    """A control rig ProcAnim knows: one generated by Rigify (its ``rig_id``, a ``root`` bone and
+    ``ORG-`` bones), human, bird or any other metarig."""
+    bones = obj.data.bones
+    return bool(obj.data.get("rig_id")) and "root" in bones and any(b.name.startswith("ORG-") for b in bones)
+
+
+def control_mode(obj, key_target: str) -> str | None:
+    """``'IK'``/``'FK'`` for a bake onto controls, None for a bake onto the clip's own bones."""
+    if key_target == "DEFORM":
+        return None
+    known = is_control_rig(obj)
+    if key_target == "AUTO":
+        return "IK" if known else None
+    if not known:
+        raise InputError(
+            f"'{obj.name}' is not a control rig ProcAnim knows (a rig generated by Rigify); "
+            "bake with Key Target 'Deform Bones', or see docs/rigs.md to map a rig's controls by hand."
+        )
+    return "IK" if key_target == "IK_CONTROLS" else "FK"
+
+
+def read_deform_skeleton(obj) -> Skeleton:
+    """The deform skeleton of a generated Rigify rig (``root`` + ``ORG-`` bones, see
+    :mod:`procanim_addon.controls.deform`). It depends on the rig's settings only, never on its
+    switches, so the generator and the bake see the same skeleton."""
+    entry = _settings(obj)
+    if entry[4] is None:
+        entry[4] = deform_skeleton(entry[1])
+    return entry[4]
+
+
+def deform_parents(obj) -> dict[str, str | None]:
+    """Bone → parent as the engine should see it: the deform hierarchy for the ``ORG-`` bones of a
+    generated rig, the armature's own parents for every other bone."""
+    parents = {b.name: (b.parent.name if b.parent else None) for b in obj.data.bones}
+    if is_control_rig(obj):
+        sk = read_deform_skeleton(obj)
+        parents.update({n: (sk.names[p] if p >= 0 else None) for n, p in zip(sk.names, sk.parents)})
+    return parents
+
+
+def _set_switches(obj, mode: str) -> dict[str, float]:
+    """Put every limb's IK/FK switch in ``mode`` (so that the rig is read as it will play); returns
+    the values it had."""
+    value = 0.0 if mode == "IK" else 1.0
+    saved = {}
+    for pb in obj.pose.bones:
+        if SWITCH in pb.keys():
+            saved[pb.name] = float(pb[SWITCH])
+            pb[SWITCH] = value
+    obj.update_tag()
+    bpy.context.view_layer.update()
+    return saved
+
+
+def _restore_switches(obj, saved: dict[str, float], keep=()) -> None:
+    for name, value in saved.items():
+        if name not in keep:
+            obj.pose.bones[name][SWITCH] = value
+    obj.update_tag()
+
+
+def intended_pose(skeleton: Skeleton, clip: Clip) -> np.ndarray:
+    """The deform skeleton's armature-space pose ``(F, B, 4, 4)`` that ``clip`` describes (bones of
+    the clip that are not in the skeleton are ignored; missing ones stay at rest)."""
+    f, b = clip.frame_count, len(skeleton)
+    loc, rot = np.zeros((f, b, 3)), tf.quat_identity((f, b))
+    for k, name in enumerate(clip.bone_names):
+        if skeleton.has(name):
+            i = skeleton.index(name)
+            loc[:, i], rot[:, i] = clip.locations[:, k], clip.rotations[:, k]
+    return skeleton.fk(loc, rot)
+
+
+def bake_onto_controls(obj, clip: Clip, mode: str, notes: list | None = None):
+    """Convert ``clip`` (the deform skeleton's pose) into keys on ``obj``'s controls, write them into
+    a new action, verify a sample of frames in Blender; returns the action."""
+    from .bake import new_target_action
+
+    t0 = time.perf_counter()
+    action, previous, fcurves, groups, undo = new_target_action(obj, clip.generator, notes)
+    saved = _set_switches(obj, mode)
+    try:
+        rig = read_control_rig(obj)
+        skeleton = read_deform_skeleton(obj)
+        intended = intended_pose(skeleton, clip)
+        t1 = time.perf_counter()
+        keys = convert(rig, skeleton, intended, mode)
+    except (InputError, Unsupported, ValueError) as err:
+        undo()
+        _restore_switches(obj, saved)
+        raise InputError(f"Could not convert the motion onto the controls of '{obj.name}': {err}") from err
+    _restore_switches(obj, saved, keep={bone for bone, _ in keys.switches})
+    t2 = time.perf_counter()
+    written: dict = {}  # (data path, index) -> keys: the bake's fingerprint
+    n_curves = _write_control_keys(obj, rig, keys, clip, fcurves, groups, written)
+    t3 = time.perf_counter()
+    metrics = dict(clip.metrics)
+    metrics.update(_verify(obj, rig, keys, clip, intended, skeleton))
+    metrics.update(
+        {
+            "key_target": f"{mode}_CONTROLS",
+            "fcurves": n_curves,
+            "controls_keyed": len(keys.basis),
+            "control_notes": " ".join(keys.notes),
+            "control_convert_ms": (t2 - t1) * 1000.0,
+            "control_bake_ms": (time.perf_counter() - t0) * 1000.0,
+            "control_write_ms": (t3 - t2) * 1000.0,
+        }
+    )
+    if previous is not None:
+        previous.use_fake_user = True
+    finish_action(action, obj, clip, metrics, written)
+    return action
+
+
+def _write_control_keys(obj, rig, keys, clip: Clip, fcurves, groups, written: dict) -> int:
+    frames = clip.frames.astype(np.float32)
+    n = 0
+    pose_bones = obj.pose.bones
+    for c, basis in keys.basis.items():
+        name = rig.names[c]
+        pb = pose_bones[name]
+        group = groups.get(name) or groups.new(name)
+        base = f'pose.bones["{escape(name)}"].'
+        loc, rot, _ = tf.decompose(basis)
+        if keys.key_location[c]:
+            n += write_location(fcurves, group, base, loc, frames, written)
+        if keys.key_rotation[c]:
+            n += write_rotation(fcurves, group, base, pb.rotation_mode, rot, frames, written)
+    ends = np.array([frames[0], frames[-1]], dtype=np.float32)
+    for (bone, prop), value in keys.switches.items():
+        group = groups.get(bone) or groups.new(bone)
+        write_curve(fcurves, group, f'pose.bones["{escape(bone)}"]["{prop}"]', 0, ends, np.full(2, value), written)
+        n += 1
+    return n + write_object_channels(obj, clip, fcurves, groups, frames, written)
+
+
+def _verify(obj, rig, keys, clip: Clip, intended: np.ndarray, skeleton: Skeleton) -> dict:
+    """Blender evaluates a sample of frames; the deform bones are compared with the intended pose."""
+    scene = bpy.context.scene
+    if obj.name not in scene.objects:
+        return {"control_verify_frames": 0}
+    n = clip.frame_count
+    samples = np.unique(np.linspace(0, n - 1, min(n, VERIFY_FRAMES)).round().astype(int))
+    checks = deform_checks(rig, [b for b in keys.checked])
+    names = [rig.names[d] for d, _ in checks]
+    evaluated = sample_matrices(obj, scene, clip.frames[samples], names)
+    rig_intended = rig_pose(rig, skeleton, intended[samples])
+    org_pose = {o: rig_intended[:, skeleton.index(rig.names[o])] for _, o in checks}
+    residual = residual_m(rig, checks, evaluated, intended_deform(rig, checks, org_pose))
+    out = summary(rig, checks, residual)
+    out["control_verify_frames"] = int(len(samples))
+    out["control_bake_approximate"] = bool(out["control_residual_cm_max"] > TOLERANCE_CM)
+    if out["control_bake_approximate"] and keys.mode == "IK":
+        worst = checks[int(np.argmax(residual.max(axis=0)))][1]
+        if any(worst in limb.deform for limb in find_limbs(rig)):
+            keys.notes.append(
+                "The rig's IK chains shorten as they bend (Rigify gives its IK bones some stretch), so knees "
+                "and elbows differ while feet and hands are exact; Key Target 'FK Controls' keys this motion exactly."
+            )
+    return out
+
+
+def sample_matrices(obj, scene, frames, names: list[str]) -> np.ndarray:
+    """Armature-space matrices ``(S, N, 4, 4)`` of the named pose bones as Blender evaluates them on
+    each of ``frames`` (``frame_set`` on these frames only); the current frame is put back."""
+    current = (scene.frame_current, scene.frame_subframe)
+    index = {pb.name: i for i, pb in enumerate(obj.pose.bones)}
+    wanted = [index[n] for n in names]
+    out = np.empty((len(frames), len(names), 4, 4))
+    flat = np.empty(len(index) * 16, dtype=np.float32)
+    try:
+        for k, frame in enumerate(frames):
+            scene.frame_set(int(np.floor(frame)), subframe=float(frame - np.floor(frame)))
+            evaluated = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
+            evaluated.pose.bones.foreach_get("matrix", flat)
+            out[k] = flat.reshape(-1, 4, 4)[wanted].transpose(0, 2, 1)
+    finally:
+        scene.frame_set(current[0], subframe=current[1])
+    return out
+
+
+# ----------------------------------------------------------------------------- reading a control rig's motion
+
+
+def read_deform_clip(obj, skeleton: Skeleton, frames) -> Clip:
+    """The deform pose Blender evaluates for ``obj``'s current animation, as a Clip of ``skeleton``
+    (its deform skeleton, :func:`read_deform_skeleton`), one frame per entry of ``frames``.
+
+    Whatever drives the deform bones is included — keys on controls, IK, constraints, drivers — so
+    this is how the source motion of a terrain adaptation is read on a control rig. Blender
+    evaluates each frame (``frame_set``; reading a motion, not baking one); the current frame is
+    put back. Bones that move get ``key_location``/``key_rotation``.
+    """
+    rig = read_control_rig(obj)
+    frames = np.asarray(frames, dtype=float)
+    scene = bpy.context.scene
+    matrices = sample_matrices(obj, scene, frames, list(skeleton.names))  # (F, B, 4, 4), rig bones
+    offsets = rest_offsets(rig, skeleton)
+    for k, offset in offsets.items():
+        matrices[:, k] = matrices[:, k] @ np.linalg.inv(offset)
+    n, b = matrices.shape[:2]
+    locations, rotations = np.zeros((n, b, 3)), tf.quat_identity((n, b))
+    for i, p in enumerate(skeleton.parents):
+        parent = None if p < 0 else matrices[:, p]
+        basis = skeleton.basis_for(parent, i, matrices[:, i])
+        locations[:, i], rotations[:, i], _ = tf.decompose(basis)
+    rotations = tf.quat_continuity(tf.quat_normalize(rotations), axis=0)
+    moved_loc = np.max(np.abs(locations), axis=0).max(axis=-1) > 1e-6
+    moved_rot = np.max(tf.quat_angle(rotations, tf.quat_identity((n, b))), axis=0) > 1e-6
+    return Clip(
+        list(skeleton.names),
+        frames,
+        _fps(scene),
+        locations,
+        rotations,
+        key_location=moved_loc,
+        key_rotation=moved_rot,
+        generator="source",
+    )
+
+
+def _fps(scene) -> float:
+    return float(scene.render.fps) / float(scene.render.fps_base or 1.0)

@@ -1,0 +1,255 @@
+"""Deform pose → control channels: the conversion of a bake onto a control rig.
+
+:func:`convert` takes the pose the engine intends for the deform skeleton (armature-space matrices
+of the ``ORG-`` bones and ``root``, from :func:`Skeleton.fk` of a Clip) and returns the basis of
+every control to key, the switch values to key, and which deform bones the verification compares.
+It is a pure function of the rig's rest data, inheritance flags and constraint relations
+(:class:`~.rig.ControlRig`), evaluated with :class:`~.evaluate.RigPose` — no Blender evaluation.
+
+Order (parents first, so that each solve sees the controls above it already placed):
+
+1. ``root`` when the motion moves it (root motion keyed on the rig's root);
+2. the torso: a rigid fit of the trunk (the deform chain from the root to the limbs);
+3. the limbs (IK mode: the chain is posed as the IK solver will place it, the main IK control
+   follows the limb's end, the knee direction is the twist of the chain's first control or the
+   pole's place, other IK-side controls follow their bones; FK mode: each FK control follows its
+   bone) and every other deform bone that is not already where it should be (the control that
+   drives it follows it) — in the rig's evaluation order of their controls, so that no solve
+   moves a bone an earlier one placed (``ORG-spine`` is driven by ``spine_fk``, which hangs under
+   ``spine_fk.001``: ``spine_fk.001`` is solved first).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import transforms as tf
+from ..progress import Progress, no_progress
+from ..skeleton import Skeleton
+from . import solve
+from .constraints import Unsupported
+from .deform import rig_pose
+from .evaluate import RigPose
+from .parenting import apply_basis, parent_transform
+from .rig import ControlRig
+from .structure import SWITCH, Limb, common_control, driver_control, evaluation_order, find_limbs, trunk
+
+MODES = ("IK", "FK")
+STATIC_M = 1e-6  # a limb whose deform bones stay this close to rest is left alone
+CHECK_FRAMES = 24  # frames on which "is this bone already where it should be?" is asked
+
+
+@dataclass
+class ControlKeys:
+    """What to key: per control (rig index) its basis ``(F, 4, 4)`` and whether its location and
+    rotation move; switch values ``{(bone, property): value}``; the deform bones (rig indices) the
+    verification compares; notes for the user (plain sentences)."""
+
+    basis: dict[int, np.ndarray] = field(default_factory=dict)
+    key_location: dict[int, bool] = field(default_factory=dict)
+    key_rotation: dict[int, bool] = field(default_factory=dict)
+    switches: dict[tuple[str, str], float] = field(default_factory=dict)
+    checked: list[int] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    mode: str = "IK"
+
+
+class _Conversion:
+    def __init__(self, rig: ControlRig, skeleton: Skeleton, intended: np.ndarray, mode: str):
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+        self.rig, self.sk, self.mode = rig, skeleton, mode
+        self.frames = intended.shape[0]
+        self.state = RigPose(rig, self.frames)
+        self.samples = np.unique(np.linspace(0, self.frames - 1, min(self.frames, CHECK_FRAMES)).round().astype(int))
+        self.check = self.state.sampled(self.samples)
+        intended = rig_pose(rig, skeleton, intended)  # bones the skeleton turned end for end
+        self.goal = {rig.index(n): intended[:, k] for k, n in enumerate(skeleton.names) if rig.has(n)}
+        self.limbs = find_limbs(rig)
+        self.limb_of = {d: limb for limb in self.limbs for d in limb.deform if d in self.goal}
+        self.out = ControlKeys(mode=mode)
+        self.solved: set[int] = set()
+
+    # ------------------------------------------------------------------ steps
+    def key(self, control: int) -> None:
+        self.solved.add(control)
+
+    def follow(self, control: int, bone: int, probe: int | None = None) -> None:
+        """Key ``control`` so that deform bone ``bone`` reaches its goal, measured on ``probe`` (the
+        bone ``bone`` copies, when its own head is held by a connected parent)."""
+        try:
+            err = solve.follow(self.state, control, bone if probe is None else probe, self.goal[bone])
+        except Unsupported as exc:
+            self.out.notes.append(f"{self.rig.names[bone]} not converted ({exc}).")
+            return
+        self.key(control)
+        self.out.checked.append(bone)
+        if err > 1e-4:
+            self.out.notes.append(
+                f"{self.rig.names[control]} reaches {self.rig.names[bone]} within {err * 100:.2f} cm."
+            )
+
+    def matches(self, bone: int) -> bool:
+        """Is ``bone`` already where it should be (checked on a sample of frames)?"""
+        try:
+            got = solve.bone_points(self.check.pose(bone), float(self.rig.lengths[bone]))
+        except Unsupported:
+            return True  # not evaluable here: left to the rig (and out of the verification)
+        want = solve.bone_points(self.goal[bone][self.samples], float(self.rig.lengths[bone]))
+        return float(np.max(np.linalg.norm(got - want, axis=-1))) < solve.TOLERANCE_M * 10
+
+    def root_and_torso(self) -> None:
+        rig = self.rig
+        root = rig.get("root")
+        if root >= 0 and root in self.goal and not self.matches(root):
+            self.follow(root, root)
+        limb_roots = [rig.names[limb.deform[0]] for limb in self.limbs]
+        trunk_bones = [rig.index(n) for n in trunk(self.sk, limb_roots) if rig.has(n)]
+        drivers = [d for d in (driver_control(rig, b) for b in trunk_bones) if d >= 0]
+        torso = common_control(rig, drivers)
+        if torso >= 0 and trunk_bones:
+            solve.rigid_fit(self.state, torso, trunk_bones, self.goal)
+            self.key(torso)
+
+    def limb(self, limb: Limb) -> None:
+        if self.limb_static(limb):
+            return
+        rig = self.rig
+        self.out.switches[(limb.switch, SWITCH)] = 0.0 if self.mode == "IK" else 1.0
+        # each deform bone of a limb copies its FK or IK source whole: the source is what is measured
+        if self.mode == "FK" or limb.ik_control < 0:
+            for bone, fk in zip(limb.deform, limb.fk):
+                if fk >= 0 and rig.is_control(fk) and bone in self.goal:
+                    self.follow(fk, bone, probe=fk)
+            return
+        for member in limb.chain:
+            if member in limb.ik:
+                self.state.pin(member, self.goal[limb.deform[limb.ik.index(member)]])
+        end = limb.deform[limb.ik.index(limb.ik_target)]
+        self.follow(limb.ik_control, end, probe=limb.ik_target)
+        self.knee(limb)
+        for bone, src in zip(limb.deform, limb.ik):
+            if rig.is_control(src) and src not in limb.chain and src != limb.ik_control and bone in self.goal:
+                self.follow(src, bone, probe=src)
+        self.out.checked.extend(b for b in limb.deform if b in self.goal and b not in self.out.checked)
+
+    def limb_static(self, limb: Limb) -> bool:
+        rig = self.rig
+        for b in limb.deform:
+            if b in self.goal:
+                rest = np.broadcast_to(rig.matrix_local[b], (self.frames, 4, 4))
+                got = solve.bone_points(self.goal[b], float(rig.lengths[b]))
+                want = solve.bone_points(rest, float(rig.lengths[b]))
+                if float(np.max(np.linalg.norm(got - want, axis=-1))) > STATIC_M:
+                    return False
+        return True
+
+    def knee(self, limb: Limb) -> None:
+        """Knee (elbow) direction: the pole's place, or the twist of the chain's first control."""
+        rig = self.rig
+        upper, lower = limb.deform[limb.ik.index(limb.chain[0])], limb.deform[limb.ik.index(limb.chain[-1])]
+        end = limb.deform[limb.ik.index(limb.ik_target)]
+        hip, knee, ankle = (self.goal[b][:, :3, 3] for b in (upper, lower, end))
+        if limb.pole >= 0 and rig.is_control(limb.pole):
+            distance = float(np.linalg.norm(rig.heads[limb.pole] - rig.heads[lower]))
+            place = solve.pole_position(hip, knee, ankle, distance)
+            rotscale, loc = self.state.parent_tf(limb.pole)
+            wanted = apply_basis(rotscale, loc, None)
+            wanted[:, :3, 3] = place
+            self.state.set_basis(limb.pole, self.state.basis_for(limb.pole, wanted))
+            self.key(limb.pole)
+            return
+        top = limb.chain[0]
+        if not rig.is_control(top):
+            self.out.notes.append(f"No control turns the knee of {rig.names[upper]}; the rig's IK decides it.")
+            return
+        # The IK solver bends the chain in the plane it starts in; the first bone's own twist about
+        # its axis turns that plane about the hip→target line by the same angle.
+        rotscale, loc = self.state.parent_tf(top)
+        upper_start = apply_basis(rotscale, loc, None)
+        second = limb.chain[1] if len(limb.chain) > 1 else top
+        rs2, loc2 = parent_transform(rig, second, upper_start, self.frames)
+        knee_start = apply_basis(rs2, loc2, None)[:, :3, 3]
+        target = self.state.pose(limb.ik_target)[:, :3, 3]
+        axis, current = solve.knee_direction(upper_start[:, :3, 3], knee_start, target)
+        _, wanted = solve.knee_direction(hip, knee, ankle)
+        angle = solve.knee_twist(axis, current, wanted)
+        q = tf.quat_from_axis_angle(np.broadcast_to([0.0, 1.0, 0.0], (self.frames, 3)), angle)
+        self.state.set_basis(top, tf.compose(None, q))
+        self.key(top)
+
+    def group(self, control: int, bones: list[int]) -> None:
+        """Key ``control`` for the deform bones it drives: exactly for one bone, by the best rigid
+        fit for several (the rig moves them together; the verification reports what is left)."""
+        if control < 0 or all(self.matches(b) for b in bones):
+            return
+        if len(bones) == 1:
+            self.follow(control, bones[0])
+            return
+        try:
+            solve.rigid_fit(self.state, control, bones, self.goal)
+        except Unsupported as exc:
+            self.out.notes.append(f"{self.rig.names[control]} not converted ({exc}).")
+            return
+        self.key(control)
+        self.out.checked.extend(b for b in bones if b not in self.out.checked)
+
+    # ------------------------------------------------------------------ driver
+    def run(self, progress: Progress) -> ControlKeys:
+        self.root_and_torso()
+        progress(0.2)
+        steps = self.steps()
+        for k, (_, kind, what) in enumerate(steps):
+            if kind == "limb":
+                self.limb(what)
+            else:
+                self.group(*what)
+            if k % 4 == 0:
+                progress(0.2 + 0.75 * k / max(len(steps), 1))
+        self.collect()
+        progress(1.0)
+        return self.out
+
+    def steps(self) -> list[tuple[int, str, object]]:
+        """Limbs and deform bones, ordered by the evaluation rank of the controls they move."""
+        rig = self.rig
+        rank = evaluation_order(rig)
+        out: list[tuple[int, str, object]] = []
+        for limb in self.limbs:
+            controls = [c for c in (*limb.fk, *limb.chain, limb.ik_control, limb.pole) if c >= 0]
+            out.append((max(rank[c] for c in controls) if controls else 0, "limb", limb))
+        groups: dict[int, list[int]] = {}
+        for name in self.sk.names:
+            bone = rig.get(name)
+            if bone < 0 or name == "root" or bone in self.limb_of:
+                continue
+            control = driver_control(rig, bone)
+            if control >= 0 and control not in self.solved:
+                groups.setdefault(control, []).append(bone)
+        out.extend((rank[c], "bones", (c, bones)) for c, bones in groups.items())
+        out.sort(key=lambda s: s[0])
+        return out
+
+    def collect(self) -> None:
+        for c in sorted(self.solved):
+            basis = self.state.basis.get(c)
+            if basis is None:
+                continue
+            loc, rot, _ = tf.decompose(basis)
+            moves_loc = bool(np.max(np.abs(loc)) > 1e-6) and not self.rig.connected[c]
+            moves_rot = bool(np.max(tf.quat_angle(rot, tf.quat_identity(rot.shape[:-1]))) > 1e-6)
+            if not (moves_loc or moves_rot):
+                continue
+            self.out.basis[c] = tf.compose(loc, rot)
+            self.out.key_location[c] = moves_loc
+            self.out.key_rotation[c] = moves_rot
+
+
+def convert(
+    rig: ControlRig, skeleton: Skeleton, intended: np.ndarray, mode: str = "IK", progress: Progress = no_progress
+) -> ControlKeys:
+    """Control channels that make ``rig``'s deform bones follow ``intended`` (F, B, 4, 4), the
+    armature-space pose of ``skeleton`` (the rig's deform skeleton). ``mode`` is ``'IK'`` or ``'FK'``."""
+    return _Conversion(rig, skeleton, intended, mode).run(progress)

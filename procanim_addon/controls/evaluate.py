@@ -1,0 +1,207 @@
+"""A numpy model of Blender's pose evaluation of a control rig, over whole clips at once.
+
+``RigPose`` computes bones lazily, parents and constraint targets first: a bone's matrix is its
+parent transform (:mod:`.parenting`) applied to its basis (the channels being converted; identity
+for bones not keyed), then its constraints in order, each blended by its influence
+(:mod:`.constraints`); a connected bone keeps its head where its parent put it, whatever its
+constraints do, as in Blender. Bones can be *pinned* to given matrices: the conversion pins the bones an IK
+solver or a copy will put where the engine wants them, so that what depends on them is evaluated
+from the intended pose. Changing a basis or a pin forgets every bone that depends on it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import constraints as cs
+from .parenting import affine_inverse, apply_basis, basis_for, mul, parent_transform
+from .rig import ControlRig
+
+
+class RigPose:
+    """Armature-space matrices ``(F, 4, 4)`` of a control rig's bones over ``frames`` frames."""
+
+    def __init__(self, rig: ControlRig, frames: int):
+        self.rig = rig
+        self.frames = frames
+        self.basis: dict[int, np.ndarray] = {}
+        self.pinned: dict[int, np.ndarray] = {}
+        self._pose: dict[int, np.ndarray] = {}
+        self._parent_tf: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._dependents = _dependents(rig)
+        self._ik_members = ik_chain_members(rig)
+        self._closures: dict[int, tuple[int, ...]] = {}
+        self.mirror: tuple[RigPose, np.ndarray] | None = None
+
+    def sampled(self, frames: np.ndarray) -> RigPose:
+        """A RigPose over a few of these frames that follows every basis and pin set here (cheap
+        checks of whole clips)."""
+        other = RigPose(self.rig, len(frames))
+        other._dependents, other._ik_members, other._closures = self._dependents, self._ik_members, self._closures
+        for i, m in self.basis.items():
+            other.basis[i] = m[frames]
+        for i, m in self.pinned.items():
+            other.pinned[i] = m[frames]
+        self.mirror = (other, np.asarray(frames))
+        return other
+
+    # ------------------------------------------------------------------ inputs
+    def set_basis(self, i: int, basis: np.ndarray) -> None:
+        self.basis[i] = basis
+        self._forget(i, keep_parent_tf=True)
+        if self.mirror is not None:
+            self.mirror[0].set_basis(i, basis[self.mirror[1]])
+
+    def pin(self, i: int, pose: np.ndarray) -> None:
+        self.pinned[i] = pose
+        self._forget(i)
+        if self.mirror is not None:
+            self.mirror[0].pin(i, pose[self.mirror[1]])
+
+    def _forget(self, i: int, keep_parent_tf: bool = False) -> None:
+        for j in self._closure(i):
+            self._pose.pop(j, None)
+            if j != i or not keep_parent_tf:
+                self._parent_tf.pop(j, None)
+
+    def _closure(self, i: int) -> tuple[int, ...]:
+        """Bone ``i`` and every bone that depends on it, however indirectly (kept once found)."""
+        got = self._closures.get(i)
+        if got is None:
+            seen, stack = {i}, [i]
+            while stack:
+                for k in self._dependents[stack.pop()]:
+                    if k not in seen:
+                        seen.add(k)
+                        stack.append(k)
+            got = self._closures[i] = tuple(seen)
+        return got
+
+    # ------------------------------------------------------------------ evaluation
+    def parent_tf(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(rotscale, loc)`` of bone ``i`` under its evaluated parent."""
+        got = self._parent_tf.get(i)
+        if got is None:
+            p = int(self.rig.parents[i])
+            got = parent_transform(self.rig, i, self.pose(p) if p >= 0 else None, self.frames)
+            self._parent_tf[i] = got
+        return got
+
+    def pose(self, i: int) -> np.ndarray:
+        got = self._pose.get(i)
+        if got is not None:
+            return got
+        if i in self.pinned:
+            got = self.pinned[i]
+        elif i in self._ik_members:
+            raise cs.Unsupported(f"IK chain through '{self.rig.names[i]}' that the conversion does not solve")
+        else:
+            rotscale, loc = self.parent_tf(i)
+            basis = self.basis.get(i)
+            if basis is not None and self.rig.connected[i]:
+                basis = basis.copy()
+                basis[..., :3, 3] = 0.0  # Blender ignores a connected bone's location
+            got = apply_basis(rotscale, loc, basis)
+            head = got[..., :3, 3].copy()
+            for c in self.rig.constraints[i]:
+                if c.influence > 0.0:
+                    got = cs.blend(got, self._constraint(i, c, got), c.influence)
+            if self.rig.connected[i] and self.rig.constraints[i]:
+                got[..., :3, 3] = head  # Blender: "prevent constraints breaking a chain"
+        self._pose[i] = got
+        return got
+
+    def local(self, i: int, pose: np.ndarray | None = None) -> np.ndarray:
+        """Bone ``i``'s LOCAL-space matrices (its basis as Blender's constraints read it)."""
+        rotscale, loc = self.parent_tf(i)
+        return basis_for(rotscale, loc, self.pose(i) if pose is None else pose)
+
+    def basis_for(self, i: int, pose: np.ndarray) -> np.ndarray:
+        """The basis that puts bone ``i`` at ``pose`` before its own constraints."""
+        return self.local(i, pose)
+
+    def _to_space(self, i: int, pose: np.ndarray, space: str) -> np.ndarray:
+        if space in ("WORLD", "POSE"):
+            return pose
+        if space == "LOCAL":
+            return self.local(i, pose)
+        raise cs.Unsupported(f"constraint space {space}")
+
+    def _from_space(self, i: int, m: np.ndarray, space: str) -> np.ndarray:
+        if space in ("WORLD", "POSE"):
+            return m
+        rotscale, loc = self.parent_tf(i)
+        return apply_basis(rotscale, loc, m)
+
+    def _constraint(self, i: int, c, owner_pose: np.ndarray) -> np.ndarray:
+        rig = self.rig
+        kind = c.kind
+        if kind == "ARMATURE":
+            deforms = [(mul(self.pose(j), affine_inverse(rig.matrix_local[j])), w) for j, w in c.targets if w > 0]
+            return cs.armature(c, owner_pose, deforms)
+        if kind == "LIMIT_ROTATION":
+            m = self._to_space(i, owner_pose, c.owner_space)
+            return self._from_space(i, cs.limit_rotation(c, m, rig.rotation_modes[i]), c.owner_space)
+        if c.target < 0:
+            raise cs.Unsupported(f"{kind} without a bone target")
+        t = c.target
+        if kind in ("DAMPED_TRACK", "STRETCH_TO", "LIMIT_DISTANCE", "COPY_LOCATION") and c.target_space in (
+            "WORLD",
+            "POSE",
+        ):
+            point = cs.target_point(self.pose(t), rig.lengths[t], c.head_tail)
+            if kind == "DAMPED_TRACK":
+                return cs.damped_track(c, owner_pose, point)
+            if kind == "STRETCH_TO":
+                rest = c.rest_length or float(
+                    np.linalg.norm(cs.target_point(rig.matrix_local[t], rig.lengths[t], c.head_tail) - rig.heads[i])
+                )
+                return cs.stretch_to(c, owner_pose, point, rest)
+            if kind == "LIMIT_DISTANCE":
+                return cs.limit_distance(c, owner_pose, point)
+            m = self._to_space(i, owner_pose, c.owner_space)
+            return self._from_space(i, cs.copy_location(c, m, point), c.owner_space)
+        if kind not in ("COPY_TRANSFORMS", "COPY_ROTATION", "COPY_SCALE", "COPY_LOCATION"):
+            raise cs.Unsupported(kind)
+        target = self._to_space(t, self.pose(t), c.target_space)
+        if c.head_tail and c.target_space in ("WORLD", "POSE"):
+            target = target.copy()
+            target[..., :3, 3] = cs.target_point(self.pose(t), rig.lengths[t], c.head_tail)
+        owner = self._to_space(i, owner_pose, c.owner_space)
+        if kind == "COPY_TRANSFORMS":
+            out = cs.copy_transforms(c, owner, target)
+        elif kind == "COPY_ROTATION":
+            out = cs.copy_rotation(c, owner, target, rig.rotation_modes[i])
+        elif kind == "COPY_SCALE":
+            out = cs.copy_scale(c, owner, target)
+        else:
+            out = cs.copy_location(c, owner, target[..., :3, 3])
+        return self._from_space(i, out, c.owner_space)
+
+
+def _dependents(rig: ControlRig) -> list[list[int]]:
+    """For each bone, the bones whose evaluation reads it (children and constraint owners)."""
+    out: list[list[int]] = [[] for _ in rig.names]
+    for i, p in enumerate(rig.parents):
+        if p >= 0:
+            out[p].append(i)
+    for i, cons in enumerate(rig.constraints):
+        for c in cons:
+            for t in [c.target, c.pole, *(j for j, _ in c.targets)]:
+                if t is not None and t >= 0 and i not in out[t]:
+                    out[t].append(i)
+    return out
+
+
+def ik_chain_members(rig: ControlRig) -> dict[int, int]:
+    """Bones moved by an enabled IK constraint: bone index → the IK owner's index."""
+    out: dict[int, int] = {}
+    for i, cons in enumerate(rig.constraints):
+        for c in cons:
+            if c.kind != "IK" or c.influence <= 0.0:
+                continue
+            j, n = i, 0
+            while j >= 0 and (c.chain_count == 0 or n < c.chain_count):
+                out.setdefault(j, i)
+                j, n = int(rig.parents[j]), n + 1
+    return out

@@ -1,0 +1,78 @@
+"""How far Blender's evaluated deform bones are from the pose the engine intended.
+
+After a bake onto controls, Blender evaluates a few frames and reads back the ``ORG-`` bones (the
+deform skeleton the engine posed) and the ``DEF-`` bones the mesh follows (each carried by an
+``ORG-`` bone: ``DEF-thigh.L`` and ``DEF-thigh.L.001`` by ``ORG-thigh.L``). The intended matrix of
+a ``DEF-`` bone is its ORG bone's carried rigidly from rest:
+``intended(DEF) = intended(ORG) · rest(ORG)⁻¹ · rest(DEF)``.
+
+The residual of a bone on a frame is the distance of its head from where it should be, and for the
+ORG bones also of its tail (``matrix @ (0, length, 0)``). A ``DEF-`` bone's tail is not compared:
+Rigify stretches deform segments from one joint to the next, so where the engine moved a bone away
+from its parent's tail (a neck raised by a location key) the segment bridges the gap — its head and
+the next joint are what the mesh follows, and both are compared.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from .parenting import affine_inverse, mul
+from .rig import ControlRig
+
+_SEGMENT = re.compile(r"\.\d{3}$")
+
+
+def deform_checks(rig: ControlRig, org_bones: list[int]) -> list[tuple[int, int]]:
+    """``(deform bone, ORG bone)`` rig-index pairs to compare: each ORG bone itself (``(o, o)``)
+    and its ``DEF-`` bones (B-bone segments included)."""
+    wanted = {rig.names[i]: i for i in org_bones}
+    out = [(i, i) for i in org_bones]
+    for j, name in enumerate(rig.names):
+        if not name.startswith("DEF-"):
+            continue
+        base = "ORG-" + name[4:]
+        if base not in wanted and "ORG-" + _SEGMENT.sub("", name[4:]) in wanted:
+            base = "ORG-" + _SEGMENT.sub("", name[4:])
+        if base in wanted:
+            out.append((j, wanted[base]))
+    return out
+
+
+def intended_deform(rig: ControlRig, checks: list[tuple[int, int]], org_pose: dict[int, np.ndarray]) -> np.ndarray:
+    """Intended matrices ``(S, C, 4, 4)`` of the checked bones from their ORG bones' ``(S, 4, 4)``."""
+    out = []
+    for d, o in checks:
+        carry = affine_inverse(rig.matrix_local[o]) @ rig.matrix_local[d]
+        out.append(mul(org_pose[o], carry))
+    return np.stack(out, axis=1)
+
+
+def residual_m(
+    rig: ControlRig, checks: list[tuple[int, int]], evaluated: np.ndarray, intended: np.ndarray
+) -> np.ndarray:
+    """Per frame and checked bone, the head distance (m) — for an ORG bone the larger of its head
+    and tail distances — ``(S, C)``."""
+    lengths = np.array([rig.lengths[d] for d, _ in checks])
+    tip = np.zeros((len(checks), 4))
+    tip[:, 1], tip[:, 3] = lengths, 1.0
+    ev_tail = np.einsum("scij,cj->sci", evaluated, tip)[..., :3]
+    in_tail = np.einsum("scij,cj->sci", intended, tip)[..., :3]
+    head = np.linalg.norm(evaluated[..., :3, 3] - intended[..., :3, 3], axis=-1)
+    tail = np.linalg.norm(ev_tail - in_tail, axis=-1)
+    own = np.array([d == o for d, o in checks])
+    return np.where(own, np.maximum(head, tail), head)
+
+
+def summary(rig: ControlRig, checks: list[tuple[int, int]], residual: np.ndarray) -> dict:
+    """Metrics of a verification: largest and mean residual (cm) and the worst bone."""
+    if residual.size == 0:
+        return {"control_residual_cm_max": 0.0, "control_residual_cm_mean": 0.0, "control_residual_bone": ""}
+    worst = int(np.argmax(residual.max(axis=0)))
+    return {
+        "control_residual_cm_max": float(residual.max() * 100.0),
+        "control_residual_cm_mean": float(residual.mean() * 100.0),
+        "control_residual_bone": rig.names[checks[worst][0]],
+    }

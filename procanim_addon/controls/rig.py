@@ -1,0 +1,141 @@
+"""ControlRig: everything the conversion needs to know about a control rig, as plain data.
+
+The Blender side (``operators/control_rig.py``) reads an armature once into this structure: every
+pose bone's rest matrix, parent, inheritance flags, rotation mode and channel locks; every enabled
+constraint with its evaluated influence (drivers applied) and its settings; the switch properties
+(custom properties such as ``IK_FK``) and which constraint influences they drive. Nothing here
+refers to Blender; arrays are in the armature's space, metres.
+
+A *control* is a bone an animator keys. By Rigify's conventions (which Auto-Rig Pro and CloudRig
+share in spirit) mechanism bones carry a prefix — ``MCH-``, ``ORG-``, ``DEF-``, ``VIS_`` — and
+tweak bones carry ``tweak`` in their names; everything else is a control
+(:func:`is_control_name`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .parenting import affine_inverse
+
+MECHANISM_PREFIXES = ("MCH-", "ORG-", "DEF-", "VIS_", "WGT-")
+
+
+def is_control_name(name: str) -> bool:
+    """True for a bone an animator keys: no mechanism prefix and not a tweak bone."""
+    return not name.startswith(MECHANISM_PREFIXES) and "tweak" not in name.lower()
+
+
+@dataclass
+class Constraint:
+    """One enabled constraint of a pose bone (Blender's settings, read once).
+
+    ``kind`` is Blender's constraint type (``COPY_TRANSFORMS`` …); ``target`` the index of the
+    sub-target bone (-1: none or another object); ``influence`` the evaluated influence (drivers
+    applied); ``driver`` the ``(bone, property)`` switch driving the influence, if any.
+    """
+
+    kind: str
+    target: int = -1
+    influence: float = 1.0
+    owner_space: str = "WORLD"
+    target_space: str = "WORLD"
+    head_tail: float = 0.0
+    mix: str = "REPLACE"
+    axes: tuple = (True, True, True)
+    invert: tuple = (False, False, False)
+    use_offset: bool = False
+    euler_order: str = "AUTO"
+    targets: tuple = ()  # ARMATURE: ((bone index, weight), ...)
+    rest_length: float = 0.0  # STRETCH_TO
+    bulge: float = 1.0
+    volume: str = "VOLUME_XZX"
+    keep_axis: str = "PLANE_X"
+    track_axis: str = "TRACK_Y"  # DAMPED_TRACK
+    distance: float = 0.0  # LIMIT_DISTANCE
+    limit_mode: str = "LIMITDIST_INSIDE"
+    limits: tuple = ()  # LIMIT_ROTATION: ((use, min, max) for x, y, z)
+    chain_count: int = 0  # IK
+    pole: int = -1
+    pole_angle: float = 0.0
+    use_tail: bool = True
+    use_stretch: bool = True
+    driver: tuple | None = None
+    name: str = ""
+
+
+@dataclass
+class ControlRig:
+    """A posable armature with its constraints, ordered parents first (like :class:`Skeleton`).
+
+    names, parents (-1 root), matrix_local (B, 4, 4) rest matrices, lengths (m),
+    inherit_rotation, inherit_scale (Blender's enum names), local_location, connected: per bone;
+    rotation_modes ('QUATERNION', 'XYZ' …, 'AXIS_ANGLE'); lock_location / lock_rotation (B, 3) bools;
+    constraints: per bone, the enabled ones in evaluation order; properties: bone → {name: value}
+    for numeric custom properties (the rig's switches); rig_id: Rigify's id of a generated rig ('').
+    """
+
+    names: list[str]
+    parents: np.ndarray
+    matrix_local: np.ndarray
+    lengths: np.ndarray
+    inherit_rotation: list[bool]
+    inherit_scale: list[str]
+    local_location: list[bool]
+    connected: list[bool]
+    rotation_modes: list[str]
+    lock_location: np.ndarray
+    lock_rotation: np.ndarray
+    constraints: list[list[Constraint]]
+    properties: dict[str, dict[str, float]] = field(default_factory=dict)
+    rig_id: str = ""
+
+    def __post_init__(self):
+        self.parents = np.asarray(self.parents, dtype=int)
+        self.matrix_local = np.asarray(self.matrix_local, dtype=float)
+        self.lengths = np.asarray(self.lengths, dtype=float)
+        self.lock_location = np.asarray(self.lock_location, dtype=bool).reshape(-1, 3)
+        self.lock_rotation = np.asarray(self.lock_rotation, dtype=bool).reshape(-1, 3)
+        for i, p in enumerate(self.parents):
+            if p >= i:
+                raise ValueError("bones must be ordered parents first")
+        self._index = {n: i for i, n in enumerate(self.names)}
+        inv = affine_inverse(self.matrix_local)
+        parent_inv = np.where((self.parents < 0)[:, None, None], np.eye(4), inv[np.maximum(self.parents, 0)])
+        self.rest_rel = parent_inv @ self.matrix_local
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def index(self, name: str) -> int:
+        return self._index[name]
+
+    def get(self, name: str) -> int:
+        """Index of ``name``, or -1 when the rig has no such bone."""
+        return self._index.get(name, -1)
+
+    def has(self, name: str) -> bool:
+        return name in self._index
+
+    def children(self) -> list[list[int]]:
+        out: list[list[int]] = [[] for _ in self.names]
+        for i, p in enumerate(self.parents):
+            if p >= 0:
+                out[p].append(i)
+        return out
+
+    def is_control(self, i: int) -> bool:
+        return is_control_name(self.names[i])
+
+    def prop(self, bone: str, name: str, default: float | None = None) -> float | None:
+        return self.properties.get(bone, {}).get(name, default)
+
+    @property
+    def heads(self) -> np.ndarray:
+        return self.matrix_local[:, :3, 3]
+
+    @property
+    def tails(self) -> np.ndarray:
+        return self.heads + self.matrix_local[:, :3, 1] * self.lengths[:, None]

@@ -1,0 +1,121 @@
+"""The elementary solves of a conversion, each on whole clips at once (numpy, armature space).
+
+* :func:`follow` keys a control so that a deform bone it drives reaches its intended pose. The
+  deform bone is evaluated through the rig (:class:`~.evaluate.RigPose`); the control is then moved
+  by the rigid correction that would put the deform bone on target, ``C ← G · (C⁻¹·D)⁻¹`` with
+  C the control's pose, D the deform bone's and G the goal. A rigid relation (parenting, copies)
+  converges in one step; a blended one (a mechanism bone copying half of another) in a few.
+* :func:`rigid_fit` moves a control (the torso) by the best rigid transform between the points of
+  the deform bones it carries and their intended places (Kabsch's method per frame).
+* :func:`knee_twist` and :func:`pole_position` give the knee (elbow) direction of an IK limb.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import transforms as tf
+from .evaluate import RigPose
+from .parenting import affine_inverse
+
+TOLERANCE_M = 1e-6
+MAX_ITERATIONS = 24
+
+
+def bone_points(pose: np.ndarray, length: float, twist: bool = False) -> np.ndarray:
+    """Head and tail of a bone ``(F, 2, 3)`` from its matrices (the tail carries the bone's scale);
+    with ``twist`` also a point off its axis (head + X·length/2), ``(F, 3, 3)``."""
+    head = pose[:, :3, 3]
+    points = [head, head + pose[:, :3, 1] * length]
+    if twist:
+        points.append(head + pose[:, :3, 0] * (0.5 * length))
+    return np.stack(points, axis=1)
+
+
+def _rigid(m: np.ndarray) -> np.ndarray:
+    """``m`` with its 3×3 part made a rotation (Y kept, then X made perpendicular to it)."""
+    out = m.copy()
+    y = tf.normalize(m[:, :3, 1])
+    x = m[:, :3, 0] - y * np.sum(m[:, :3, 0] * y, axis=-1, keepdims=True)
+    x = tf.normalize(x)
+    out[:, :3, 0], out[:, :3, 1], out[:, :3, 2] = x, y, np.cross(x, y)
+    return out
+
+
+def follow(state: RigPose, control: int, probe: int, goal: np.ndarray) -> float:
+    """Key ``control`` so that bone ``probe`` reaches ``goal`` (F, 4, 4); returns the remaining
+    largest head/tail error (m)."""
+    rig = state.rig
+    length = float(rig.lengths[probe])
+    want = bone_points(goal, length)
+    err = np.inf
+    for _ in range(MAX_ITERATIONS):
+        got = state.pose(probe)
+        err = float(np.max(np.linalg.norm(bone_points(got, length) - want, axis=-1)))
+        if err < TOLERANCE_M:
+            break
+        c = state.pose(control)
+        relative = _rigid(affine_inverse(c) @ got)  # D expressed in C's frame, scale removed
+        wanted_control = goal @ affine_inverse(relative)
+        wanted_control = _rigid(wanted_control)
+        wanted_control[:, :3, :3] *= np.linalg.norm(c[:, :3, :3], axis=-2)[:, None, :]
+        state.set_basis(control, _unscaled(state.basis_for(control, wanted_control)))
+    return err
+
+
+def _unscaled(basis: np.ndarray) -> np.ndarray:
+    """A basis with its scale taken out: controls are keyed in location and rotation only."""
+    loc, rot, _ = tf.decompose(basis)
+    return tf.compose(loc, rot)
+
+
+def kabsch(source: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """Per-frame rigid transforms ``(F, 4, 4)`` taking points ``source`` (F, N, 3) onto ``target``."""
+    cs, ct = source.mean(axis=1), target.mean(axis=1)
+    h = np.einsum("fni,fnj->fij", source - cs[:, None], target - ct[:, None])
+    u, _, vt = np.linalg.svd(h)
+    d = np.sign(np.linalg.det(np.swapaxes(vt, -1, -2) @ np.swapaxes(u, -1, -2)))
+    fix = np.broadcast_to(np.eye(3), h.shape).copy()
+    fix[:, 2, 2] = d
+    rot = np.swapaxes(vt, -1, -2) @ fix @ np.swapaxes(u, -1, -2)
+    out = np.broadcast_to(np.eye(4), (len(h), 4, 4)).copy()
+    out[:, :3, :3] = rot
+    out[:, :3, 3] = ct - np.einsum("fij,fj->fi", rot, cs)
+    return out
+
+
+def rigid_fit(state: RigPose, control: int, bones: list[int], goals: dict[int, np.ndarray]) -> float:
+    """Move ``control`` by the rigid transform that best carries ``bones`` (heads, tails and an
+    off-axis point each) onto their goals; returns the remaining largest point error (m)."""
+    rig = state.rig
+    want = np.concatenate([bone_points(goals[b], float(rig.lengths[b]), True) for b in bones], axis=1)
+    previous = np.inf
+    err = np.inf
+    for _ in range(MAX_ITERATIONS):
+        got = np.concatenate([bone_points(state.pose(b), float(rig.lengths[b]), True) for b in bones], axis=1)
+        err = float(np.max(np.linalg.norm(got - want, axis=-1)))
+        if err < TOLERANCE_M or previous - err < TOLERANCE_M:
+            break
+        previous = err
+        wanted = kabsch(got, want) @ state.pose(control)
+        state.set_basis(control, _unscaled(state.basis_for(control, wanted)))
+    return err
+
+
+def knee_direction(hip: np.ndarray, knee: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Unit hip→end axis and the unit knee direction perpendicular to it, ``(F, 3)`` each."""
+    axis = tf.normalize(end - hip)
+    k = knee - hip
+    k = k - axis * np.sum(k * axis, axis=-1, keepdims=True)
+    return axis, tf.normalize(k)
+
+
+def knee_twist(axis: np.ndarray, current: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """Signed angle (rad, about ``axis``) from knee direction ``current`` to ``wanted``."""
+    return np.arctan2(np.sum(np.cross(current, wanted) * axis, axis=-1), np.sum(current * wanted, axis=-1))
+
+
+def pole_position(hip: np.ndarray, knee: np.ndarray, end: np.ndarray, distance: float) -> np.ndarray:
+    """Where an IK pole target goes so that the chain bends toward the intended knee (F, 3)."""
+    _, k = knee_direction(hip, knee, end)
+    return knee + k * distance
