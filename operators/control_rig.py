@@ -288,14 +288,18 @@ def _restore_switches(obj, saved: dict[str, float], keep=()) -> None:
 
 
 def intended_pose(skeleton: Skeleton, clip: Clip) -> np.ndarray:
-    """The deform skeleton's armature-space pose ``(F, B, 4, 4)`` that ``clip`` describes (bones of
-    the clip that are not in the skeleton are ignored; missing ones stay at rest)."""
+    """The deform skeleton's armature-space pose ``(F, B, 4, 4)`` that ``clip`` describes: the
+    channels it keys (as a bake onto the bones would play them); channels it does not key, bones
+    not in the clip, stay at rest."""
     f, b = clip.frame_count, len(skeleton)
     loc, rot = np.zeros((f, b, 3)), tf.quat_identity((f, b))
     for k, name in enumerate(clip.bone_names):
         if skeleton.has(name):
             i = skeleton.index(name)
-            loc[:, i], rot[:, i] = clip.locations[:, k], clip.rotations[:, k]
+            if clip.key_location[k]:
+                loc[:, i] = clip.locations[:, k]
+            if clip.key_rotation[k]:
+                rot[:, i] = clip.rotations[:, k]
     return skeleton.fk(loc, rot)
 
 
@@ -424,6 +428,9 @@ def read_deform_clip(obj, skeleton: Skeleton, frames) -> Clip:
     frames = np.asarray(frames, dtype=float)
     scene = bpy.context.scene
     matrices = sample_matrices(obj, scene, frames, list(skeleton.names))  # (F, B, 4, 4), rig bones
+    # The rig stretches some bones (Stretch To, IK stretch): keep each bone's head and orientation,
+    # drop its scale, so that the skeleton's FK puts every joint back where Blender had it.
+    matrices[..., :3, :3] /= np.linalg.norm(matrices[..., :3, :3], axis=-2, keepdims=True)
     offsets = rest_offsets(rig, skeleton)
     for k, offset in offsets.items():
         matrices[:, k] = matrices[:, k] @ np.linalg.inv(offset)
