@@ -128,13 +128,17 @@ def main(argv=None) -> int:
         ("    write keys", m["control_write_ms"]),
         ("Bake Action (nla.bake, visual keying), same controls", peer * 1000.0),
     ]
-    print(f"{n} frames, {len(keyed)} controls keyed, residual {m['control_residual_cm_max']:.2f} cm "
-          f"(worst {m['control_residual_bone']})")
+    print(
+        f"{n} frames, {len(keyed)} controls keyed, residual {m['control_residual_cm_max']:.2f} cm "
+        f"(worst {m['control_residual_bone']})"
+    )
     print(f"{'':56s} {'total s':>8s} {'ms/frame':>9s}")
     for label, ms in rows:
         print(f"{label:56s} {ms / 1000:8.2f} {ms / n:9.3f}")
-    print(f"Bake Action / ProcAnim bake onto controls: {peer * 1000 / bake_ms:.1f}x; "
-          f"/ ProcAnim end to end: {peer / seconds:.1f}x")
+    print(
+        f"Bake Action / ProcAnim bake onto controls: {peer * 1000 / bake_ms:.1f}x; "
+        f"/ ProcAnim end to end: {peer / seconds:.1f}x"
+    )
     return 0
 
 

@@ -144,7 +144,7 @@ def _read_settings(obj, rest_flat: np.ndarray) -> tuple[ControlRig, list[int], l
             with_props.append(i)
     rig = ControlRig(
         names=order,
-        parents=[index[bones[name].parent.name] if bones[name].parent else -1 for name in order],
+        parents=np.array([index[bones[name].parent.name] if bones[name].parent else -1 for name in order]),
         matrix_local=mats,
         lengths=flags["length"],
         inherit_rotation=list(flags["use_inherit_rotation"]),
@@ -186,7 +186,7 @@ def read_control_rig(obj, depsgraph=None) -> ControlRig:
     depsgraph = depsgraph or bpy.context.evaluated_depsgraph_get()
     settings, constrained, with_props = _settings(obj)[1:4]
     evaluated = obj.evaluated_get(depsgraph).pose.bones
-    constraints = [[] for _ in settings.names]
+    constraints: list[list[Constraint]] = [[] for _ in settings.names]
     for i in constrained:
         name = settings.names[i]
         for c, ce in zip(settings.constraints[i], evaluated[name].constraints):
@@ -293,12 +293,13 @@ def intended_pose(skeleton: Skeleton, clip: Clip) -> np.ndarray:
     not in the clip, stay at rest."""
     f, b = clip.frame_count, len(skeleton)
     loc, rot = np.zeros((f, b, 3)), tf.quat_identity((f, b))
+    key_loc, key_rot = np.asarray(clip.key_location), np.asarray(clip.key_rotation)
     for k, name in enumerate(clip.bone_names):
         if skeleton.has(name):
             i = skeleton.index(name)
-            if clip.key_location[k]:
+            if key_loc[k]:
                 loc[:, i] = clip.locations[:, k]
-            if clip.key_rotation[k]:
+            if key_rot[k]:
                 rot[:, i] = clip.rotations[:, k]
     return skeleton.fk(loc, rot)
 
