@@ -85,6 +85,10 @@ def run_pool(specs: list[dict], n: int, start_worker: StartWorker, on_result: On
                     done, _ = wait(pending, return_when=FIRST_COMPLETED)
                     for future in done:
                         on_result(pending.pop(future), future.result())
+                # closed while the pool's threads live: a worker started by one of them is killed
+                # when that thread ends (Linux's parent-death signal, see worker.py)
+                for w in list(started):
+                    w.close()
             except BaseException:  # Ctrl+C: stop the workers, then let the pool wind down
                 for future in pending:
                     future.cancel()

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import select
+import signal
 import subprocess
 import sys
 import threading
@@ -27,6 +28,7 @@ from pathlib import Path
 
 FD_VARIABLE = "PROCANIM_BATCH_FD"
 PARENT_VARIABLE = "PROCANIM_BATCH_PARENT"
+CLEANUPS: list = []  # called by the watchdog before a worker whose parent is gone exits
 
 
 class WorkerDied(RuntimeError):
@@ -102,7 +104,9 @@ class Worker:
         self.proc.wait()
 
     def close(self, timeout: float = 30.0) -> None:
-        """Let the worker finish (end of input), killing it after ``timeout`` seconds."""
+        """Let the worker finish (end of input), killing it after ``timeout`` seconds (again: no-op)."""
+        if self._results.closed:
+            return
         try:
             if self.proc.stdin is not None:
                 self.proc.stdin.close()
@@ -121,11 +125,24 @@ class Worker:
 
 
 def _exit_with_parent(parent: int) -> None:
-    """End this process when ``parent`` is gone (checked every 0.5 s on a daemon thread)."""
+    """End this process when ``parent`` is gone: at once on Linux (the kernel sends SIGKILL when the
+    parent dies: a shot in progress is not finished after its task was given to another worker),
+    else within 0.5 s (a watchdog thread, which also runs :data:`CLEANUPS`)."""
+    if sys.platform.startswith("linux") and parent:
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+        if os.getppid() != parent:  # the parent died before the request
+            os._exit(3)
 
     def watch():
         while os.getppid() == parent:
             time.sleep(0.5)
+        for cleanup in CLEANUPS:
+            cleanup()
         os._exit(3)
 
     if parent:

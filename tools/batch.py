@@ -52,16 +52,42 @@ def build_zip(out_dir: Path) -> Path:
 
 
 def install(zip_path: Path) -> str:
-    """Install ``zip_path`` into this process's Blender (a temporary repository, removed at exit)."""
+    """Install ``zip_path`` into this process's Blender: a temporary repository, removed at exit —
+    also when a worker ends because its parent is gone (the watchdog's clean-ups), and, for a process
+    that was killed, by the next process that installs here (its folder names its pid)."""
     import bpy
 
     sys.path.insert(0, str(ROOT / "tools"))
     from blender_install import install_extension
 
-    module = install_extension(REPO_PURPOSE, zip_path=zip_path)
-    repo = next(r for r in bpy.context.preferences.extensions.repos if r.module == f"procanim_{REPO_PURPOSE}")
-    atexit.register(shutil.rmtree, Path(repo.custom_directory).parent, True)
+    _sweep_stale_installs()
+    purpose = f"{REPO_PURPOSE}{os.getpid()}"
+    module = install_extension(purpose, zip_path=zip_path)
+    repo = next(r for r in bpy.context.preferences.extensions.repos if r.module == f"procanim_{purpose}")
+    folder = Path(repo.custom_directory).parent
+    atexit.register(shutil.rmtree, folder, True)
+    worker_module = sys.modules.get(f"{PACKAGE}.batch.worker")
+    if worker_module is not None:
+        worker_module.CLEANUPS.append(lambda: shutil.rmtree(folder, True))
     return module
+
+
+def _sweep_stale_installs() -> None:
+    """Remove the temporary installs of batch processes that no longer exist."""
+    for folder in Path(tempfile.gettempdir()).glob(f"procanim-{REPO_PURPOSE}[0-9]*-*"):
+        pid = folder.name[len(f"procanim-{REPO_PURPOSE}") :].split("-")[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(folder, True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def worker() -> int:
