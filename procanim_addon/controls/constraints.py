@@ -42,8 +42,8 @@ def blend(before: np.ndarray, after: np.ndarray, influence: float) -> np.ndarray
     """Blender's ``interp_m4_m4m4``: lerp location, slerp rotation, lerp scale."""
     if influence >= 1.0:
         return after
-    if influence <= 0.0:
-        return before
+    if influence <= 0.0 or float(np.max(np.abs(before - after))) < 1e-12:
+        return before  # e.g. a half copy of a control left at rest changes nothing
     out = before.copy()
     out[..., :3, 3] = (1 - influence) * before[..., :3, 3] + influence * after[..., :3, 3]
     qa, qb = tf.mat3_to_quat(_rotation(before)), tf.mat3_to_quat(_rotation(after))
