@@ -25,7 +25,8 @@ from ..procanim_addon import transforms as tf
 from ..procanim_addon.clip import Clip
 from ..procanim_addon.controls import TOLERANCE_CM, convert, deform_skeleton
 from ..procanim_addon.controls.constraints import Unsupported
-from ..procanim_addon.controls.deform import rest_offsets, rig_pose
+from ..procanim_addon.controls.deform import rest_offsets
+from ..procanim_addon.controls.intended import IntendedPose
 from ..procanim_addon.controls.residual import deform_checks, intended_deform, residual_m, summary
 from ..procanim_addon.controls.rig import Constraint, ControlRig
 from ..procanim_addon.controls.structure import SWITCH, find_limbs
@@ -221,7 +222,7 @@ def _parents_first(bones) -> list[str]:
 
 # ----------------------------------------------------------------------------- baking onto controls
 
-VERIFY_FRAMES = 12  # frames Blender evaluates to verify a bake onto controls (at least 10)
+VERIFY_FRAMES = 10  # frames Blender evaluates to verify a bake onto controls
 
 
 def is_control_rig(obj) -> bool:
@@ -287,10 +288,10 @@ def _restore_switches(obj, saved: dict[str, float], keep=()) -> None:
     obj.update_tag()
 
 
-def intended_pose(skeleton: Skeleton, clip: Clip) -> np.ndarray:
-    """The deform skeleton's armature-space pose ``(F, B, 4, 4)`` that ``clip`` describes: the
-    channels it keys (as a bake onto the bones would play them); channels it does not key, bones
-    not in the clip, stay at rest."""
+def intended_channels(skeleton: Skeleton, clip: Clip) -> tuple[np.ndarray, np.ndarray]:
+    """The local channels ``(F, B, 3)``, ``(F, B, 4)`` that ``clip`` gives the deform skeleton: the
+    channels it keys (as a bake onto the bones would play them); channels it does not key, bones not
+    in the clip, stay at rest."""
     f, b = clip.frame_count, len(skeleton)
     loc, rot = np.zeros((f, b, 3)), tf.quat_identity((f, b))
     key_loc, key_rot = np.asarray(clip.key_location), np.asarray(clip.key_rotation)
@@ -301,7 +302,12 @@ def intended_pose(skeleton: Skeleton, clip: Clip) -> np.ndarray:
                 loc[:, i] = clip.locations[:, k]
             if key_rot[k]:
                 rot[:, i] = clip.rotations[:, k]
-    return skeleton.fk(loc, rot)
+    return loc, rot
+
+
+def intended_pose(skeleton: Skeleton, clip: Clip) -> np.ndarray:
+    """The deform skeleton's armature-space pose ``(F, B, 4, 4)`` that ``clip`` describes."""
+    return skeleton.fk(*intended_channels(skeleton, clip))
 
 
 def bake_onto_controls(obj, clip: Clip, mode: str, notes: list | None = None):
@@ -315,29 +321,32 @@ def bake_onto_controls(obj, clip: Clip, mode: str, notes: list | None = None):
     try:
         rig = read_control_rig(obj)
         skeleton = read_deform_skeleton(obj)
-        intended = intended_pose(skeleton, clip)
+        intended = IntendedPose(skeleton, *intended_channels(skeleton, clip), offsets=rest_offsets(rig, skeleton))
         t1 = time.perf_counter()
         keys = convert(rig, skeleton, intended, mode)
+        t2 = time.perf_counter()
     except (InputError, Unsupported, ValueError) as err:
         undo()
         _restore_switches(obj, saved)
         raise InputError(f"Could not convert the motion onto the controls of '{obj.name}': {err}") from err
     _restore_switches(obj, saved, keep={bone for bone, _ in keys.switches})
-    t2 = time.perf_counter()
     written: dict = {}  # (data path, index) -> keys: the bake's fingerprint
     n_curves = _write_control_keys(obj, rig, keys, clip, fcurves, groups, written)
     t3 = time.perf_counter()
     metrics = dict(clip.metrics)
     metrics.update(_verify(obj, rig, keys, clip, intended, skeleton))
+    t4 = time.perf_counter()
     metrics.update(
         {
             "key_target": f"{mode}_CONTROLS",
             "fcurves": n_curves,
             "controls_keyed": len(keys.basis),
             "control_notes": " ".join(keys.notes),
+            "control_read_ms": (t1 - t0) * 1000.0,
             "control_convert_ms": (t2 - t1) * 1000.0,
-            "control_bake_ms": (time.perf_counter() - t0) * 1000.0,
             "control_write_ms": (t3 - t2) * 1000.0,
+            "control_verify_ms": (t4 - t3) * 1000.0,
+            "control_bake_ms": (t4 - t0) * 1000.0,
         }
     )
     if previous is not None:
@@ -368,7 +377,7 @@ def _write_control_keys(obj, rig, keys, clip: Clip, fcurves, groups, written: di
     return n + write_object_channels(obj, clip, fcurves, groups, frames, written)
 
 
-def _verify(obj, rig, keys, clip: Clip, intended: np.ndarray, skeleton: Skeleton) -> dict:
+def _verify(obj, rig, keys, clip: Clip, intended: IntendedPose, skeleton: Skeleton) -> dict:
     """Blender evaluates a sample of frames; the deform bones are compared with the intended pose."""
     scene = bpy.context.scene
     if obj.name not in scene.objects:
@@ -378,8 +387,7 @@ def _verify(obj, rig, keys, clip: Clip, intended: np.ndarray, skeleton: Skeleton
     checks = deform_checks(rig, [b for b in keys.checked])
     names = [rig.names[d] for d, _ in checks]
     evaluated = sample_matrices(obj, scene, clip.frames[samples], names)
-    rig_intended = rig_pose(rig, skeleton, intended[samples])
-    org_pose = {o: rig_intended[:, skeleton.index(rig.names[o])] for _, o in checks}
+    org_pose = {o: intended.full(skeleton.index(rig.names[o]))[samples] for _, o in checks}
     residual = residual_m(rig, checks, evaluated, intended_deform(rig, checks, org_pose))
     out = summary(rig, checks, residual)
     out["control_verify_frames"] = int(len(samples))

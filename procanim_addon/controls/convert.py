@@ -30,8 +30,9 @@ from ..progress import Progress, no_progress
 from ..skeleton import Skeleton
 from . import solve
 from .constraints import Unsupported
-from .deform import rig_pose
+from .deform import rest_offsets
 from .evaluate import RigPose
+from .intended import IntendedPose
 from .parenting import apply_basis, parent_transform
 from .rig import ControlRig
 from .structure import SWITCH, Limb, common_control, driver_control, evaluation_order, find_limbs, trunk
@@ -57,22 +58,29 @@ class ControlKeys:
 
 
 class _Conversion:
-    def __init__(self, rig: ControlRig, skeleton: Skeleton, intended: np.ndarray, mode: str):
+    def __init__(self, rig: ControlRig, skeleton: Skeleton, intended: np.ndarray | IntendedPose, mode: str):
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
         self.rig, self.sk, self.mode = rig, skeleton, mode
-        self.frames = intended.shape[0]
+        self.frames = intended.frames if isinstance(intended, IntendedPose) else intended.shape[0]
         self.state = RigPose(rig, self.frames)
         self.samples = np.unique(np.linspace(0, self.frames - 1, min(self.frames, CHECK_FRAMES)).round().astype(int))
         self.check = self.state.sampled(self.samples)
-        intended = rig_pose(rig, skeleton, intended)  # bones the skeleton turned end for end
-        self.goal = {rig.index(n): intended[:, k] for k, n in enumerate(skeleton.names) if rig.has(n)}
+        if not isinstance(intended, IntendedPose):
+            intended = IntendedPose(skeleton, matrices=intended, offsets=rest_offsets(rig, skeleton))
+        intended.set_samples(self.samples)
+        self.intended = intended
+        self.sk_of = {rig.index(n): k for k, n in enumerate(skeleton.names) if rig.has(n)}
         self.limbs = find_limbs(rig)
-        self.limb_of = {d: limb for limb in self.limbs for d in limb.deform if d in self.goal}
+        self.limb_of = {d: limb for limb in self.limbs for d in limb.deform if d in self.sk_of}
         self.out = ControlKeys(mode=mode)
         self.solved: set[int] = set()
 
     # ------------------------------------------------------------------ steps
+    def goal(self, bone: int) -> np.ndarray:
+        """Intended matrices ``(F, 4, 4)`` of rig bone ``bone`` (a deform bone)."""
+        return self.intended.full(self.sk_of[bone])
+
     def key(self, control: int) -> None:
         self.solved.add(control)
 
@@ -80,7 +88,7 @@ class _Conversion:
         """Key ``control`` so that deform bone ``bone`` reaches its goal, measured on ``probe`` (the
         bone ``bone`` copies, when its own head is held by a connected parent)."""
         try:
-            err = solve.follow(self.state, control, bone if probe is None else probe, self.goal[bone])
+            err = solve.follow(self.state, control, bone if probe is None else probe, self.goal(bone))
         except Unsupported as exc:
             self.out.notes.append(f"{self.rig.names[bone]} not converted ({exc}).")
             return
@@ -97,20 +105,20 @@ class _Conversion:
             got = solve.bone_points(self.check.pose(bone), float(self.rig.lengths[bone]))
         except Unsupported:
             return True  # not evaluable here: left to the rig (and out of the verification)
-        want = solve.bone_points(self.goal[bone][self.samples], float(self.rig.lengths[bone]))
+        want = solve.bone_points(self.intended.sampled(self.sk_of[bone]), float(self.rig.lengths[bone]))
         return float(np.max(np.linalg.norm(got - want, axis=-1))) < solve.TOLERANCE_M * 10
 
     def root_and_torso(self) -> None:
         rig = self.rig
         root = rig.get("root")
-        if root >= 0 and root in self.goal and not self.matches(root):
+        if root >= 0 and root in self.sk_of and not self.matches(root):
             self.follow(root, root)
         limb_roots = [rig.names[limb.deform[0]] for limb in self.limbs]
         trunk_bones = [rig.index(n) for n in trunk(self.sk, limb_roots) if rig.has(n)]
         drivers = [d for d in (driver_control(rig, b) for b in trunk_bones) if d >= 0]
         torso = common_control(rig, drivers)
         if torso >= 0 and trunk_bones:
-            solve.rigid_fit(self.state, torso, trunk_bones, self.goal)
+            solve.rigid_fit(self.state, torso, trunk_bones, {b: self.goal(b) for b in trunk_bones})
             self.key(torso)
 
     def limb(self, limb: Limb) -> None:
@@ -121,26 +129,26 @@ class _Conversion:
         # each deform bone of a limb copies its FK or IK source whole: the source is what is measured
         if self.mode == "FK" or limb.ik_control < 0:
             for bone, fk in zip(limb.deform, limb.fk):
-                if fk >= 0 and rig.is_control(fk) and bone in self.goal:
+                if fk >= 0 and rig.is_control(fk) and bone in self.sk_of:
                     self.follow(fk, bone, probe=fk)
             return
         for member in limb.chain:
             if member in limb.ik:
-                self.state.pin(member, self.goal[limb.deform[limb.ik.index(member)]])
+                self.state.pin(member, self.goal(limb.deform[limb.ik.index(member)]))
         end = limb.deform[limb.ik.index(limb.ik_target)]
         self.follow(limb.ik_control, end, probe=limb.ik_target)
         self.knee(limb)
         for bone, src in zip(limb.deform, limb.ik):
-            if rig.is_control(src) and src not in limb.chain and src != limb.ik_control and bone in self.goal:
+            if rig.is_control(src) and src not in limb.chain and src != limb.ik_control and bone in self.sk_of:
                 self.follow(src, bone, probe=src)
-        self.out.checked.extend(b for b in limb.deform if b in self.goal and b not in self.out.checked)
+        self.out.checked.extend(b for b in limb.deform if b in self.sk_of and b not in self.out.checked)
 
     def limb_static(self, limb: Limb) -> bool:
         rig = self.rig
         for b in limb.deform:
-            if b in self.goal:
+            if b in self.sk_of:
                 rest = np.broadcast_to(rig.matrix_local[b], (self.frames, 4, 4))
-                got = solve.bone_points(self.goal[b], float(rig.lengths[b]))
+                got = solve.bone_points(self.goal(b), float(rig.lengths[b]))
                 want = solve.bone_points(rest, float(rig.lengths[b]))
                 if float(np.max(np.linalg.norm(got - want, axis=-1))) > STATIC_M:
                     return False
@@ -151,7 +159,7 @@ class _Conversion:
         rig = self.rig
         upper, lower = limb.deform[limb.ik.index(limb.chain[0])], limb.deform[limb.ik.index(limb.chain[-1])]
         end = limb.deform[limb.ik.index(limb.ik_target)]
-        hip, knee, ankle = (self.goal[b][:, :3, 3] for b in (upper, lower, end))
+        hip, knee, ankle = (self.goal(b)[:, :3, 3] for b in (upper, lower, end))
         if limb.pole >= 0 and rig.is_control(limb.pole):
             distance = float(np.linalg.norm(rig.heads[limb.pole] - rig.heads[lower]))
             place = solve.pole_position(hip, knee, ankle, distance)
@@ -189,7 +197,7 @@ class _Conversion:
             self.follow(control, bones[0])
             return
         try:
-            solve.rigid_fit(self.state, control, bones, self.goal)
+            solve.rigid_fit(self.state, control, bones, {b: self.goal(b) for b in bones})
         except Unsupported as exc:
             self.out.notes.append(f"{self.rig.names[control]} not converted ({exc}).")
             return
@@ -248,8 +256,13 @@ class _Conversion:
 
 
 def convert(
-    rig: ControlRig, skeleton: Skeleton, intended: np.ndarray, mode: str = "IK", progress: Progress = no_progress
+    rig: ControlRig,
+    skeleton: Skeleton,
+    intended: np.ndarray | IntendedPose,
+    mode: str = "IK",
+    progress: Progress = no_progress,
 ) -> ControlKeys:
-    """Control channels that make ``rig``'s deform bones follow ``intended`` (F, B, 4, 4), the
-    armature-space pose of ``skeleton`` (the rig's deform skeleton). ``mode`` is ``'IK'`` or ``'FK'``."""
+    """Control channels that make ``rig``'s deform bones follow ``intended``: the armature-space pose
+    of ``skeleton`` (the rig's deform skeleton), as matrices ``(F, B, 4, 4)`` or an
+    :class:`~.intended.IntendedPose` (computed bone by bone as needed). ``mode`` is ``'IK'`` or ``'FK'``."""
     return _Conversion(rig, skeleton, intended, mode).run(progress)

@@ -44,23 +44,41 @@ def _rigid(m: np.ndarray) -> np.ndarray:
 
 def follow(state: RigPose, control: int, probe: int, goal: np.ndarray) -> float:
     """Key ``control`` so that bone ``probe`` reaches ``goal`` (F, 4, 4); returns the remaining
-    largest head/tail error (m)."""
+    largest head/tail error (m).
+
+    Where the error shrinks by a steady ratio r per step (a half-blend: r ≈ ½), the step is
+    stretched by 1/(1 − r), which lands on the fixed point of a linear contraction at once."""
     rig = state.rig
     length = float(rig.lengths[probe])
     want = bone_points(goal, length)
-    err = np.inf
+    err, previous = np.inf, None
     for _ in range(MAX_ITERATIONS):
         got = state.pose(probe)
         err = float(np.max(np.linalg.norm(bone_points(got, length) - want, axis=-1)))
         if err < TOLERANCE_M:
             break
+        ratio = err / previous if previous else 1.0
+        previous = err
         c = state.pose(control)
         relative = _rigid(affine_inverse(c) @ got)  # D expressed in C's frame, scale removed
-        wanted_control = goal @ affine_inverse(relative)
-        wanted_control = _rigid(wanted_control)
+        wanted_control = _rigid(goal @ affine_inverse(relative))
+        if 0.05 < ratio < 0.9:
+            wanted_control = _power(wanted_control @ affine_inverse(_rigid(c)), min(1.0 / (1.0 - ratio), 4.0)) @ _rigid(
+                c
+            )
         wanted_control[:, :3, :3] *= np.linalg.norm(c[:, :3, :3], axis=-2)[:, None, :]
         state.set_basis(control, _unscaled(state.basis_for(control, wanted_control)))
     return err
+
+
+def _power(delta: np.ndarray, w: float) -> np.ndarray:
+    """A rigid change taken ``w`` times (rotation by slerp past the end, translation scaled)."""
+    q = tf.mat3_to_quat(delta[:, :3, :3])
+    qw = tf.quat_slerp(tf.quat_identity(q.shape[:-1]), q, w)
+    out = delta.copy()
+    out[:, :3, :3] = tf.quat_to_mat3(qw)
+    out[:, :3, 3] = delta[:, :3, 3] * w
+    return out
 
 
 def _unscaled(basis: np.ndarray) -> np.ndarray:

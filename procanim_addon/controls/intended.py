@@ -1,0 +1,81 @@
+"""The pose a Clip describes for the deform skeleton, computed bone by bone when asked.
+
+A generated human's deform skeleton has some 160 bones, two thirds of them in the face and hands;
+a conversion needs the whole clip for the few dozen bones it keys and only a sample of frames for
+the others (to see that they already follow). :class:`IntendedPose` does the forward kinematics of
+:meth:`Skeleton.fk` lazily — a bone's matrices from its parent's — for all frames or for the sample,
+and keeps what it computed. Matrices are those of the *rig's* bones (a bone the skeleton turned end
+for end is turned back, :func:`.deform.rest_offsets`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import transforms as tf
+from ..skeleton import Skeleton
+from .parenting import mul
+
+
+class IntendedPose:
+    """Armature-space matrices of the deform skeleton's bones for local channels ``locations``
+    ``(F, B, 3)`` and ``rotations`` ``(F, B, 4)`` (skeleton order), or for already computed skeleton
+    ``matrices`` ``(F, B, 4, 4)``; ``offsets``: skeleton index → the fixed transform to the rig's
+    bone; ``samples``: the frame indices :meth:`sampled` gives."""
+
+    def __init__(self, skeleton: Skeleton, locations=None, rotations=None, offsets=None, samples=None, matrices=None):
+        self.sk = skeleton
+        self._given = None if matrices is None else np.asarray(matrices, float)
+        if self._given is None:
+            self.locations = np.asarray(locations, float)
+            self.rotations = np.asarray(rotations, float)
+            self.frames = self.locations.shape[0]
+        else:
+            self.frames = self._given.shape[0]
+        self.offsets = offsets or {}
+        self.samples = np.arange(self.frames) if samples is None else np.asarray(samples)
+        self._skeleton_pose: dict[str, dict[int, np.ndarray]] = {"full": {}, "sampled": {}}
+        self._rig_pose: dict[str, dict[int, np.ndarray]] = {"full": {}, "sampled": {}}
+
+    def set_samples(self, samples) -> None:
+        """The frame indices :meth:`sampled` gives from now on."""
+        self.samples = np.asarray(samples)
+        self._skeleton_pose["sampled"].clear()
+        self._rig_pose["sampled"].clear()
+
+    def _skeleton(self, k: int, which: str) -> np.ndarray:
+        cache = self._skeleton_pose[which]
+        got = cache.get(k)
+        if got is None:
+            frames = slice(None) if which == "full" else self.samples
+            if self._given is not None:
+                got = self._given[frames, k]
+            elif which == "sampled" and k in self._skeleton_pose["full"]:
+                got = self._skeleton_pose["full"][k][self.samples]
+            else:
+                loc = self.locations[frames, k]
+                if self.sk.connected[k]:
+                    loc = np.zeros_like(loc)  # Blender ignores a connected bone's location
+                local = mul(self.sk.rest_rel[k], tf.compose(loc, self.rotations[frames, k]))
+                p = int(self.sk.parents[k])
+                got = local if p < 0 else self._skeleton(p, which) @ local
+            cache[k] = got
+        return got
+
+    def _rig(self, k: int, which: str) -> np.ndarray:
+        cache = self._rig_pose[which]
+        got = cache.get(k)
+        if got is None:
+            got = self._skeleton(k, which)
+            if k in self.offsets:
+                got = mul(got, self.offsets[k])
+            cache[k] = got
+        return got
+
+    def full(self, k: int) -> np.ndarray:
+        """Rig bone matrices ``(F, 4, 4)`` of skeleton bone ``k`` over the whole clip."""
+        return self._rig(k, "full")
+
+    def sampled(self, k: int) -> np.ndarray:
+        """Rig bone matrices ``(S, 4, 4)`` of skeleton bone ``k`` on the sample frames."""
+        return self._rig(k, "sampled")
