@@ -320,6 +320,7 @@ def test_a_rigify_human_shakes_hands_with_a_procanim_human(rigify_library):
     gap_cm = 100 * np.linalg.norm(
         grips(ann, s, "hand.R", procanim_grip_local(ann)) - grips(rig, s, "DEF-hand.R", rigify_grip_local(rig)), axis=1
     )
+    print(f"[rigify+procanim] grip to grip {gap_cm.mean():.4f} cm mean, {gap_cm.max():.4f} max")
     assert gap_cm.mean() <= 0.1, f"grip to grip {gap_cm.mean():.4f} cm (max {gap_cm.max():.4f})"
     # the rig's hand really moved to the contact (it is not a rig at rest that happens to be close)
     start = grips(rig, [1], "DEF-hand.R", rigify_grip_local(rig))[0]
@@ -336,6 +337,7 @@ def test_two_rigify_humans_shake_hands(rigify_library):
     gap_cm = 100 * np.linalg.norm(
         grips(a, s, "DEF-hand.R", rigify_grip_local(a)) - grips(b, s, "DEF-hand.R", rigify_grip_local(b)), axis=1
     )
+    print(f"[rigify+rigify] grip to grip {gap_cm.mean():.4f} cm mean, {gap_cm.max():.4f} max")
     assert gap_cm.mean() <= 0.1, f"grip to grip {gap_cm.mean():.4f} cm (max {gap_cm.max():.4f})"
     for obj in (a, b):
         assert metrics(obj)["control_residual_cm_max"] <= 0.5 or metrics(obj)["control_bake_approximate"]
@@ -365,6 +367,11 @@ def test_duck_walk_on_a_rigify_bird_travels_lifts_and_plants_its_feet(rigify_lib
         both = planted[1:] & planted[:-1]
         v = np.linalg.norm(np.diff(pts[:, :2], axis=0), axis=-1)[both] * FPS
         assert v.mean() * 100 < 1.0, f"foot {side} skates {v.mean() * 100:.2f} cm/s"
+        print(f"[bird] foot {side}: lift {lift.max() * 100:.2f} cm, skate {v.mean() * 100:.3f} cm/s")
+    print(
+        f"[bird] body travels {np.linalg.norm(body[-1, :2] - body[0, :2]):.3f} m, residual "
+        f"{m['control_residual_cm_max']:.3f} cm ({m['control_residual_bone']})"
+    )
     assert sole < 0.05
 
 

@@ -530,3 +530,21 @@ def test_residual_compares_org_heads_and_tails_and_def_heads():
     own = np.array([d == o for d, o in checks])
     assert np.all(r[0, ~own] == 0.0) and np.all(r[0, own] > 0.0)
     assert summary(rig, checks, r)["control_residual_bone"] == "ORG-thigh.L"
+
+
+def test_the_intended_pose_bone_by_bone_equals_the_skeletons_fk():
+    from procanim_addon.controls.intended import IntendedPose
+
+    rig = mini_rig()
+    sk = deform_skeleton(rig)
+    rng = np.random.default_rng(5)
+    loc = rng.normal(0, 0.05, (7, len(sk), 3))
+    rot = tf.quat_normalize(rng.normal(size=(7, len(sk), 4)))
+    offsets = rest_offsets(rig, sk)
+    lazy = IntendedPose(sk, loc, rot, offsets=offsets, samples=[0, 3, 6])
+    want = rig_pose(rig, sk, sk.fk(loc, rot))
+    for k in range(len(sk)):
+        np.testing.assert_allclose(lazy.sampled(k), want[[0, 3, 6], k], atol=1e-12)
+        np.testing.assert_allclose(lazy.full(k), want[:, k], atol=1e-12)
+    lazy.set_samples([1])
+    np.testing.assert_allclose(lazy.sampled(0), want[[1], 0], atol=1e-12)
