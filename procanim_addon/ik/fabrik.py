@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import transforms as tf
 from ._effector import distance2
+from .extrapolate import Extrapolator
 from .kernel import euler_xyz, mat_mul, mat_t_mul, mat_vec
 
 
@@ -100,18 +101,25 @@ def _passes(kern, gs, pts, seg, target, count):
         pts[i + 1] = (a[0] + seg[i] * dx / n, a[1] + seg[i] * dy / n, a[2] + seg[i] * dz / n)
 
 
-def fabrik(kern, g0, h0, target, th, count, tol=1e-6, max_iter=300):
+def fabrik(kern, g0, h0, target, th, count, tol=1e-6, max_iter=300, extrapolate=True):
     """Solve by FABRIK from the flat angles ``th`` (updated in place); returns ``(th, iterations)``.
 
     The backward pass is constrained too: each segment takes the direction nearest the wanted one
-    that its joint's limits allow, in its parent's current frame.
+    that its joint's limits allow, in its parent's current frame. With ``extrapolate`` the
+    iterations jump ahead to their limit when they can (:class:`.extrapolate.Extrapolator`; a jump
+    counts as an iteration).
     """
     seg = [math.sqrt(x * x + y * y + z * z) for x, y, z in kern.d[:count]]
     total = sum(seg)
+    ahead = Extrapolator(kern, count, "FABRIK") if extrapolate else None
     for it in range(max_iter):
         p, heads, _ = kern.detail(g0, h0, th, count)
-        if distance2(target, p) < tol * tol:
+        if distance2(target, p) < (tol * tol * ahead.stop2 if ahead else tol * tol):
             return th, it
+        jumped = ahead and ahead.next(th, p, target, g0, h0)
+        if jumped:
+            th = jumped
+            continue
         pts = heads + [p]
         if math.sqrt(distance2(target, pts[0])) >= total:
             _stretch(pts, seg, target, count)

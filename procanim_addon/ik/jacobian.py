@@ -15,6 +15,8 @@ cost would dominate.
 
 from __future__ import annotations
 
+from .extrapolate import Extrapolator
+
 ACTIVE_EPS = 1e-9  # rad: an angle this close to a bound counts as at it
 
 
@@ -57,15 +59,21 @@ def _apply(th, free, delta, max_step, kern):
         th[i] = lo if v < lo else (hi if v > hi else v)
 
 
-def jacobian_transpose(kern, g0, h0, target, th, count, tol=1e-6, max_iter=3000, max_step=0.25):
+def jacobian_transpose(kern, g0, h0, target, th, count, tol=1e-6, max_iter=3000, max_step=0.25, extrapolate=True):
     """Solve by Jacobian transpose from the flat angles ``th`` (updated in place); returns
-    ``(th, iterations)``."""
+    ``(th, iterations)``. With ``extrapolate`` the steps jump ahead to their limit when they can
+    (:class:`.extrapolate.Extrapolator`; a jump counts as an iteration)."""
     tx, ty, tz = target
+    ahead = Extrapolator(kern, count, "JACOBIAN_TRANSPOSE") if extrapolate else None
     for it in range(max_iter):
         p, heads, axes = kern.detail(g0, h0, th, count)
         e = (tx - p[0], ty - p[1], tz - p[2])
-        if e[0] * e[0] + e[1] * e[1] + e[2] * e[2] < tol * tol:
+        if e[0] * e[0] + e[1] * e[1] + e[2] * e[2] < (tol * tol * ahead.stop2 if ahead else tol * tol):
             return th, it
+        jumped = ahead and ahead.next(th, p, target, g0, h0)
+        if jumped:
+            th = jumped
+            continue
         cols, grads, free = _columns(p, heads, axes, e, th, kern, count)
         jx = sum(c[0] * g for c, g in zip(cols, grads))  # J Jᵀ e
         jy = sum(c[1] * g for c, g in zip(cols, grads))

@@ -53,6 +53,8 @@ class IKSettings:
     fuzzy_ticks:     control ticks per frame (None: enough that slow·Δt ≤ dead zone)
     twist_to_parent: hand twist goes to the forearm's twist axis first
     orientation_rounds: re-solves when a wrist limit keeps the last bone from its orientation goal
+    extrapolate:     CCD, JT and FABRIK jump ahead to the limit of their own iterations when they
+                     can (:mod:`.extrapolate`: the same poses in a fraction of the iterations)
     """
 
     tolerance_m: float = 1e-6
@@ -66,6 +68,7 @@ class IKSettings:
     fuzzy_ticks: int | None = None
     twist_to_parent: bool = True
     orientation_rounds: int = 6
+    extrapolate: bool = True
 
 
 @dataclass
@@ -96,13 +99,13 @@ def check_method(method: str) -> str:
 def _position(method, kern, g0, h0, target, th, count, s: IKSettings, frame_time):
     it = s.max_iterations or _DEFAULT_ITER.get(method, 1)
     if method == "JACOBIAN_TRANSPOSE":
-        return jacobian_transpose(kern, g0, h0, target, th, count, s.tolerance_m, it, s.max_step_rad)
+        return jacobian_transpose(kern, g0, h0, target, th, count, s.tolerance_m, it, s.max_step_rad, s.extrapolate)
     if method == "DLS":
         return damped_least_squares(kern, g0, h0, target, th, count, s.tolerance_m, it, s.max_step_rad, s.damping_m)
     if method == "CCD":
-        return ccd(kern, g0, h0, target, th, count, s.tolerance_m, it)
+        return ccd(kern, g0, h0, target, th, count, s.tolerance_m, it, s.extrapolate)
     if method == "FABRIK":
-        return fabrik(kern, g0, h0, target, th, count, s.tolerance_m, it)
+        return fabrik(kern, g0, h0, target, th, count, s.tolerance_m, it, s.extrapolate)
     joints = s.fuzzy or [ARM_JOINT] * kern.n
     return fuzzy_frame(kern, g0, h0, target, th, count, joints, frame_time, s.fuzzy_ticks)
 
