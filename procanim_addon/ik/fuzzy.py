@@ -28,6 +28,9 @@ import numpy as np
 
 from ._effector import distance2, sweep_tip_to_root
 
+_RAD_TO_DEG = 180.0 / math.pi  # math.degrees and math.radians multiply by these
+_DEG_TO_RAD = math.pi / 180.0
+
 INPUT_SETS = ("FarL", "CloseL", "Zero", "CloseR", "FarR")
 OUTPUT_SETS = ("FastR", "SlowR", "Zero", "SlowL", "FastL")
 RULES = dict(zip(INPUT_SETS, OUTPUT_SETS))  # FarL→FastR, CloseL→SlowR, Zero→Zero, CloseR→SlowL, FarR→FastL
@@ -90,12 +93,17 @@ def angular_speed(error_deg, joint: FuzzyJoint = ARM_JOINT) -> np.ndarray:
 def angular_speed_scalar(error_deg: float, joint: FuzzyJoint) -> float:
     """:func:`angular_speed` for one float, in plain Python (the per-tick inner loop)."""
     z, f = joint.dead_zone_deg, joint.outer_deg
+    return _speed(error_deg, z, f, f - z, joint.slow_deg_s, joint.fast_deg_s)
+
+
+def _speed(error_deg: float, z: float, f: float, fz: float, slow: float, fast: float) -> float:
+    """The five rules for one error (°) with the controller's numbers ``fz = f − z`` given (°/s)."""
     a = abs(error_deg)
     zero = max(0.0, 1.0 - a / z)
-    close = a / z if a <= z else min(1.0, max(0.0, (f - a) / (f - z)))
-    far = min(1.0, max(0.0, (a - z) / (f - z)))
+    close = a / z if a <= z else min(1.0, max(0.0, (f - a) / fz))
+    far = min(1.0, max(0.0, (a - z) / fz))
     # rules: Close → Slow and Far → Fast, toward the other side; Zero → 0
-    magnitude = (close * joint.slow_deg_s + far * joint.fast_deg_s) / (zero + close + far)
+    magnitude = (close * slow + far * fast) / (zero + close + far)
     return -magnitude if error_deg > 0 else magnitude
 
 
@@ -117,13 +125,16 @@ def fuzzy_frame(kern, g0, h0, target, th, count, joints, frame_time, ticks=None,
     ticks = ticks_per_frame(joints[:count], frame_time) if ticks is None else int(ticks)
     dt = frame_time / ticks
     lower, upper, locked = kern.lower, kern.upper, kern.locked
-    per_angle = [joints[i // 3] for i in range(3 * count)]
+    # per angle: dead zone z, outer limit F, F − z, slow, fast (the controller's numbers, as floats)
+    numbers = [(j.dead_zone_deg, j.outer_deg, j.outer_deg - j.dead_zone_deg, j.slow_deg_s, j.fast_deg_s)
+               for j in (joints[i // 3] for i in range(3 * count))]
 
     def turn_to(i, ang, old):
         # α, from the target direction to the effector direction about w (> 0: effector Left), is
-        # minus the sweep's angle from the effector to the target
-        speed = angular_speed_scalar(math.degrees(-ang), per_angle[i])
-        return min(max(old + math.radians(speed) * dt, lower[i]), upper[i])
+        # minus the sweep's angle from the effector to the target (math.degrees and math.radians
+        # are these products)
+        speed = _speed(-ang * _RAD_TO_DEG, *numbers[i])
+        return min(max(old + speed * _DEG_TO_RAD * dt, lower[i]), upper[i])
 
     for tick in range(ticks):
         p, heads, axes = kern.detail(g0, h0, th, count)
