@@ -8,6 +8,12 @@ frames per second (both characters, Table-3 report included).
 
     python bench/handshake_engine.py [--json out.json]     (the JSON also holds the per-frame
                                                            error curves, the paper's Figure 9)
+    python bench/handshake_engine.py --against REV         (this tree against git revision REV)
+
+``--against`` bakes every configuration with this tree's engine and with ``REV``'s (``git archive``
+into a temporary folder), alternating, in separate processes, best of 3 rounds: the solver's CPU
+time per solved frame (the solve alone, timed around the engine's ``solve_frame`` the same way for
+both), its iterations per frame and the whole engine call in frames per CPU second.
 """
 
 from __future__ import annotations
@@ -51,10 +57,69 @@ def scene():
     return (sk, rm, a), (sk, rm, b)
 
 
+AB_CODE = r"""
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+sys.path.insert(0, sys.argv[2])
+import numpy as np
+import procanim_addon.handshake.generate as gen
+from procanim_addon.handshake import HandshakeParams, generate_handshake
+from handshake_engine import CONFIGS, scene
+solve, spent = gen.solve_frame, []
+
+def timed(*args):
+    t0 = time.thread_time()
+    sol = solve(*args)
+    spent.append((time.thread_time() - t0, sol.iterations))
+    return sol
+
+gen.solve_frame = timed
+out = {}
+for label, s1, s2 in CONFIGS:
+    spent.clear()
+    t0 = time.process_time()
+    _, _, rep = generate_handshake(*scene(), HandshakeParams(solver_initiator=s1, solver_partner=s2))
+    cpu = time.process_time() - t0
+    t = np.array(spent)
+    out[label] = [1000 * t[:, 0].mean(), t[:, 1].mean(), len(rep["phase_initiator"]) / cpu]
+print(json.dumps(out))
+"""
+
+
+def against(rev: str) -> int:
+    """This tree's engine against ``rev``'s, alternating in one run."""
+    import subprocess
+    import tempfile
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    old = tempfile.mkdtemp(prefix="handshake-ab-")
+    archive = subprocess.run(["git", "-C", root, "archive", rev, "procanim_addon"], check=True,
+                             capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", old], input=archive, check=True)
+    best: dict = {}
+    for _ in range(3):
+        for label, tree in ((rev, old), ("this tree", root)):
+            run = subprocess.run([sys.executable, "-c", AB_CODE, tree, os.path.join(root, "bench")], check=True,
+                                 capture_output=True, text=True, env={**os.environ, "OPENBLAS_NUM_THREADS": "1"})
+            for config, (ms, iters, fps) in json.loads(run.stdout).items():
+                old_ms, _, old_fps = best.get((config, label), (np.inf, 0, 0.0))
+                best[(config, label)] = (min(old_ms, ms), iters, max(old_fps, fps))
+    print(f"Handshake engine, {rev} against this tree: solver CPU ms per solved frame (mean of both characters' "
+          "solves, best of 3), iterations per solve, engine frames per CPU second")
+    for config, *_ in CONFIGS:
+        (a, ia, fa), (b, ib, fb) = best[(config, rev)], best[(config, "this tree")]
+        print(f"  {config:16s} {a:6.3f} -> {b:6.3f} ms ({a / b:4.1f}x)   iterations {ia:5.1f} -> {ib:5.1f}   "
+              f"{fa:4.0f} -> {fb:4.0f} frames/s")
+    return 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", help="also write the figures to this file")
+    ap.add_argument("--against", metavar="REV", help="time this tree's engine against git revision REV")
     args = ap.parse_args(argv)
+    if args.against:
+        return against(args.against)
     init, part = scene()
     rows = []
     for label, s1, s2 in CONFIGS:

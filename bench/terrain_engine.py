@@ -3,6 +3,11 @@
     python bench/terrain_engine.py            # the table (and a robustness sweep over zigzag offsets)
     python bench/terrain_engine.py --quick    # the table only
     python bench/terrain_engine.py --progress # how often a long adaptation reports progress (Esc)
+    python bench/terrain_engine.py --against REV   # this tree's engine against git revision REV
+
+``--against`` adapts walks of 6 and 20 steps over ankle- and knee-high blocks (the speed rows of
+bench/terrain_blender.py, engine alone) with this tree and with ``REV`` (``git archive`` into a
+temporary folder), alternating in separate processes, CPU time best of 3 rounds.
 
 For each motion and height: "src", the collisions of the source motion with its own flat ground (a
 roll presses its back, arms and legs on the floor), then the adapted motion's collisions (frames
@@ -77,11 +82,62 @@ def progress_gaps(sk, rm, steps: int = 30) -> None:
           f"last {fractions[-1]:g}")
 
 
+AB_CODE = r"""
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+from procanim_addon import motions
+from procanim_addon.rigs import human_skeleton
+from procanim_addon.terrain.adapt import AdaptParams, adapt_to_terrain
+from procanim_addon.terrain.shapes import body_heights, zigzag
+sk, rm = human_skeleton()
+out = {}
+for steps in (6, 20):
+    clip = motions.walk(sk, rm, motions.WalkParams(steps=steps))
+    for level in ("ankle", "knee"):
+        terrain = zigzag(body_heights(sk, rm)[level], start_xy=(0.0, -0.3), direction_xy=(0.0, -1.0),
+                         cell_length=0.8 * max(1, steps // 6), ground_z=0.03)
+        t0 = time.process_time()
+        adapt_to_terrain(sk, rm, clip, None, terrain, AdaptParams(refuse_infeasible=False))
+        out[f"{steps} steps, {level}"] = [time.process_time() - t0, clip.frame_count]
+print(json.dumps(out))
+"""
+
+
+def against(rev: str) -> int:
+    """This tree's engine against ``rev``'s, alternating in one run."""
+    import json
+    import os
+    import subprocess
+    import tempfile
+
+    root = Path(__file__).resolve().parents[1]
+    old = tempfile.mkdtemp(prefix="terrain-ab-")
+    archive = subprocess.run(["git", "-C", str(root), "archive", rev, "procanim_addon"], check=True,
+                             capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", old], input=archive, check=True)
+    best: dict = {}
+    for _ in range(3):
+        for label, tree in ((rev, old), ("this tree", str(root))):
+            run = subprocess.run([sys.executable, "-c", AB_CODE, tree], check=True, capture_output=True, text=True,
+                                 env={**os.environ, "OPENBLAS_NUM_THREADS": "1"})
+            for case, (cpu, frames) in json.loads(run.stdout).items():
+                best[(case, label)] = (min(best.get((case, label), (float("inf"),))[0], cpu), frames)
+    print(f"adapt_to_terrain, walks over the zigzag, CPU s (best of 3 rounds), {rev} against this tree")
+    for case in ("6 steps, ankle", "6 steps, knee", "20 steps, ankle", "20 steps, knee"):
+        (a, n), (b, _) = best[(case, rev)], best[(case, "this tree")]
+        print(f"  {case:16s} {n:4d} frames: {a:.3f} s -> {b:.3f} s ({a / b:.1f}x; "
+              f"{n / a:4.0f} -> {n / b:4.0f} frames/s)")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="the table only, no offset sweep")
     ap.add_argument("--progress", action="store_true", help="only the progress-report check on a long walk")
+    ap.add_argument("--against", metavar="REV", help="time this tree's engine against git revision REV")
     args = ap.parse_args()
+    if args.against:
+        return against(args.against)
     sk, rm = human_skeleton()
     if args.progress:
         progress_gaps(sk, rm)

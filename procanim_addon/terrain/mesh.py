@@ -123,6 +123,7 @@ class TerrainMesh:
         self._plane[:, 2] += a[:, 2]
         self._coef = np.ascontiguousarray(np.concatenate((self._bary.reshape(-1, 6), self._plane), axis=1).T)
         self._cell_coef = None if self._ray_table is None else self._cell_coefficients(self._ray_table)
+        self._single = None if self._ray_table is None else self._single_surface_cells(self._ray_tris)
 
     def _make_bins(self, lo, hi, ids):
         """CSR lists (start, count, triangle ids) of triangles ``ids`` per bin."""
@@ -157,6 +158,30 @@ class TerrainMesh:
         out[2][~live] = -1.0
         self._ray_tris = pad
         return out
+
+    def _single_surface_cells(self, tris):
+        """Per bin (and the empty one past the last): the triangle that covers the whole bin and is
+        on top of every other triangle of the bin there, or −1 — a point query in such a bin is one
+        plane (the highest surface is that triangle's everywhere in it). Triangles are planar, so
+        comparing them at the bin's four corners is comparing them over the whole bin."""
+        sx, sy = int(self.shape[0]), int(self.shape[1])
+        ix, iy = np.meshgrid(np.arange(sx), np.arange(sy))  # cell id = iy · sx + ix
+        x = self.xy_min[0] + self.cell_size * (ix.ravel()[:, None] + np.array([0, 1, 1, 0]))  # (C, 4)
+        y = self.xy_min[1] + self.cell_size * (iy.ravel()[:, None] + np.array([0, 0, 1, 1]))
+        live = tris[:-1] >= 0  # (C, K)
+        c = self._coef[:, np.maximum(tris[:-1], 0)][..., None]  # (9, C, K, 1)
+        x, y = x[:, None, :], y[:, None, :]
+        u = c[0] * x + c[1] * y + c[2]  # (C, K, 4)
+        w = c[3] * x + c[4] * y + c[5]
+        z = np.where(live[..., None], c[6] * x + c[7] * y + c[8], -np.inf)
+        eps = 1e-12
+        covers = live & np.all((u >= -eps) & (w >= -eps) & (u + w <= 1 + eps), axis=2)
+        on_top = covers.copy()
+        for k in range(tris.shape[1]):
+            on_top &= np.all(z >= z[:, k:k + 1, :] - eps, axis=2)
+        k = on_top.shape[1] - 1 - np.argmax(on_top[:, ::-1], axis=1)  # the later one, as ties go
+        single = np.where(on_top.any(axis=1), tris[:-1][np.arange(len(k)), k], -1)
+        return np.append(single, -1)
 
     def _rect_cells(self, lo, hi):
         """(query index, cell id) pairs for XY rectangles ``lo..hi`` ``(N, 2)``; rectangles that
@@ -195,7 +220,7 @@ class TerrainMesh:
         need heights only), ``hit (N,)``; misses give ``z = -inf`` and normal +Z.
         """
         p = np.asarray(points, float).reshape(-1, 3)
-        if self._cell_coef is not None:
+        if self._ray_table is not None:
             return self._ray_down_dense(p[:, 0], p[:, 1], p[:, 2] + eps, normals)
         return self._ray_down_lists(p, eps, normals)
 
@@ -220,14 +245,35 @@ class TerrainMesh:
         return out_z, out_n, np.isfinite(out_z)
 
     def _ray_down_dense(self, x, y, z_max, normals: bool = True):
-        """:meth:`ray_down` through the padded table: every point against every triangle of its bin
-        at once (ties between triangles at the same height keep the later one, as the lists do).
-        ``x, y (N,)``; ``z_max (N,)`` the highest surface height that counts (None: any)."""
+        """:meth:`ray_down` through the padded table: a point in a bin with one surface on top
+        (:meth:`_single_surface_cells`) is that triangle's plane, the others are tested against every
+        triangle of their bin at once (ties between triangles at the same height keep the later one,
+        as the lists do). ``x, y (N,)``; ``z_max (N,)`` the highest surface height that counts (None:
+        any)."""
         cx = np.floor((x - self.xy_min[0]) / self.cell_size).astype(np.int64)
         cy = np.floor((y - self.xy_min[1]) / self.cell_size).astype(np.int64)
         sx, sy = int(self.shape[0]), int(self.shape[1])
         inside = (cx >= 0) & (cx < sx) & (cy >= 0) & (cy < sy) & (x <= self.xy_max[0]) & (y <= self.xy_max[1])
         cell = np.where(inside, cy * sx + cx, sx * sy)  # off the grid: the empty bin
+        tri = self._single[cell]
+        c = self._coef
+        z = c[6].take(np.maximum(tri, 0)) * x + c[7].take(np.maximum(tri, 0)) * y + c[8].take(np.maximum(tri, 0))
+        done = tri >= 0
+        if z_max is not None:
+            done &= z <= z_max  # under the top surface: a lower one may be hit
+        rest = np.nonzero(~done)[0]
+        hit = done.copy()
+        out_z = np.where(done, z, -np.inf)
+        if rest.size:
+            out_z[rest], hit[rest], tri[rest] = self._in_bins(x[rest], y[rest], cell[rest],
+                                                               None if z_max is None else z_max[rest])
+        if not normals:
+            return out_z, None, hit
+        out_n = np.where(hit[:, None], self.normals[np.maximum(tri, 0)], np.array([0.0, 0.0, 1.0]))
+        return out_z, out_n, hit
+
+    def _in_bins(self, x, y, cell, z_max):
+        """Every point against every triangle of its bin: ``z``, ``hit`` and the triangle hit (−1)."""
         c = self._cell_coef  # (9, cells + 1, K)
         x, y = x[:, None], y[:, None]
         u = c[0].take(cell, axis=0) * x + c[1].take(cell, axis=0) * y + c[2].take(cell, axis=0)
@@ -239,20 +285,15 @@ class TerrainMesh:
             ok &= z <= z_max[:, None]
         zk = np.where(ok, z, -np.inf)
         out_z = zk.max(axis=1)
-        hit = out_z > -np.inf
-        if not normals:
-            return out_z, None, hit
         top = ok & (zk >= out_z[:, None])
         last = top.shape[1] - 1 - np.argmax(top[:, ::-1], axis=1)
-        tri = self._ray_tris[cell, last]
-        out_n = np.where(hit[:, None], self.normals[np.maximum(tri, 0)], np.array([0.0, 0.0, 1.0]))
-        return out_z, out_n, hit
+        return out_z, out_z > -np.inf, self._ray_tris[cell, last]
 
     def height(self, xy, normals: bool = True):
         """Ground protocol: highest surface above each XY point ``(N, 2)`` → ``z (N,)``, upward
         ``normal (N, 3)`` (None when ``normals`` is False), ``hit (N,)`` (misses: z = -inf)."""
         xy = np.asarray(xy, float).reshape(-1, 2)
-        if self._cell_coef is not None:
+        if self._ray_table is not None:
             return self._ray_down_dense(xy[:, 0], xy[:, 1], None, normals)
         return self._ray_down_lists(np.column_stack((xy, np.full(len(xy), np.inf))), 0.0, normals)
 

@@ -60,6 +60,18 @@ def test_point_queries_through_the_table_equal_the_bin_lists():
         np.testing.assert_array_equal(fast[2], plain[2])  # hits
         # normals: on a vertex several faces meet at one height (either normal is right)
         np.testing.assert_allclose(fast[1][40:], plain[1][40:], rtol=0, atol=1e-12)
+        # bins with one surface on top answer with its plane: the same as testing every triangle
+        assert np.mean(mesh._single >= 0) > 0.1
+        single = mesh._single
+        for name, arg in (("ray_down", pts), ("height", pts[:, :2])):
+            mesh._single = np.full_like(single, -1)
+            every = getattr(mesh, name)(arg)
+            mesh._single = single
+            one = getattr(mesh, name)(arg)
+            np.testing.assert_allclose(one[0], every[0], rtol=0, atol=1e-12)
+            np.testing.assert_array_equal(one[2], every[2])
+            np.testing.assert_allclose(one[1][40:], every[1][40:], rtol=0, atol=1e-12)
+        mesh._single = single
 
 
 def test_affine_inverse_is_the_inverse_of_non_orthonormal_matrices():
