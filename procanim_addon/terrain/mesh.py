@@ -59,6 +59,7 @@ class TerrainMesh:
         # normals point up (a terrain is seen from above); vertical faces keep their direction
         self.normals = np.where((n[:, 2] < -1e-12)[:, None], -n, n)
         self.z_max = float(self.corners[..., 2].max())  # nothing of the terrain is higher (m)
+        self._tri_lo, self._tri_hi = self.corners.min(axis=1), self.corners.max(axis=1)  # bounding boxes
         self._build_grid(cell_size)
 
     # ------------------------------------------------------------------ constructors
@@ -340,15 +341,13 @@ class TerrainMesh:
         n = len(c)
         reach = np.einsum("nij,nj->ni", np.abs(ax), e)  # half size of the box's world AABB
         low = np.nonzero(c[:, 2] - reach[:, 2] + tolerance < self.z_max)[0]  # others are above everything
-        q, t = self._candidates(c[low, :2] - reach[low, :2], c[low, :2] + reach[low, :2])
-        q = low[q]
-        if len(q) == 0:
+        ql, t = self._candidates(c[low, :2] - reach[low, :2], c[low, :2] + reach[low, :2])
+        if len(ql) == 0:
             return np.zeros(n, bool)
         # quick reject: world bounding boxes that overlap by no more than the tolerance
-        tri_lo = self.corners[t].min(axis=1)
-        tri_hi = self.corners[t].max(axis=1)
-        near = np.all((tri_hi > c[q] - reach[q] + tolerance) & (tri_lo < c[q] + reach[q] - tolerance), axis=1)
-        q, t = q[near], t[near]
+        box_lo, box_hi = c[low] - reach[low] + tolerance, c[low] + reach[low] - tolerance
+        near = np.all((self._tri_hi[t] > box_lo[ql]) & (self._tri_lo[t] < box_hi[ql]), axis=1)
+        q, t = low[ql[near]], t[near]
         if len(q) == 0:
             return np.zeros(n, bool)
         # triangle corners in each box's frame: v' = Aᵀ (v − c)

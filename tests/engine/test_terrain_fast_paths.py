@@ -232,3 +232,30 @@ def test_moves_on_the_pose_then_channels_once_equal_channels_after_every_move():
     np.testing.assert_allclose(rot, rot_ref, rtol=0, atol=1e-12)
     np.testing.assert_allclose(loc, loc_ref, rtol=0, atol=1e-12)
     np.testing.assert_allclose(pose, sk.fk(loc_ref, rot_ref), rtol=0, atol=1e-12)
+
+
+def surface_frames_vectors(normals, forward):
+    """Descriptor frames with whole-vector operations (the terrain's implementation before issue 12)."""
+    from procanim_addon.transforms import normalize
+
+    n = normalize(normals)
+    f = np.broadcast_to(np.asarray(forward, float), n.shape)
+    t = f - np.sum(f * n, axis=-1, keepdims=True) * n
+    bad = np.linalg.norm(t, axis=-1) < 1e-6
+    if np.any(bad):
+        up = np.array([0.0, 0.0, 1.0])
+        t = np.where(bad[..., None], up - np.sum(up * n, axis=-1, keepdims=True) * n, t)
+    t = normalize(t)
+    return np.stack((n, t, np.cross(n, t)), axis=-2)
+
+
+def test_descriptor_frames_per_component_equal_the_vector_version():
+    from procanim_addon.terrain.descriptors import surface_frames
+
+    rng = np.random.default_rng(12)
+    n = rng.normal(size=(300, 12, 3))
+    n[:20] = [0.0, 1.0, 0.0]  # walls facing the forward direction: the up axis
+    n[20:40] = [0.0, 0.0, 1.0]
+    n[40:45] = [0.0, -2.0, 0.0]
+    for forward in ([0.0, -1.0, 0.0], np.array([0.3, -0.9, 0.1])):
+        np.testing.assert_array_equal(surface_frames(n, forward), surface_frames_vectors(n, forward))
