@@ -150,7 +150,8 @@ class Kernel:
             hx += gm[0] * dx + gm[1] * dy + gm[2] * dz
             hy += gm[3] * dx + gm[4] * dy + gm[5] * dz
             hz += gm[6] * dx + gm[7] * dy + gm[8] * dz
-            g = mat_mul(gm, c[j + 1]) if j + 1 < self.n else None
+            if j + 1 < count:  # the next joint's frame (none needed after the last one asked for)
+                g = mat_mul(gm, c[j + 1])
         return (hx, hy, hz), heads, axes
 
     def frames(self, g, th, count: int) -> list:
