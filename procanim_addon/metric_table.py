@@ -29,8 +29,12 @@ class Metric:
                 return "none"
             shown = ", ".join(str(v) for v in value[:LIST_SHOWN])
             return f"{len(value)}: {shown}{' …' if len(value) > LIST_SHOWN else ''}"
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            return "–" if not isinstance(value, str) else value
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        if isinstance(value, str):
+            return value
+        if not isinstance(value, (int, float)) or not math.isfinite(value):
+            return "–"
         text = f"{value:.{self.digits}f}" if self.digits else f"{round(value):d}"
         return f"{text} {self.unit}".strip()
 
@@ -52,8 +56,14 @@ PENETRATION = _m("penetration_max_cm", "Foot below ground", "cm", 3,
 COMMON = (
     _m("keys", "Keys per channel", "", 0, "Keyframes written on every baked channel"),
     _m("fcurves", "F-curves", "", 0, "Animation channels written by the bake"),
+    _m("controls_keyed", "Controls keyed", "", 0, "Animator controls (and IK/FK switches) that received keys"),
     _m("control_residual_cm_max", "Control residual", "cm", 3,
        "Largest distance between Blender's evaluated deform bones and the intended pose, on the sampled frames"),
+    _m("control_residual_cm_mean", "Control residual, mean", "cm", 3,
+       "Mean distance between Blender's evaluated deform bones and the intended pose, on the sampled frames"),
+    _m("control_residual_bone", "Worst bone", "", 0, "The deform bone farthest from the intended pose"),
+    _m("control_bake_approximate", "Approximate", "", 0,
+       "Yes when the rig cannot reproduce the motion within 0.5 cm (e.g. Rigify's IK stretch: try FK Controls)"),
     _m("generate_ms", "Bake time", "ms", 0, "Time from Generate to the keys being written"),
 )
 
