@@ -20,6 +20,7 @@ import bpy
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
+from benchlog import emit  # noqa: E402
 from blender_install import install_extension  # noqa: E402
 
 
@@ -67,6 +68,8 @@ def main(argv=None) -> int:
             ins = time.perf_counter() - t3
         ratio = ins / (t2 - t1) if ins == ins else float("nan")
         print(f"{n:>7} {t1 - t0:>11.3f} {t2 - t1:>8.3f} {ins:>18.3f} {ratio:>6.0f}x")
+        emit("bake_speed", f"{n} frames", frames=n, generate_s=t1 - t0, bake_s=t2 - t1, keyframe_insert_s=ins,
+             ratio=ratio)
     return 0
 
 

@@ -46,6 +46,7 @@ sys.path.insert(0, str(ROOT / "tests" / "batch"))
 sys.path.insert(0, str(ROOT / "tests" / "blender"))
 import build  # noqa: E402  (tools/build.py)
 from batch_cluster import local_cluster  # noqa: E402
+from benchlog import emit  # noqa: E402
 from blender_install import install_extension  # noqa: E402
 
 
@@ -110,9 +111,10 @@ def main(argv: list[str]) -> int:
     zip_path = build.build(out_dir=folder / "dist")
     install_extension("batchbench", zip_path=zip_path)
     job = job_file(folder, batch_scenes.street(folder / "street.blend", length=args.length), args.shots)
+    load_before = os.getloadavg()
     print(
         f"{args.shots} path-walk shots ({args.length:g} m), {args.workers} workers, {os.cpu_count()} cores; "
-        f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}",
+        f"load average before: {' '.join(f'{x:.2f}' for x in load_before)}",
         flush=True,
     )
 
@@ -122,7 +124,8 @@ def main(argv: list[str]) -> int:
     print("  local pool done", flush=True)
     with local_cluster(folder / "dask", args.workers, env={"PROCANIM_ZIP": str(zip_path)}) as cluster:
         results["Dask"] = figures(run(job, folder / "dask-out", zip_path, "--scheduler", cluster.address), args.workers)
-    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}\n")
+    load_after = os.getloadavg()
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in load_after)}\n")
 
     seq = results["sequential"]
     head = f"{'mode':<12}{'wall s':>8}{'ready s':>9}{'baking s':>10}{'x baking':>10}{'x wall':>8}"
@@ -133,6 +136,9 @@ def main(argv: list[str]) -> int:
             f"{name:<12}{f['wall']:8.1f}{f['ready']:9.1f}{f['baking']:10.1f}{seq['baking'] / f['baking']:10.2f}"
             f"{seq['wall'] / f['wall']:8.2f}{f['bake']:8.3f}{f['inside']:22.3f}{f['end_to_end']:14.3f}{f['cpu']:12.3f}"
         )
+        emit("batch", name, shots=args.shots, workers=0 if name == "sequential" else args.workers,
+             cores=os.cpu_count(), speedup_baking=seq["baking"] / f["baking"], speedup_wall=seq["wall"] / f["wall"],
+             load_before=list(load_before), load_after=list(load_after), **f)
     print(
         textwrap.dedent(f"""
         x baking: speed-up over sequential on the baking phase (throughput, worker start-up excluded);

@@ -29,6 +29,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
+from benchlog import emit  # noqa: E402
 from blender_install import install_extension  # noqa: E402
 
 STEP_M = 1.0 / 24  # about 1 m/s: metres of path per frame, to size the curve
@@ -135,6 +136,10 @@ def main(argv=None) -> int:
         f"Bake Action / ProcAnim bake onto controls: {peer * 1000 / bake_ms:.1f}x; "
         f"/ ProcAnim end to end: {peer / seconds:.1f}x"
     )
+    emit("control_rig", args.key_target, frames=n, bones=len(rig.data.bones), controls=len(keyed),
+         residual_cm_max=m["control_residual_cm_max"], procanim_ms=seconds * 1000.0, generate_ms=m["generate_ms"],
+         control_bake_ms=bake_ms, peer_ms=peer * 1000.0, ratio_end_to_end=peer / seconds,
+         ratio_control_bake=peer * 1000 / bake_ms)
     return 0
 
 

@@ -34,6 +34,7 @@ from mathutils import Matrix
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
+from benchlog import emit  # noqa: E402
 from blender_install import install_extension  # noqa: E402
 
 CONFIGS = [
@@ -44,6 +45,10 @@ CONFIGS = [
     ("FABRIK + FABRIK", "FABRIK", "FABRIK"),
     ("DLS + DLS", "DLS", "DLS"),
 ]
+PAPER_BOTH_CM = {  # Table 3 of Deglorie et al. 2015, both hands: mean, std (cm)
+    "JT + JT": (0.53, 0.10), "CCD + CCD": (0.72, 0.46), "fuzzy + fuzzy": (1.70, 0.61), "CCD + fuzzy": (1.14, 0.40),
+}
+DEFAULT_PAIR = "DLS + DLS"  # the operator's default solvers
 DISTANCE_M = 0.9
 GRIP_FRACTION, HALF_PALM = 0.5, 0.15  # docs/handshake.md: grip point on the hand bone
 CONTACT_DROP, SHAKE_RATIO, DECAY = 0.6, 0.35, 0.5  # the paper's model (defaults of HandshakeParams)
@@ -201,10 +206,18 @@ def main(argv=None) -> int:
         cells = "".join(f"{'%.4f / %.4f / %.4f' % stats(meas[k]):>27}" for k in ("both", "ta", "tb"))
         t1, t2 = m["time_ms_initiator"], m["time_ms_partner"]
         print(f"{label:<17}{cells}{t1:>11.3f}{t1 / ms:>10.1f}{t2:>11.3f}{t2 / ms:>10.1f}{fps:>10.0f}")
+        paper = PAPER_BOTH_CM.get(label, (None, None))
+        emit("handshake", label, **{f"{k}_{s}_cm": float(v) for k in ("both", "ta", "tb")
+                                    for s, v in zip(("mean", "std", "max"), stats(meas[k]))},
+             ms_initiator=t1, ms_partner=t2, blender_ik_ms=ms, ratio_initiator=t1 / ms, ratio_partner=t2 / ms,
+             fps=fps, frames=len(meas["frames"]), default=label == DEFAULT_PAIR, paper_both_mean_cm=paper[0],
+             paper_both_std_cm=paper[1])
     print(
         f"{'Blender IK':<17}{'':>27}{'%.4f / %.4f / %.4f' % stats(err):>27}{'':>27}{ms:>11.3f}{1.0:>10.1f}"
         f"   (IK constraint on a copy of the initiator's arm; depsgraph update {total_ms:.3f} ms)"
     )
+    emit("handshake", "Blender IK", **{f"ta_{s}_cm": float(v) for s, v in zip(("mean", "std", "max"), stats(err))},
+         ms_initiator=ms, update_ms=total_ms)
     if args.plot:
         import matplotlib
 

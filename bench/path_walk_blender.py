@@ -44,6 +44,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
+from benchlog import emit  # noqa: E402
 from blender_install import install_extension  # noqa: E402
 
 FPS = 24
@@ -347,6 +348,9 @@ def speed_section(args) -> dict:
     for name, c in rows.items():
         print(f"{name:44s} {c.wall:8.3f} {1000 * c.wall / frames:9.3f} {c.cpu:8.3f}")
     print(f"ratio Bake Action / ProcAnim: {nla.wall / op.wall:.1f}x wall, {nla.cpu / op.cpu:.1f}x CPU (goal >= 20x)")
+    emit("path_walk_speed", "metarig", frames=frames, bones=len(skeleton), procanim_wall_s=op.wall,
+         procanim_cpu_s=op.cpu, peer_wall_s=nla.wall, peer_cpu_s=nla.cpu, ratio_wall=nla.wall / op.wall,
+         ratio_cpu=nla.cpu / op.cpu, parts_wall_s={k.strip(): v.wall for k, v in parts.items()})
     return {"frames": frames, "bones": len(skeleton), "ratio_wall": nla.wall / op.wall, "ratio_cpu": nla.cpu / op.cpu,
             "rows": {k.strip(): {"wall_s": v.wall, "cpu_s": v.cpu} for k, v in rows.items()}}
 
@@ -429,6 +433,7 @@ def follow_section(args) -> dict:
             f"{m['penetration']:7.2f} {m['deviation']:7.2f}"
         )
         out["rows"][name] = {"seconds": t, "frames": count, **m}
+        emit("path_walk_follow", name, seconds=t, frames=count, fps=count / t, length_m=length_m, **m)
     print(
         f"(measured on frames {window[0]}–{window[-1]}, while the Follow Path rig travels; skate: cm/s of sole "
         "points in contact; bake s: the operator end to end for ProcAnim, bpy.ops.nla.bake alone for the others "

@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "bench"))
 import path_walk_blender as pwb  # noqa: E402
+from benchlog import emit  # noqa: E402
 from blender_install import install_extension  # noqa: E402
 
 FPS = 24
@@ -70,6 +71,10 @@ def main(argv=None) -> int:
     rest_wall, rest_cpu = crowd.wall - engine.wall, crowd.cpu - engine.cpu
     print(f"{'read + bake (the difference)':40s} {rest_wall:8.2f} {rest_cpu:8.2f} {rest_wall * per:18.3f} "
           f"{rest_cpu * per:17.3f}")
+    emit("crowd", "humans", characters=args.characters, bones=len(sk), character_frames=frames,
+         operators_wall_s=crowd.wall, operators_cpu_s=crowd.cpu, engine_wall_s=engine.wall, engine_cpu_s=engine.cpu,
+         per_1000_wall_s=crowd.wall * per, per_1000_cpu_s=crowd.cpu * per, engine_per_1000_wall_s=engine.wall * per,
+         engine_per_1000_cpu_s=engine.cpu * per)
     print(f"goal: <= 0.3 s per 1,000 character-frames; 100 x 1,000 frames would take {crowd.wall * per * 100:.1f} s "
           f"wall ({crowd.cpu * per * 100:.1f} s CPU) at this rate")
     return 0

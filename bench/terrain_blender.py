@@ -40,6 +40,7 @@ from mathutils.bvhtree import BVHTree
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
+from benchlog import emit  # noqa: E402
 from blender_install import install_extension  # noqa: E402
 
 PAPER = {  # Table 2: collisions / bone-length error %, High (waist) / Medium (knee) / Low (ankle)
@@ -152,7 +153,8 @@ def run_case(kind, level):
     bpy.ops.procanim.add_human(name="Human")
     human = bpy.data.objects["Human"]
     bpy.ops.procanim.source_motion(armature="Human", kind=kind.upper())
-    lo, hi = human.animation_data.action.frame_range
+    source = human.animation_data.action
+    lo, hi = source.frame_range
     frames = list(range(int(lo), int(hi) + 1))
     sole, h = heights(human)
     terrain = add_zigzag("Zigzag", h[level])
@@ -171,7 +173,9 @@ def run_case(kind, level):
             g0 = sole_gap(human, b, side, ground=sole)
             if g0 < 0.005:
                 contact_err = max(contact_err, abs(sole_gap(human, a, side, surface) - g0))
+    human.animation_data.action = source
     return {
+        "refused": refused_by_default(),
         "frames": len(frames),
         "height_m": h[level],
         "src_collisions": src_collisions,
@@ -182,6 +186,16 @@ def run_case(kind, level):
         "fps": len(frames) / wall,
         "desc_fps": len(frames) / max(metrics.get("descriptor_solve_time_s", float("nan")), 1e-9),
     }
+
+
+def refused_by_default() -> str:
+    """What the operator answers with its default settings (refuse_infeasible on): "" when it adapts
+    the active action, else the first sentence of its refusal."""
+    try:
+        result = bpy.ops.procanim.adapt_terrain(armature="Human", terrain="Zigzag")
+    except RuntimeError as err:  # the operator's error report, raised by bpy.ops from a script
+        return str(err).strip().removeprefix("Error:").strip().split(";")[0]
+    return "" if result == {"FINISHED"} else str(result)
 
 
 def nla_bake_cpu(obj, frame_start, frame_end) -> float:
@@ -232,6 +246,8 @@ def speed_table() -> None:
             n, t, tp, te = speed_case(steps, level)
             print(f"{steps:>2} steps  {level:<6} {n:>6} {t:>10.3f} {n / t:>9.0f} {n / t / 24:>11.1f} {tp:>10.3f} "
                   f"{n / tp:>9.0f} {t / tp:>19.2f}x {te:>12.0%}", flush=True)
+            emit("terrain_speed", f"{steps} steps, {level}-high", steps=steps, level=level, frames=n, procanim_cpu_s=t,
+                 fps=n / t, real_time=n / t / 24, peer_cpu_s=tp, peer_fps=n / tp, ratio=t / tp, engine_share=te)
 
 
 def plot(rows, path):
@@ -285,6 +301,10 @@ def main(argv=None) -> int:
                 f"{r['contact_err_cm']:>10.3f} {r['fps']:>6.1f} {r['desc_fps']:>8.1f}",
                 flush=True,
             )
+            if r["refused"]:
+                print(f"        refused by default: {r['refused']}")
+            emit("terrain_table2", f"{kind}, {level}", kind=kind, level=level, paper_collisions=pc,
+                 paper_length_err_pct=pe, **r)
     if args.plot:
         plot(rows, args.plot)
     return 0
