@@ -5,8 +5,11 @@
 ProcAnim's human walks a straight 14 m line at 80, 100, 115 and 130 steps/min (24 fps, default
 settings). The figures are measured on the FK of the clip (``procanim_addon/walk/gait_stats.py``,
 the same code the Blender test runs on the evaluated pose): step length per leg length (hip height
-above the sole), peak knee flexion in early stance (the first 20 % of the gait cycle after heel
-strike), the upper arm's sagittal swing range. Each is printed next to its reference and the ratio.
+above the sole); the knee's flexion at initial contact, its peak in loading response (the first
+20 % of the gait cycle after heel strike), its least in mid and late stance (20–50 %), its mean in
+terminal stance (30–45 %), at toe off and its peak in swing; the upper arm's sagittal swing range.
+Each is printed next to its reference, the ratio and whether it is within the documented tolerance
+(docs/path_walk.md: ±10 % of the reference, or the band given for the nearly straight knee).
 
 References (the numbers ProcAnim compares with, and where they come from):
 
@@ -42,15 +45,32 @@ from procanim_addon.walk.gait_stats import gait_statistics  # noqa: E402
 
 CADENCES = (80, 100, 115, 130)
 WALK_RATIO_LEGS = 0.0064 / (0.53 * 1.70)  # leg lengths per step/min
-KNEE_EARLY_STANCE_DEG = 17.5
 ARM_SWING_100_DEG = 39.0
+# knee figures: (reference, tolerance) — ("rel", 0.1) ±10 % of the reference; ("abs", a, b) within [a, b]
+KNEE = {
+    "knee_contact_deg": (5.0, ("abs", 0.0, 8.0)),
+    "knee_early_stance_deg": (17.5, ("rel", 0.10)),
+    "knee_stance_min_deg": (5.0, ("abs", 0.0, 10.0)),
+    "knee_terminal_stance_deg": (5.0, ("abs", 0.0, 15.0)),
+    "knee_toe_off_deg": (37.5, ("rel", 0.10)),
+    "knee_swing_peak_deg": (62.5, ("rel", 0.10)),
+}
 
 
 def references(cadence: float) -> dict:
-    """The reference of each figure at ``cadence`` (steps/min)."""
+    """{figure: (reference, tolerance)} at ``cadence`` (steps/min)."""
     step = WALK_RATIO_LEGS * cadence
-    return {"step_length_per_leg": step, "knee_early_stance_deg": KNEE_EARLY_STANCE_DEG,
-            "arm_swing_deg": ARM_SWING_100_DEG * step / (WALK_RATIO_LEGS * 100.0)}
+    out = {"step_length_per_leg": (step, ("rel", 0.10))}
+    out.update(KNEE)
+    out["arm_swing_deg"] = (ARM_SWING_100_DEG * step / (WALK_RATIO_LEGS * 100.0), ("rel", 0.10))
+    return out
+
+
+def within(value: float, ref: float, tol) -> bool:
+    """Whether ``value`` is within tolerance ``tol`` of ``ref`` (see :data:`KNEE`)."""
+    if tol[0] == "rel":
+        return abs(value / ref - 1.0) <= tol[1]
+    return tol[1] <= value <= tol[2]
 
 
 def measure(height: float = 1.75) -> dict:
@@ -72,13 +92,15 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     stats = measure(args.height)
     print(f"path walk gait statistics — ProcAnim human {args.height:g} m, straight 14 m, 24 fps")
-    head = f"{'steps/min':>9s}  {'figure':28s} {'ProcAnim':>9s} {'reference':>10s} {'ratio':>6s}"
+    head = f"{'steps/min':>9s}  {'figure':28s} {'ProcAnim':>9s} {'reference':>10s} {'ratio':>6s}  tolerance"
     print(head)
     print("-" * len(head))
     for cadence, st in stats.items():
-        for key, ref in references(cadence).items():
-            print(f"{cadence:9d}  {key:28s} {st[key]:9.3f} {ref:10.3f} {st[key] / ref:6.2f}")
-    print("(within ±10 % when the ratio is 0.90–1.10; sources in this script's docstring and docs/path_walk.md)")
+        for key, (ref, tol) in references(cadence).items():
+            band = f"±{tol[1] * 100:.0f} %" if tol[0] == "rel" else f"{tol[1]:g}–{tol[2]:g}"
+            ok = "ok" if within(st[key], ref, tol) else "OUT"
+            print(f"{cadence:9d}  {key:28s} {st[key]:9.3f} {ref:10.3f} {st[key] / ref:6.2f}  {band:8s} {ok}")
+    print("(sources in this script's docstring and docs/path_walk.md)")
     return 0
 
 

@@ -38,9 +38,15 @@ parameter of :class:`PathWalkParams` / :class:`ForceCoefficients`):
   long swings), end speeds matched to the roll; height on two cubics joined at the apex, raised
   for clearance (then a local smooth lift over nosings). On stairs the foot lifts, then travels.
 * Legs: two-bone IK (``ik.two_bone``) with the hip–ankle distance kept under ``knee_reach`` of
-  the leg; heel-strike heights come from that reach (the landing leg keeps 1.5 cm in hand), the
-  pelvis is lowered (smoothly) wherever a weight-bearing or landing leg could not reach, so
-  planted feet never slide and landings never jump; a swinging foot out of reach is raised.
+  the leg; the pelvis is lowered (smoothly) wherever a weight-bearing leg could not reach, so
+  planted feet never slide; a swinging foot out of reach is raised.
+* The stance knee of measured gait on level ground (``PathWalkParams.norms``, Perry and Burnfield
+  2010): heel-strike heights where the landing leg is nearly straight, C corrected kinematically
+  (a smooth B-spline offset, the paper's "kinematic calculation which corrects") toward the knee's
+  loading-response flexion and near extension in mid and terminal stance; RECON: C's place in the
+  step at heel strike from measured vertical travel (Orendurff et al. 2004), the feet's heel-off
+  and toe-off angles (and an earlier toe off on long brisk steps) from the pre-swing knee; the foot
+  flat at the end of loading response. On stairs the earlier margins under the legs' reach stay.
 * Stairs: every sole is checked on the ground (steps crossed at an angle too); one step per tread
   (two when both fit the stride and the height limit), feet centred on treads, steps onto and off
   a flight shorter; the trailing heel is up 25° at the other heel strike, toe off 30°.

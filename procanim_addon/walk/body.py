@@ -51,12 +51,18 @@ def body_frames(char, path, steps, tl, p, com, psi, t, tracks, stride) -> BodyFr
     pelvis = centre + path.left_at(s_c) * z_c[:, None]
     pelvis[:, 2] = y_c
     Psi = psi(t)
-    rot_pr, list_pl = _pelvis_swing(t, steps, tl, p)
+    R_pelvis, rot_pr, list_pl = pelvis_rotation(char, steps, tl, p, Psi, t)
     lean = _lean(t, steps, tl)
-    R_pelvis = rz(Psi - char.rest_heading + rot_pr) @ raxis(char.forward, list_pl)
-    pelvis[:, 2] -= _pelvis_drop(char, p, pelvis, R_pelvis, tracks)
+    pelvis[:, 2] -= _pelvis_drop(char, p, pelvis, R_pelvis, tracks, steps.steady_level((0, 0)))
     D = _root_delta(char, path, centre, s_c, Psi, stride)
     return BodyFrames(t, s_c, centre, pelvis, Psi, rot_pr, list_pl, lean, R_pelvis, D)
+
+
+def pelvis_rotation(char, steps, tl, p, Psi, t):
+    """(R_pelvis (F, 3, 3), pelvic rotation (F,), list (F,)) at times ``t`` (s), Ψ(t) = ``Psi``
+    (rad): the body yaw, then the pelvic rotation about the vertical and the list about forward."""
+    rot_pr, list_pl = _pelvis_swing(t, steps, tl, p)
+    return rz(Psi - char.rest_heading + rot_pr) @ raxis(char.forward, list_pl), rot_pr, list_pl
 
 
 def _pelvis_swing(t, steps, tl, p):
@@ -84,15 +90,16 @@ def _lean(t, steps, tl):
         * np.clip((hs[n] + tl.settle - t) / tl.settle, 0, 1)
 
 
-def _pelvis_drop(char, p, pelvis, R_pelvis, tracks):
+def _pelvis_drop(char, p, pelvis, R_pelvis, tracks, straight=None):
     """How far (m, ≥ 0, smooth) the pelvis must come down so that every planted leg, and a swing
     leg near its ends, reaches its ankle."""
     limit = PelvisHeight(char, p.knee_reach)
     ank = {s: tracks[s].ankle for s in SIDES}
     planted = {s: tracks[s].planted for s in SIDES}
     lim = limit.limit(pelvis[:, :2], R_pelvis, ank, planted)
-    # a swinging leg near its ends keeps clear of the soft lift of reach.lift_into_reach
-    ends = {s: swing_ends(tracks[s]) for s in SIDES}
+    # a swinging leg near its ends keeps clear of the soft lift of reach.lift_into_reach (except a
+    # swing onto a footstep of steady level walking: it lands with the leg straight)
+    ends = {s: swing_ends(tracks[s], straight) for s in SIDES}
     lim = np.minimum(lim, limit.limit(pelvis[:, :2], R_pelvis, ank, ends, shorten=SWING_END_SHORTEN * LIFT_KNEE_M))
     return envelope(np.maximum(pelvis[:, 2] - lim, 0.0), max(int(round(PELVIS_DROP_SMOOTH_S * p.fps)), 1))
 

@@ -200,7 +200,7 @@ class ComPath:
 
 def solve_com(timeline, steps, params, y_stand: float, y_targets: np.ndarray, y_final: float,
               s_final: float, dt: float = 1 / 120, reuse: ComPath | None = None,
-              progress: ProgressFn = no_progress) -> ComPath:
+              progress: ProgressFn = no_progress, at=None) -> ComPath:
     """Solve progression, height and lateral sway of the COM for the whole walk.
 
     timeline:  :class:`~.timing.Timeline`; steps: :class:`~.steps.Footsteps`
@@ -210,6 +210,8 @@ def solve_com(timeline, steps, params, y_stand: float, y_targets: np.ndarray, y_
     reuse:     an earlier solution of the same walk: its progression and sway are kept and only the
                height is solved again (they do not depend on the height targets)
     progress:  gets the fraction done (0–1)
+    at:        (K − 1,) where C is in each step at its heel strike (fraction from P_i to P_{i+1});
+               None: midway (the paper)
     """
     hs = timeline.heel_strike
     n = len(steps) - 1
@@ -234,7 +236,7 @@ def solve_com(timeline, steps, params, y_stand: float, y_targets: np.ndarray, y_
         vf = np.concatenate([np.ones(pre_n), ys.acc / G + 1.0, np.full(len(reuse.t) - pre_n - N, np.nan)])
         progress(1.0)
         return ComPath(reuse.t, reuse.s, y, reuse.z, vf, shapes_y, pre_n, ys.coeffs, (t0, t1), win)
-    xs = _progression(t, win, steps, timeline, params, s_final)
+    xs = _progression(t, win, steps, timeline, params, s_final, at)
     progress(0.7)
     zs, z_v0 = _sway(t, win, steps, timeline, params)
     progress(1.0)
@@ -263,9 +265,10 @@ def _stance_windows(t, timeline, n: int):
     return start, length, sines
 
 
-def _progression(t, win, steps, timeline, params, s_final: float) -> AxisSolution:
+def _progression(t, win, steps, timeline, params, s_final: float, at=None) -> AxisSolution:
     """Progression (eq. 6a): s_x (shape a_x) and the first harmonic (RECON) per footstep, so C passes
-    midway in every step at its heel strike (Figure 8) and stops at ``s_final``."""
+    midway in every step at its heel strike (Figure 8; or ``at`` of the way, (K − 1,)) and stops at
+    ``s_final``."""
     hs = timeline.heel_strike
     n = len(steps) - 1
     start, length, sines = win
@@ -273,7 +276,7 @@ def _progression(t, win, steps, timeline, params, s_final: float) -> AxisSolutio
     shapes_x = Bases(np.concatenate([start, start]), np.concatenate([length, length]),
                      G * np.concatenate([sines @ ax, sines[..., 0]]), len(t))
     nom_x = np.concatenate([np.ones(n), np.full(n, ax[0])])
-    mid = 0.5 * (steps.s[:-1] + steps.s[1:])  # hip midway in the step at heel strike
+    mid = heel_strike_progression(steps, at)  # where C is in the step at heel strike
     # end of walk: the COM still has a little way to go, done by the settling cubic
     end_gap = min(END_GAP * steps.w[n - 2], 0.5 * (s_final - mid[n - 2])) if n >= 3 else 0.0
     rows_x = [(hs[i], "pos", mid[i - 1], W_POSITION) for i in range(2, n)]
@@ -282,6 +285,13 @@ def _progression(t, win, steps, timeline, params, s_final: float) -> AxisSolutio
     rows_x.append((hs[n], "vel", 1.5 * end_gap / timeline.settle, W_VELOCITY))
     return solve_axis(t, 0.0, 0.0, shapes_x, np.zeros(len(t)), rows_x, nom_x,
                       np.concatenate([np.full(n, PULL_X), np.full(n, PULL_X1)]))
+
+
+def heel_strike_progression(steps, at=None) -> np.ndarray:
+    """(K − 1,) progression of C (m) at the heel strike that ends step P_i → P_{i+1}: the paper's
+    hip midway in the step (Figure 8), or ``at`` (K − 1,) of the way from P_i."""
+    f = 0.5 if at is None else np.asarray(at, float)
+    return steps.s[:-1] + f * (steps.s[1:] - steps.s[:-1])
 
 
 def _sway(t, win, steps, timeline, params) -> tuple[AxisSolution, float]:

@@ -7,14 +7,16 @@ pendulum; ankle and toe angles are interpolated.
 
 Stance of footstep k (times from :mod:`.timing`, the COM from :mod:`.com`):
 
-(a) heel strike → foot flat (when C passes over the ankle): the foot rotates about the fixed heel
-    from −θ_hs (toe up) to 0; on stairs heel and toe land together (θ_hs = 0);
+(a) heel strike → foot flat (when C passes over the ankle in the paper; at the end of loading
+    response by default, ``params.norms.foot_flat_at``): the foot rotates about the fixed heel from
+    −θ_hs (toe up) to 0; on stairs heel and toe land together (θ_hs = 0);
 (b) → (c) other heel strike: the foot rotates about the fixed ball joint M (the toe bone stays
     flat on the ground), heel rising to θ_ho;
 (c) → (d) toe off: foot and toe rotate together about the fixed toe tip, up to θ_to.
 
-Pitch is a rotation about the character's rest left axis (positive = heel up, toes down), applied
-after the footstep's heading and ground tilt.
+θ_ho and θ_to (and the toe off's time) may be given per footstep (``roll``, solved in
+:mod:`.support` from measured gait's knee). Pitch is a rotation about the character's rest left axis
+(positive = heel up, toes down), applied after the footstep's heading and ground tilt.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ class FootTrack:
     contact: (F, 3) bool: heel, ball, tip sole points bearing weight
     planted: (F,) bool: any sole point bearing weight
     swing_r: (F,) how far the swing has gone (0–1), NaN in stance
+    swing_to: (F,) int: the footstep a swing lands on, −1 in stance
     """
 
     ankle: np.ndarray
@@ -55,13 +58,14 @@ class FootTrack:
     contact: np.ndarray
     planted: np.ndarray
     swing_r: np.ndarray | None = None
+    swing_to: np.ndarray | None = None
 
 
 class FootModel:
     """Foot poses of one side over any times, from footsteps, timeline, COM and the foot's rest
     geometry. Per-footstep values are arrays over all footsteps (K,); ``ks`` are this side's."""
 
-    def __init__(self, char, side: str, steps, timeline, com, params, ground, path, clearance=None):
+    def __init__(self, char, side: str, steps, timeline, com, params, ground, path, clearance=None, roll=None):
         self.char, self.side, self.steps, self.tl = char, side, steps, timeline
         self.com, self.p, self.ground, self.path = com, params, ground, path
         self.geo = g = char.feet[side]
@@ -74,19 +78,29 @@ class FootModel:
         self.ks = np.flatnonzero(steps.side == sign)
         self.th_hs = np.where(steps.on_stairs, 0.0, np.radians(params.heel_strike_deg))
         th_ho = np.full(len(steps), np.radians(params.heel_off_deg))
+        toe_off = np.full(len(steps), np.radians(params.toe_off_deg))
+        if roll is not None:  # (θ_ho, θ_to) (K,) per footstep, rad, NaN where not solved (support.py)
+            th_ho = np.where(np.isnan(roll[0]), th_ho, roll[0])
+            toe_off = np.where(np.isnan(roll[1]), toe_off, roll[1])
         # on stairs the push-off is shorter so the toe clears the next riser
-        toe_off = np.radians(params.toe_off_deg)
-        self.th_to = np.where(steps.on_stairs, min(toe_off, np.radians(STAIRS_TOE_OFF_DEG)), toe_off)
+        self.th_to = np.where(steps.on_stairs, np.minimum(toe_off, np.radians(STAIRS_TOE_OFF_DEG)), toe_off)
         # on stairs the trailing heel is well up by the time the other foot lands on the next tread
         th_ho = np.where(steps.on_stairs, np.maximum(th_ho, np.radians(STAIRS_HEEL_OFF_DEG)), th_ho)
         self.th_ho = np.minimum(th_ho, self.th_to)
         self.R_flat = yaw_tilt(steps.heading, char.rest_heading, steps.normal)  # (K, 3, 3)
-        self.phase = self._phases()
+        self._phase = None
         flat = lambda p: steps.pos + self.R_flat @ (np.asarray(p) - self.anchor_rest)  # noqa: E731
         self.heel_w, self.joint_w, self.tip_w = flat(g.heel), flat(self.joint_rest), flat(g.tip)
         self.ankle_flat = flat(g.ankle)
         self._swings: Swings | None = None
         self._handed_clearance = clearance
+
+    @property
+    def phase(self):
+        """(land, t_flat, t_rise, t_c, t_d) of every footstep (s), from the COM (:meth:`_phases`)."""
+        if self._phase is None:
+            self._phase = self._phases()
+        return self._phase
 
     @property
     def swings(self) -> Swings:
@@ -110,6 +124,20 @@ class FootModel:
         return (self.path.at(s) + self.path.left_at(s) * z[:, None])[:, :2]
 
     # ------------------------------------------------------------------ stance
+    def rolled_ankle(self, k, theta, toe_theta=None) -> np.ndarray:
+        """(N, 3) ankle of footstep ``k`` (N,) with the foot pitched ``theta`` (N,) rad, heel up: about
+        the ball joint M with the toe flat (``toe_theta`` None), else about the toe tip with the toe
+        pitched ``toe_theta`` (Figure 10 (b)–(d))."""
+        R = self.R_flat[k]
+        if toe_theta is None:
+            return self.joint_w[k] + R @ self.pitch(theta) @ (self.geo.ankle - self.joint_rest)
+        joint = self.tip_w[k] + R @ self.pitch(toe_theta) @ (self.joint_rest - self.geo.tip)
+        return joint + R @ self.pitch(theta) @ (self.geo.ankle - self.joint_rest)
+
+    def landing_ankle(self, k) -> np.ndarray:
+        """(N, 3) ankle of footstep ``k`` (N,) at its heel strike (toes up by θ_hs about the heel)."""
+        return self.heel_w[k] + self.R_flat[k] @ self.pitch(-self.th_hs[k]) @ (self.geo.ankle - self.geo.heel)
+
     def _phases(self):
         """(land, t_flat, t_rise, t_c, t_d) (K,) each: heel strike, foot flat, heel off, the other
         heel strike, toe off of every footstep (s; ±inf where a phase does not happen)."""
@@ -122,9 +150,12 @@ class FootModel:
         passes = self.com.passes_many(st.s)
         hs_next = np.append(tl.heel_strike[1:], np.inf)
         T_next = np.append(tl.T[1:], tl.T[-1])
+        flat_at = self.p.norms.foot_flat_at
         with np.errstate(invalid="ignore"):
-            t_flat = np.where(k <= 1, -np.inf, np.where(
-                k == n, land + END_FLAT * T, np.clip(passes, land + FLAT_WINDOW[0] * T, land + FLAT_WINDOW[1] * T)))
+            # foot flat: measured gait's, at the end of loading response; or C over the ankle (the paper)
+            t_flat = land + flat_at * T if flat_at > 0 else \
+                np.clip(passes, land + FLAT_WINDOW[0] * T, land + FLAT_WINDOW[1] * T)
+            t_flat = np.where(k <= 1, -np.inf, np.where(k == n, land + END_FLAT * T, t_flat))
             mid = np.minimum(np.maximum(np.maximum(passes, t_flat), hs_next - HEEL_OFF_WINDOW[0] * T_next),
                              hs_next - HEEL_OFF_WINDOW[1] * T_next)
         t_rise = np.where(k == 0, tl.heel_strike[1] - FIRST_RISE * tl.T[1], np.where(k <= n - 2, mid, np.inf))
@@ -199,6 +230,7 @@ class FootModel:
         toe = rot.copy()
         contact = np.zeros((N, 3), dtype=bool)
         swing_r = np.full(N, np.nan)
+        swing_to = np.full(N, -1)
         tl, ks = self.tl, self.ks
         # the side's timeline: stance of ks[0], swing, stance of ks[1], swing, …
         bounds = np.stack([tl.land[ks], tl.lift[ks]], axis=-1).ravel()
@@ -214,9 +246,10 @@ class FootModel:
         if np.any(swing):
             k = ks[seg[swing] // 2]
             swing_r[swing] = (t[swing] - tl.lift[k]) / (tl.land[k + 2] - tl.lift[k])
+            swing_to[swing] = k + 2
             if with_swing:
                 ankle[swing], rot[swing], toe[swing] = self.swings.at(np.searchsorted(self.swings.k, k), t[swing])
         progress(1.0)
-        return FootTrack(ankle, rot, toe, contact, contact.any(axis=1), swing_r)
+        return FootTrack(ankle, rot, toe, contact, contact.any(axis=1), swing_r, swing_to)
 
 

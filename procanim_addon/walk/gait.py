@@ -173,7 +173,7 @@ def generate_path_walk(skeleton, rigmap, path_points, ground=None, params: PathW
     body = body_frames(char, path, steps, tl, p, com, plan.psi, t, tracks, plan.stride)
     progress(_P_POSES)
     want: dict[int, tuple] = {}
-    miss = leg_poses(char, skeleton, body, tracks, p, want)
+    miss = leg_poses(char, skeleton, body, tracks, p, want, steps.steady_level((0, 0)))
     progress(_P_POSES + 0.25 * (_P_CHANNELS - _P_POSES))
     chest_yaw = trunk_poses(char, skeleton, rigmap, body, p, want, plan.style)
     progress(_P_POSES + 0.4 * (_P_CHANNELS - _P_POSES))

@@ -8,9 +8,12 @@ plan:
 * heel strikes: the frames where a foot's heel sole point comes within ``CONTACT_M`` of the ground
   after being above it; step length: the distance between successive heel strikes of the two feet
   along the direction the hips travel (gait analysis' step length, not the feet's diagonal);
-* knee flexion: 180° minus the angle at the knee between hip → knee and knee → ankle (0 = straight);
-  early stance: its peak within the first :data:`EARLY_STANCE` of a gait cycle after a heel strike
-  (loading response, Perry & Burnfield 2010, ch. 4);
+* knee flexion: 180° minus the angle at the knee between hip → knee and knee → ankle (0 = straight),
+  per gait cycle of each leg (Perry and Burnfield 2010, Gait Analysis, ch. 4, the phases): at
+  initial contact (the heel strike's frame); its peak in loading response (within the first
+  :data:`EARLY_STANCE` of the cycle); its least in mid and late stance (:data:`LATE_STANCE` of the
+  cycle) and its mean in terminal stance (:data:`TERMINAL_STANCE`); at toe off (the last frame the
+  toe tip touches); its peak in swing (toe off to the next heel strike);
 * arm swing: the upper arm's angle from the trunk's downward axis in its sagittal plane (+ forward),
   and its range (max − min) per gait cycle; the same for the whole arm (shoulder → wrist).
 
@@ -25,6 +28,8 @@ from .metrics import bone_pose, sole_points
 
 CONTACT_M = 0.003
 EARLY_STANCE = 0.2  # fraction of a gait cycle after heel strike that is "early stance"
+LATE_STANCE = (0.2, 0.5)  # mid and late stance: from the end of loading response to the other heel strike
+TERMINAL_STANCE = (0.3, 0.45)  # terminal stance, before pre-swing flexion begins (Perry and Burnfield: 31–50 %)
 
 
 def heel_strikes(skeleton, pose, char, ground) -> dict:
@@ -45,8 +50,11 @@ def _steady(frames: np.ndarray, skip: int = 2) -> np.ndarray:
 def gait_statistics(skeleton, rigmap, pose, char, ground, fps: float) -> dict:
     """The figures of the module docstring (plain floats; NaN where a figure could not be measured).
 
-    step_length_per_leg, cadence_spm (from the heel strikes), knee_early_stance_deg (mean peak),
-    arm_swing_deg (upper arm range), arm_swing_whole_deg (shoulder → wrist range).
+    step_length_per_leg, cadence_spm (from the heel strikes); the knee (means over the steady gait
+    cycles of both legs, degrees): knee_contact_deg, knee_early_stance_deg (loading-response peak),
+    knee_stance_min_deg (mid/late stance), knee_terminal_stance_deg (mean), knee_toe_off_deg,
+    knee_swing_peak_deg; arm_swing_deg
+    (upper arm range), arm_swing_whole_deg (shoulder → wrist range).
     """
     strikes = heel_strikes(skeleton, pose, char, ground)
     events = sorted((int(f), side) for side, fr in strikes.items() for f in _steady(fr))
@@ -63,8 +71,8 @@ def gait_statistics(skeleton, rigmap, pose, char, ground, fps: float) -> dict:
     out = {
         "step_length_per_leg": float(np.mean(steps) / char.leg_length) if steps else np.nan,
         "cadence_spm": float(60.0 / np.mean(times)) if times else np.nan,
-        "knee_early_stance_deg": _knee_early_stance(pose, char, strikes, cycle, fps),
     }
+    out.update(knee_statistics(skeleton, pose, char, ground, strikes, cycle, fps))
     out.update(_arm_swing(skeleton, rigmap, pose, char, strikes))
     return out
 
@@ -79,17 +87,44 @@ def knee_flexion_deg(pose, char, side: str) -> np.ndarray:
     return np.degrees(np.arccos(np.clip(cos, -1.0, 1.0)))
 
 
-def _knee_early_stance(pose, char, strikes, cycle: float, fps: float) -> float:
+def toe_offs(skeleton, pose, char, ground) -> dict:
+    """{side: frame indices}: the last frame of each stance the foot's toe tip touches the ground."""
+    out = {}
+    for side in ("L", "R"):
+        tip = sole_points(skeleton, pose, char, side)[:, 2]
+        gz, _, _ = ground.height(tip[:, :2])
+        down = tip[:, 2] - np.asarray(gz) < CONTACT_M
+        out[side] = np.flatnonzero(down[:-1] & ~down[1:])
+    return out
+
+
+def knee_statistics(skeleton, pose, char, ground, strikes, cycle: float, fps: float) -> dict:
+    """The knee figures of :func:`gait_statistics` (degrees; NaN when no steady cycle was found)."""
+    keys = ("knee_contact_deg", "knee_early_stance_deg", "knee_stance_min_deg", "knee_terminal_stance_deg",
+            "knee_toe_off_deg", "knee_swing_peak_deg")
     if not np.isfinite(cycle):
-        return np.nan
-    window = max(int(round(EARLY_STANCE * cycle * fps)), 1)
-    peaks = []
+        return dict.fromkeys(keys, np.nan)
+    n = cycle * fps
+    early = max(int(round(EARLY_STANCE * n)), 1)
+    late = (int(round(LATE_STANCE[0] * n)), int(round(LATE_STANCE[1] * n)))
+    term = (int(round(TERMINAL_STANCE[0] * n)), int(round(TERMINAL_STANCE[1] * n)))
+    offs = toe_offs(skeleton, pose, char, ground)
+    got = {k: [] for k in keys}
     for side in ("L", "R"):
         flex = knee_flexion_deg(pose, char, side)
-        for f in _steady(strikes[side]):
-            if f + window < len(flex):
-                peaks.append(flex[f:f + window + 1].max())
-    return float(np.mean(peaks)) if peaks else np.nan
+        hs = strikes[side]
+        for f in _steady(hs):
+            nxt = hs[hs > f]
+            off = offs[side][offs[side] > f]
+            if not len(nxt) or not len(off) or off[0] >= nxt[0] or nxt[0] >= len(flex):
+                continue
+            got["knee_contact_deg"].append(flex[f])
+            got["knee_early_stance_deg"].append(flex[f:f + early + 1].max())
+            got["knee_stance_min_deg"].append(flex[f + late[0]:f + late[1] + 1].min())
+            got["knee_terminal_stance_deg"].append(flex[f + term[0]:f + term[1] + 1].mean())
+            got["knee_toe_off_deg"].append(flex[off[0]])
+            got["knee_swing_peak_deg"].append(flex[off[0]:nxt[0] + 1].max())
+    return {k: float(np.mean(v)) if v else np.nan for k, v in got.items()}
 
 
 def _arm_swing(skeleton, rigmap, pose, char, strikes) -> dict:

@@ -14,23 +14,24 @@ from ..ik.two_bone import solve_two_bone
 from .body import BodyFrames
 from .character import SIDES
 from .pose import map_rot, wrap
-from .reach import lift_into_reach
+from .reach import LIFT_KNEE_M, lift_into_reach, lift_knee
 from .turning import PSI_ANKLE_SHARE
 
 
-def leg_poses(char, sk, body: BodyFrames, tracks, p, want: dict) -> float:
+def leg_poses(char, sk, body: BodyFrames, tracks, p, want: dict, straight=None) -> float:
     """Thigh, shin, foot and toe of both legs into ``want``; hips too. Returns the largest
-    distance (m) between a planted foot's planned and reached ankle (an IK miss)."""
+    distance (m) between a planted foot's planned and reached ankle (an IK miss). ``straight`` (K,)
+    bool: footsteps a swing lands on with the leg reaching straight (:func:`~.reach.lift_knee`)."""
     ml = sk.matrix_local
     want[char.hips] = (body.R_pelvis @ ml[char.hips][:3, :3], body.pelvis)
     miss = 0.0
     for s in SIDES:
         hip_joint = body.pelvis + np.einsum("fij,j->fi", body.R_pelvis, char.hip_joint_rest[s] - char.pelvis_rest)
-        miss = max(miss, _one_leg(char, sk, s, hip_joint, body, tracks[s], p, want))
+        miss = max(miss, _one_leg(char, sk, s, hip_joint, body, tracks[s], p, want, straight))
     return miss
 
 
-def _one_leg(char, sk, s, hip_joint, body: BodyFrames, tr, p, want: dict) -> float:
+def _one_leg(char, sk, s, hip_joint, body: BodyFrames, tr, p, want: dict, straight=None) -> float:
     ml = sk.matrix_local
     fwd_foot = np.einsum("fij,j->fi", tr.rot, char.forward)
     h_foot = np.arctan2(fwd_foot[:, 1], fwd_foot[:, 0])
@@ -42,7 +43,8 @@ def _one_leg(char, sk, s, hip_joint, body: BodyFrames, tr, p, want: dict) -> flo
     target = tr.ankle.copy()
     swing = ~tr.planted
     if np.any(swing):
-        target[swing] = lift_into_reach(hip_joint[swing], tr.ankle[swing], p.knee_reach * (lt + ls))
+        knee_w = LIFT_KNEE_M if straight is None else lift_knee(tr, straight)[swing]
+        target[swing] = lift_into_reach(hip_joint[swing], tr.ankle[swing], p.knee_reach * (lt + ls), knee_w)
     knee, end = solve_two_bone(hip_joint, target, pole, lt, ls)
     miss = float(np.max(np.linalg.norm(end - tr.ankle, axis=-1)[tr.planted], initial=0.0))
     th, sh, ft = char.thigh[s], char.shin[s], char.foot[s]

@@ -28,6 +28,43 @@ class ForceCoefficients:
 
 
 @dataclass
+class GaitNorms:
+    """Measured gait the walk's pelvis height and foot roll are solved for on level ground (ProcAnim's,
+    beyond the paper; docs/path_walk.md). Knee flexion in degrees (0 = straight leg) at parts of the
+    gait cycle from heel strike (Perry and Burnfield 2010, Gait Analysis, ch. 4; Kadaba,
+    Ramakrishnan and Wootten 1990; Winter 2009); the stance knee is piecewise linear through them:
+
+    knee_contact_deg:   at initial contact (the landing leg at heel strike, 0)
+    knee_loading_deg:   the peak of loading response, at ``loading_at`` (0.14 of the cycle)
+    knee_midstance_deg: in mid-stance (0.3 of the cycle)
+    knee_terminal_deg:  in terminal stance (0.4), the knee at its straightest
+    knee_preswing_deg:  the trailing leg at the other foot's heel strike (0.5; RECON: its heel rises
+                        as far as that needs — ``heel_off_deg`` applies on stairs)
+    knee_toe_off_deg:   at toe off (RECON: the foot rolls over its toe tip as far as that needs, and
+                        leaves the ground earlier when it cannot — ``toe_off_deg`` applies on stairs)
+    com_travel:         the COM's vertical travel vs walking speed v, (a m, b m·s/m, v₀ m/s):
+                        a + b (v − v₀) (Orendurff et al. 2004: 2.7 cm at 0.7 m/s, 4.8 cm at 1.6 m/s)
+    com_at_heel_strike: where C is in the step at heel strike (fraction from the trailing foot);
+                        0 = derived (RECON): the landing leg at ``knee_contact_deg`` with the pelvis
+                        ``com_travel`` under its height at mid-stance; 0.5 = the paper (Figure 8)
+    foot_flat_at:       the heel rocker ends (the foot flat) this part of T after heel strike (0.24:
+                        12 % of the gait cycle, the end of loading response); 0 = when C passes over
+                        the ankle (the paper, Figure 10 (b))
+    """
+
+    knee_contact_deg: float = 5.0
+    knee_loading_deg: float = 17.5
+    loading_at: float = 0.14
+    knee_midstance_deg: float = 8.0
+    knee_terminal_deg: float = 5.0
+    knee_preswing_deg: float = 15.0
+    knee_toe_off_deg: float = 37.5
+    com_travel: tuple = (0.027, 0.0233, 0.7)
+    com_at_heel_strike: float = 0.0
+    foot_flat_at: float = 0.24
+
+
+@dataclass
 class PathWalkParams:
     """What the user sets. Lengths in metres, angles in degrees, times in seconds.
 
@@ -55,10 +92,11 @@ class PathWalkParams:
     max_incline_deg:    steeper than this (averaged over a stride) is refused (a ladder)
     pelvis_rotation_deg, pelvis_list_deg: amplitudes of the pelvis' yaw and side drop
     knee_reach:         fraction of the full leg length the hip-ankle distance may use (< 1 keeps
-                        a slight knee bend and no pops)
+                        a slight knee bend and no pops; 0.999: the knee straightens to about 5°)
     style_amplitude, style_weight, style_direction: the duck article's sliders (0–10; 5, 5, 0 is the
                         plain walk) carried to the human walk: stride, cadence, bounce, posture,
                         arm swing and weave (:mod:`.style`, presets in ``style.EMOTIONS``)
+    norms:              measured gait's knee and vertical travel on level ground (:class:`GaitNorms`)
     """
 
     frame_start: int = 1
@@ -89,10 +127,11 @@ class PathWalkParams:
     max_incline_deg: float = 50.0
     pelvis_rotation_deg: float = 4.0
     pelvis_list_deg: float = 3.0
-    knee_reach: float = 0.995
+    knee_reach: float = 0.999
     style_amplitude: float = 5.0
     style_weight: float = 5.0
     style_direction: float = 0.0
+    norms: GaitNorms = field(default_factory=GaitNorms)
 
     def validate(self) -> PathWalkParams:
         """Raise :class:`InputError` naming the first bad value; return self."""

@@ -4,8 +4,9 @@ The legs are posed by two-bone IK from the pelvis to the ankles the feet plan
 (Tsutsuguchi et al. 2000: "hip, knee and ankle angles follow from C and the ankle position"). The
 dynamics of the COM do not know the legs' length, so ProcAnim keeps the hip–ankle distance of
 every weight-bearing leg under ``knee_reach`` × the leg (the pelvis is lowered where needed) and
-draws a swinging ankle that is out of reach smoothly toward the hip. These are ProcAnim's choices
-(the paper assumes the legs reach); the widths below were tuned on the demo's rigs.
+draws a swinging ankle that is out of reach smoothly toward the hip — on level ground with a ramp so
+narrow that the landing leg reaches straight for its heel strike. These are ProcAnim's choices (the
+paper assumes the legs reach); the widths below were tuned on the demo's rigs.
 """
 
 from __future__ import annotations
@@ -17,6 +18,10 @@ from .character import SIDES
 EARLY_SWING = 0.0  # the pelvis also lets the swing leg reach its ankle before this fraction of the swing
 LATE_SWING = 0.75  # … and after this one (so the foot lands without a jump)
 LIFT_KNEE_M = 0.01  # width of the smooth ramp that lifts a swinging ankle into reach
+# … onto a footstep of steady level walking: the leg reaches straight for the heel strike (measured
+# gait's terminal swing, the knee at 0–5°, Perry and Burnfield 2010) and the foot comes down on the
+# leg's arc as the hip moves on
+LIFT_KNEE_STRAIGHT_M = 0.0002
 SWING_END_SHORTEN = 1.5  # × LIFT_KNEE_M: reach kept in hand by a leg about to land
 SOFT_REACH_KNEE_M = 0.04  # width of the tanh saturation that draws a far ankle toward the hip
 
@@ -49,21 +54,33 @@ class PelvisHeight:
         return lim
 
 
-def swing_ends(track) -> np.ndarray:
+def swing_ends(track, straight=None) -> np.ndarray:
     """Frames early or late in this foot's swing, where the pelvis must let the swing leg reach its
-    ankle too (late: the foot is about to land, and must land where it is aimed without a jump)."""
+    ankle too (late: the foot is about to land, and must land where it is aimed without a jump) —
+    not those of a swing onto a footstep of ``straight`` (K,) bool (:func:`lift_knee`)."""
     r = track.swing_r
     if r is None:
         return np.zeros_like(track.planted)
-    return (np.nan_to_num(r, nan=1.0) < EARLY_SWING) | (np.nan_to_num(r, nan=0.0) > LATE_SWING)
+    ends = (np.nan_to_num(r, nan=1.0) < EARLY_SWING) | (np.nan_to_num(r, nan=0.0) > LATE_SWING)
+    if straight is not None and track.swing_to is not None:
+        ends &= ~np.asarray(straight)[np.maximum(track.swing_to, 0)]
+    return ends
+
+
+def lift_knee(track, straight) -> np.ndarray:
+    """(F,) width of the lift ramp (m) of each frame's swing: :data:`LIFT_KNEE_STRAIGHT_M` onto a
+    footstep of ``straight`` (K,) bool, else :data:`LIFT_KNEE_M`."""
+    to = np.maximum(track.swing_to, 0) if track.swing_to is not None else np.zeros(len(track.planted), int)
+    return np.where(np.asarray(straight)[to] & (to > 0), LIFT_KNEE_STRAIGHT_M, LIFT_KNEE_M)
 
 
 def lift_into_reach(hip, ankle, reach: float, knee: float = LIFT_KNEE_M):
     """Swinging ankles raised (straight up, so a toe near a riser does not run into it) until the
-    hip can reach them; the raise is a smooth ramp (C¹) ``knee`` m wide. Ankles too far out
+    hip can reach them; the raise is a smooth ramp (C¹) ``knee`` m wide (one or per ankle). Ankles too far out
     horizontally are drawn in toward the hip instead (:func:`soft_reach`)."""
     v = ankle - hip
     horiz = np.linalg.norm(v[:, :2], axis=-1)
+    knee = np.broadcast_to(np.asarray(knee, float), horiz.shape)
     inner = reach - knee
     z_need = hip[:, 2] - np.sqrt(np.maximum(inner * inner - horiz * horiz, 0.0))
     deficit = z_need - ankle[:, 2]

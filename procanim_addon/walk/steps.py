@@ -76,6 +76,18 @@ class Footsteps:
         """Number of steps (heel strikes after the start), n − 1."""
         return len(self.s) - 2
 
+    def steady_level(self, skip: tuple = (3, 3)) -> np.ndarray:
+        """(K,) bool: footsteps of level, steady walking — not on stairs, the steps onto and off
+        them level ('plane'), and not among the first ``skip[0]`` (from standing) nor the last
+        ``skip[1]`` (the stop)."""
+        K = len(self.s)
+        k = np.arange(K)
+        plane = np.array([m == "plane" for m in self.mode_v])
+        out = ~self.on_stairs & plane
+        out[1:] &= plane[:-1] & ~self.on_stairs[:-1]
+        out[:-1] &= ~self.on_stairs[1:]
+        return out & (k >= skip[0]) & (k <= K - 1 - skip[1])
+
 
 def find_edges(path: WalkPath, riser_min: float = RISER_MIN_M, ground=None) -> np.ndarray:
     """Arc lengths (m) of the risers under the path (height jumps between samples).

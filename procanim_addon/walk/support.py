@@ -1,45 +1,99 @@
-"""The COM and the feet solved together: the pelvis as high as the legs allow.
+"""The COM and the feet solved together: the pelvis where measured gait puts the stance knee.
 
 Tsutsuguchi et al. (2000), Figure 8: at each heel strike the hip lies midway in the step; the
-boundary heights of C are not given. ProcAnim takes, at every heel strike, the highest pelvis that
-both legs reach (the leading foot at heel strike, the trailing one with its heel rising), solves
-the COM through those heights (:func:`~.com.solve_com`), then checks every weight-bearing leg over
-the whole walk: where the dynamics lift the pelvis out of reach between two heel strikes, that
-step's boundaries are lowered and the COM is solved again (a few passes; the progression and the
-sway are solved once, they do not depend on the heights).
+boundary heights of C are not given, and "the dynamic calculation precedes the kinematic
+calculation which corrects or exaggerates the motion". ProcAnim places C in the step at heel strike
+(:func:`heel_strike_fractions`), takes the heel-strike heights at which the landing leg has measured
+gait's knee at initial contact (the trailing leg, heel rising, reaching too), corrects C
+kinematically toward the stance knee of measured gait (:func:`_knee_keys`, :func:`knee_fit`,
+``PathWalkParams.norms``) — where it does, C's own boundary heights follow the pelvis' mean height,
+so the correction averages zero over each step —, rolls each foot as far as the trailing leg's knee
+in pre-swing needs (:func:`_roll_angles`), then checks every weight-bearing leg over the whole walk:
+where the pelvis is out of reach between two heel strikes of a step the keys do not set (the start,
+the stop, stairs), that step's boundaries are lowered and the COM is solved again (a few passes; the
+progression and the sway are solved once, they do not depend on the heights).
+
+The knee keys are for footsteps of steady level walking (:meth:`~.steps.Footsteps.steady_level`);
+on stairs and between levels the pelvis keeps a margin under the legs' reach at heel strike and the
+stance knee is nearly straight when C passes over the ankle (ProcAnim's rules before measured gait's
+were brought in, tuned for flicker-free stairs).
 """
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass
+
 import numpy as np
 
-from ..curves import catmull_rom, gaussian_smooth
+from ..curves import gaussian_smooth
 from ..progress import ProgressFn, no_progress, part
+from .body import pelvis_rotation
 from .character import SIDES
 from .com import solve_com
 from .feet import FootModel
-from .pose import rz
 from .reach import LIFT_KNEE_M, SWING_END_SHORTEN, PelvisHeight
 
 # ProcAnim's choices (the paper leaves the boundary heights of C open):
 STAND_BELOW_M = 0.005  # the standing pelvis sits this far under the legs' reach
-HEEL_STRIKE_GUESS = 0.94  # × standing height: the first pass's heel-strike heights (then from the reach)
-HEEL_STRIKE_MARGIN_M = 0.001  # heel-strike heights kept this far under the reach of both legs
+HEEL_STRIKE_GUESS = 0.94  # × standing height: the first pass's heel-strike heights (then from the knee)
 LOWER_SHARE = 0.75  # share of a step's mid-stance overreach taken off its boundary heights per pass
-REACH_TOL_M = 0.002  # passes stop once no weight-bearing leg is overreached by more than this
-MAX_PASSES = 4
-# The stance knee of measured gait (Perry and Burnfield 2010, ch. 4; Kadaba et al. 1990): nearly
-# straight at initial contact and again at mid-stance (between them it flexes in loading response;
-# the reaction-force model's dip after heel strike gives that flexion here). C is corrected toward
-# these, within measured gait's vertical travel (COM_TRAVEL_M); the walk still crouches (issue 15).
-KNEE_CONTACT_DEG = 5.0
-KNEE_MIDSTANCE_DEG = 6.0
-CONTACT_MARGIN = 2.0 * LIFT_KNEE_M  # reach a landing leg keeps in hand: clear of reach.lift_into_reach's ramp
-# Vertical travel of the COM vs walking speed v (Orendurff et al. 2004, J. Rehabil. Res. Dev. 41:829–
-# 834: 2.7 cm at 0.7 m/s to 4.8 cm at 1.6 m/s): travel = 2.7 cm + 2.33 cm·s/m × (v − 0.7 m/s)
-COM_TRAVEL_M = (0.027, 0.0233, 0.7)
-LOADING_DIP_M = 0.01  # C dips this far below its heel-strike height in loading response (the force model)
+REACH_TOL_M = 0.002  # passes stop once no weight-bearing leg is overreached by more than this …
+ROLL_TOL = np.radians(0.5)  # … and the feet's roll (rad; toe-off times in s) has settled to this
+MAX_PASSES = 5
+STEADY_SKIP = (2, 1)  # the knee keys leave out this many footsteps at the start and at the stop
 CHECK_HZ = 60.0  # the mid-stance check samples the walk at least this often (per second)
+# Steady level walking: the stance knee of measured gait (p.norms) as keys of C's correction
+PROFILE_EVERY = 0.025  # keys this part of the gait cycle apart, heel strike to the other heel strike
+MIDSTANCE_AT, TERMINAL_AT = 0.3, 0.4  # parts of the gait cycle where the knee has its mid-/terminal-stance value
+KNOT_S = 0.04  # the correction is a cubic B-spline with knots this far apart (s) …
+BEND_MPS2 = 1.5  # … whose bending (m/s²) is traded against the keys' misses (SIGMA_M): no jolt at heel strike
+TRANSITION = 0.06  # keys this close (part of the gait cycle) to a heel strike are met loosely
+SIGMA_M = {"contact": 0.008, "transition": 0.012, "stance": 0.003, "stairs": 0.001}  # how closely keys are met (m)
+TRAVEL_SPEEDS = (0.7, 1.6)  # m/s: the speeds Orendurff et al. (2004) measured (the travel is not extrapolated)
+HS_AT_RANGE = (0.4, 0.75)  # the derived position of C at heel strike stays within this part of the step (RECON)
+ROLL_RANGE_DEG = (2.0, 70.0)  # foot pitches searched for the roll the legs need (at most 70°) …
+ROLL_BISECT_DEG = 0.1  # … to this
+TOE_OFF_EARLIEST = 0.4  # part of the double support: the earliest a foot leaves the ground (RECON)
+ROLL_RATE_MAX_DPS = 500.0  # a foot rolls over its toes no faster than this (°/s): its heel rises further first
+# Stairs and steps between levels (the rules before measured gait was brought in):
+HEEL_STRIKE_MARGIN_M = 0.001  # heel-strike heights kept this far under the reach of both legs
+CONTACT_MARGIN_M = 0.02  # reach a landing leg keeps in hand: clear of reach.lift_into_reach's ramp
+STAIRS_KNEE_DEG = (5.0, 6.0)  # the stance knee at heel strike and when C passes over the ankle
+LOADING_DIP_M = 0.01  # C dips this far below its heel-strike height in loading response (the force model)
+
+
+@dataclass
+class _Walk:
+    """What every height rule needs: the character, path, footsteps, timeline, settings, Ψ(t), the
+    legs' reach (:class:`~.reach.PelvisHeight`), the footsteps of steady level walking (K,) and
+    those on level ground (the start and the stop too, K,)."""
+
+    char: object
+    path: object
+    steps: object
+    tl: object
+    p: object
+    psi: object
+    limit: PelvisHeight
+    level: np.ndarray
+    level_ground: np.ndarray
+
+    def rotation(self, t):
+        """(N, 3, 3) the pelvis' rotation at times ``t`` (s): yaw Ψ, pelvic rotation, list."""
+        return pelvis_rotation(self.char, self.steps, self.tl, self.p, self.psi(t), t)[0]
+
+    def pelvis(self, com, t):
+        """(pelvis xy (N, 2), pelvis rotation (N, 3, 3)) at times ``t`` (s) over C."""
+        s_c, _y, z_c = com.at(t)
+        xy = (self.path.at(s_c) + self.path.left_at(s_c) * z_c[:, None])[:, :2]
+        return xy, self.rotation(t)
+
+    def travel(self, k) -> np.ndarray:
+        """(len(k),) measured gait's vertical travel of the COM (m) at the speed of step k, the speed
+        kept within the measured range :data:`TRAVEL_SPEEDS` (no extrapolation)."""
+        a, b, v0 = self.p.norms.com_travel
+        return a + b * (np.clip(self.steps.w[k] / self.tl.T[k], *TRAVEL_SPEEDS) - v0)
 
 
 def standing_height(char, knee_reach: float) -> float:
@@ -57,35 +111,60 @@ def solve_support(char, path, ground, steps, tl, p, psi, progress: ProgressFn = 
     (:class:`~.style.StyleEffects`): its bounce and sitting height are put on C's height last.
     """
     n = len(steps) - 1
-    limit = PelvisHeight(char, p.knee_reach)
+    walk = _Walk(char, path, steps, tl, p, psi, PelvisHeight(char, p.knee_reach), steps.steady_level(STEADY_SKIP),
+                 steps.steady_level((0, 0)))
     stand_h = standing_height(char, p.knee_reach)
     y_stand = float(np.mean(steps.pos[:2, 2])) + stand_h - STAND_BELOW_M
     y_final = float(np.mean(steps.pos[-2:, 2])) + stand_h - STAND_BELOW_M
     y_targets = np.zeros(n + 1)
     for i in range(2, n + 1):
         y_targets[i] = 0.5 * (steps.pos[i - 1, 2] + steps.pos[i, 2]) + HEEL_STRIKE_GUESS * stand_h
+    at = heel_strike_fractions(walk, {s: FootModel(char, s, steps, tl, None, p, ground, path) for s in SIDES})
     extra = np.zeros(n + 1)
-    com = feet = knee = None
+    com = feet = keys = roll = None
+    settled = False
     for it in range(MAX_PASSES):
         # the first pass costs most (progression, sway, clearances): halves of what is left
         step = part(progress, 1.0 - 0.5 ** it, 1.0 - 0.5 ** (it + 1))
         com = solve_com(tl, steps, p, y_stand, y_targets - extra, y_final, path.length, reuse=com,
-                        progress=part(step, 0.0, 0.3))
-        if knee is not None:
-            _follow_knee_profile(com, tl, knee)
-        cache = {s: None if feet is None else feet[s].clearance for s in SIDES}
-        feet = {s: FootModel(char, s, steps, tl, com, p, ground, path, cache[s]) for s in SIDES}
-        y_targets = _heel_strike_heights(char, path, steps, tl, feet, limit, psi)
-        knee = _knee_keys(char, path, steps, tl, com, feet, limit, psi)
+                        progress=part(step, 0.0, 0.3), at=at)
+        off = np.zeros(len(com.t)) if keys is None else knee_offset(com, tl, keys, com.t)
+        com.y += off
+        # a swing's clearance is solved once, unless the roll it starts from has changed
+        cache = {s: feet[s].clearance if settled else None for s in SIDES}
+        tl_feet = tl if roll is None else dataclasses.replace(tl, lift=np.where(np.isnan(roll[2]), tl.lift, roll[2]))
+        feet = {s: FootModel(char, s, steps, tl_feet, com, p, ground, path, cache[s], roll) for s in SIDES}
+        landing, trailing = _heel_strike_heights(walk, com, feet)
+        contact = np.minimum(landing, trailing)
+        # C's boundary heights: the legs' where no keys correct C; where keys do, C rides at the
+        # pelvis' mean height (the correction averages 0 over the step around each heel strike)
+        y_targets = contact if keys is None else np.where(walk.level, y_targets + _mean_near(com.t, off, tl), contact)
+        keys = _knee_keys(walk, com, feet, contact)
+        new_roll = _roll_angles(walk, com, feet, landing, keys)
+        settled = roll is not None and all(
+            float(np.nanmax(np.abs(a - b), initial=0.0)) < ROLL_TOL for a, b in zip(new_roll, roll))
+        roll = new_roll
         step(0.6)
-        worst = _lower_for_midstance(char, path, steps, tl, p, com, feet, limit, psi, extra)
+        # the first pass only guessed the heights (and the feet's roll): its overreach says little
+        worst = _lower_for_midstance(walk, com, feet, extra if it else np.zeros(n + 1))
         step(1.0)
-        if it >= 1 and worst < REACH_TOL_M:  # the first pass only guessed the heights
+        if it >= 1 and worst < REACH_TOL_M and settled:
             break
     if style is not None:
         _bounce(com, tl, style.bounce, style.sit_legs * char.leg_length)
     progress(1.0)
     return com, feet
+
+
+def _mean_near(t, values, tl) -> np.ndarray:
+    """(K,) the mean of ``values`` (on times ``t``) within half a step of each heel strike."""
+    hs, T = tl.heel_strike, tl.T
+    out = np.zeros(len(hs))
+    for i in range(2, len(hs)):
+        m = np.abs(t - hs[i]) < 0.5 * T[i]
+        if np.any(m):
+            out[i] = float(np.mean(values[m]))
+    return out
 
 
 def _bounce(com, tl, bounce: float, sit: float) -> None:
@@ -103,116 +182,354 @@ def _bounce(com, tl, bounce: float, sit: float) -> None:
     com.y += fade * ((bounce - 1.0) * (com.y - mean) - sit)
 
 
-def _heel_strike_heights(char, path, steps, tl, feet, limit, psi) -> np.ndarray:
-    """(K,) pelvis height at the heel strike of footstep i (i ≥ 2) that both legs reach (m)."""
-    n = len(steps) - 1
-    hs = tl.heel_strike
+def _heel_strike_heights(walk: _Walk, com, feet):
+    """((K,), (K,)) pelvis heights at the heel strike of footstep i (i ≥ 2), m: where the landing leg
+    has its knee at ``norms.knee_contact_deg`` (on level ground) or keeps a margin under its reach
+    (stairs), and the highest the trailing leg (heel rising) reaches."""
+    n = len(walk.steps) - 1
     i = np.arange(2, n + 1)
-    mid = 0.5 * (steps.s[:-1] + steps.s[1:])
-    xy = path.at(mid[i - 1])[:, :2]
-    rot = rz(psi(hs)[i] - char.rest_heading)
-    lims = []
-    # the trailing leg (heel rising) and the landing one, which keeps the margin it had at the end
-    # of its swing (no dip, no jump)
-    for k, short in ((i - 1, 0.0), (i, SWING_END_SHORTEN * LIFT_KNEE_M)):
-        z = np.empty(len(i))
-        for s in SIDES:
-            m = steps.side[k] == (1 if s == "L" else -1)
-            ankle = feet[s].stance_at(k[m], hs[i[m]], ankle_only=True)[0]
-            z[m] = limit.leg(s, xy[m], rot[m], ankle, short)
-        lims.append(z)
-    y_targets = np.zeros(n + 1)
-    y_targets[2:] = np.minimum(lims[0], lims[1]) - HEEL_STRIKE_MARGIN_M
-    return y_targets
+    t = walk.tl.heel_strike[i]
+    level = walk.level_ground[i]
+    landing, trailing = np.zeros(n + 1), np.zeros(n + 1)
+    landing[i[level]] = _leg_heights(walk, com, feet, i[level], t[level], walk.p.norms.knee_contact_deg)
+    other = i[~level]
+    landing[other] = _leg_heights(walk, com, feet, other, t[~level], None,
+                                  SWING_END_SHORTEN * LIFT_KNEE_M) - HEEL_STRIKE_MARGIN_M
+    trailing[2:] = _leg_heights(walk, com, feet, i - 1, t, None)
+    trailing[other] -= HEEL_STRIKE_MARGIN_M
+    return landing, trailing
 
 
-def _follow_knee_profile(com, tl, keys: list) -> None:
-    """Correct C's height (in place) by a smooth (C¹) offset through ``keys`` [(time, wanted
-    height)]: the offset at each key is the wanted height less C's, Catmull-Rom in between, easing
-    from and back to 0 over a step before the first key and after the last. Tsutsuguchi et al.
-    (2000): "the dynamic calculation precedes the kinematic calculation which corrects or
-    exaggerates the motion" — the reaction-force model keeps its shape, the correction sets the
-    stance knee to measured gait's (KNEE_*_DEG)."""
-    if not keys:
-        return
-    keys = sorted(keys)
-    keys_t = np.array([k[0] for k in keys])
-    off = np.array([k[1] for k in keys]) - com.at(keys_t)[1]
-    # from and back to no offset, a step before the first key and a step after the last
-    step = float(np.median(tl.T))
-    keys_t = np.concatenate(([keys_t[0] - step], keys_t, [keys_t[-1] + step]))
-    off = np.concatenate(([0.0], off, [0.0]))
-    inside = (com.t > keys_t[0]) & (com.t < keys_t[-1])
-    com.y[inside] += catmull_rom(keys_t, off, com.t[inside])
+def heel_strike_fractions(walk: _Walk, feet) -> np.ndarray:
+    """(K − 1,) where C is in each step at its heel strike (fraction from P_i to P_{i+1}).
 
-
-def _knee_keys(char, path, steps, tl, com, feet, limit, psi) -> list:
-    """[(time, pelvis height)] at which the stance knee has measured gait's angles (Perry and
-    Burnfield 2010, ch. 4): :data:`KNEE_CONTACT_DEG` at each heel strike (the trailing leg reaching
-    too) and :data:`KNEE_MIDSTANCE_DEG` when C passes over the stance ankle — no higher there than
-    measured gait's vertical travel above the heel strike (:data:`COM_TRAVEL_M`)."""
+    ``norms.com_at_heel_strike`` when set (the paper: 0.5, Figure 8). Else (RECON, onto footsteps of
+    steady level walking) the landing leg has its knee at ``knee_contact_deg`` with the pelvis
+    ``com_travel`` (measured gait's vertical travel at the step's speed) under the height it has at
+    mid-stance, the leg at ``knee_midstance_deg`` over its flat foot; within :data:`HS_AT_RANGE`.
+    Elsewhere midway."""
+    steps, tl, nm = walk.steps, walk.tl, walk.p.norms
     n = len(steps) - 1
-    hs = tl.heel_strike
-    k = np.arange(3, n - 2)  # the steady steps: not the first step from standing, nor the stop
-    if len(k) == 0:
-        return []
-    phases = (("contact", hs[k], KNEE_CONTACT_DEG), ("mid", com.passes_many(steps.s[k]), KNEE_MIDSTANCE_DEG))
-    keys = []
-    contact = None
-    for name, t, knee_deg in phases:
-        # the landing leg keeps out of the soft lift of a swinging ankle (no dip, no late landing)
-        landing = CONTACT_MARGIN if name == "contact" else 0.0
-        heights = _leg_heights(char, path, steps, com, feet, limit, psi, k, t, knee_deg, landing)
-        if name == "contact":  # the trailing leg, heel rising, must reach as well
-            trailing = _leg_heights(char, path, steps, com, feet, limit, psi, k - 1, t, None)
-            heights = contact = np.minimum(heights, trailing)
-        if name == "mid":  # no higher than measured gait's vertical travel above the heel strike
-            speed = steps.w[k] / tl.T[k]
-            travel = COM_TRAVEL_M[0] + COM_TRAVEL_M[1] * (speed - COM_TRAVEL_M[2])
-            heights = np.minimum(heights, contact + travel - LOADING_DIP_M)
-        keys += list(zip(t.tolist(), heights.tolist()))
+    at = np.full(n, 0.5)
+    i = np.arange(2, n + 1)  # landing footsteps; heel strike i ends the step P_{i−1} → P_i
+    i = i[walk.level_ground[i]]
+    if nm.com_at_heel_strike > 0 or len(i) == 0:
+        at[i - 1] = nm.com_at_heel_strike if nm.com_at_heel_strike > 0 else 0.5
+        return at
+    hs, T = tl.heel_strike, tl.T
+    t_mid = hs[i] + 0.5 * T[i]
+    h_mid = _heights_at(walk, i, walk.path.at(steps.s[i])[:, :2], walk.rotation(t_mid),
+                        _ankles(feet, steps, i, "flat"), nm.knee_midstance_deg)
+    h_hs = h_mid - walk.travel(i - 1)
+    grid = np.linspace(0.3, 0.9, 61)
+    rot = walk.rotation(hs[i])
+    landing = _ankles(feet, steps, i, "landing")
+    z = np.stack([_heights_at(walk, i, walk.path.at(steps.s[i - 1] + f * (steps.s[i] - steps.s[i - 1]))[:, :2],
+                              rot, landing, nm.knee_contact_deg) for f in grid], axis=-1)  # rises with f
+    z = np.maximum.accumulate(z, axis=-1)
+    at[i - 1] = np.clip([np.interp(h, zz, grid) for h, zz in zip(h_hs, z)], *HS_AT_RANGE)
+    return at
+
+
+def _ankles(feet, steps, k, pose: str) -> np.ndarray:
+    """(len(k), 3) ankles of footsteps ``k`` flat on the ground (``flat``) or at heel strike (``landing``)."""
+    out = np.empty((len(k), 3))
+    for s in SIDES:
+        m = steps.side[k] == (1 if s == "L" else -1)
+        out[m] = feet[s].ankle_flat[k[m]] if pose == "flat" else feet[s].landing_ankle(k[m])
+    return out
+
+
+def knee_offset(com, tl, keys: list, t) -> np.ndarray:
+    """C's height correction (m) at times ``t`` through ``keys`` (:func:`knee_fit`)."""
+    return knee_fit(com, tl, keys)(t)
+
+
+def knee_fit(com, tl, keys: list):
+    """C's height correction as a function of time (s → m): the smoothest offset (a uniform cubic
+    B-spline, knots :data:`KNOT_S` apart, its bending Σ (o″/:data:`BEND_MPS2`)² traded against the
+    keys' misses Σ ((o(tᵢ) − oᵢ)/σᵢ)²) through ``keys`` [(time, wanted height or None for C's own,
+    σ m)] — oᵢ the wanted height less C's — from and back to 0 over a step before the first key and
+    after the last. Tsutsuguchi et al. (2000): "the dynamic calculation precedes the kinematic
+    calculation which corrects or exaggerates the motion" — the reaction-force model keeps its
+    shape, the correction brings the stance knee to measured gait's without jolting the pelvis."""
+    if not keys:
+        return lambda t: np.zeros(len(np.asarray(t, float)))
+    keys = sorted(keys, key=lambda k: k[0])
+    kt = np.array([k[0] for k in keys])
+    wanted = np.array([np.nan if k[1] is None else k[1] for k in keys])
+    off = np.where(np.isnan(wanted), 0.0, wanted - com.at(kt)[1])  # None: C's own height
+    sigma = np.array([k[2] for k in keys], float)
+    step = float(np.median(tl.T))
+    t0, t1 = kt[0] - step, kt[-1] + step
+    origin = t0 - 1.5 * KNOT_S  # knots start early: every time in [t0, t1] has its 4 basis functions
+    M = int(np.ceil((t1 - t0) / KNOT_S)) + 5
+    # zero offset (and slope) at both ends: rows at the ends' knots
+    ends = np.concatenate([t0 + KNOT_S * np.arange(3), t1 - KNOT_S * np.arange(3)])
+    rows_t = np.concatenate([kt, ends])
+    rows_v = np.concatenate([off, np.zeros(len(ends))])
+    rows_w = np.concatenate([1.0 / sigma, np.full(len(ends), 1.0 / min(sigma.min(), 1e-3))])
+    idx, B = _bspline_basis(rows_t, origin)
+    WB = B * rows_w[:, None]
+    band = np.zeros((M, 4))  # band[i, d]: the normal matrix at (i, i + d)
+    for a in range(4):
+        for d in range(4 - a):
+            band[:, d] += np.bincount(idx[:, a], weights=WB[:, a] * WB[:, a + d], minlength=M)[:M]
+    rhs = np.bincount(idx.ravel(), weights=(WB * (rows_w * rows_v)[:, None]).ravel(), minlength=M)[:M]
+    s2 = (np.sqrt(KNOT_S) / (KNOT_S * KNOT_S * BEND_MPS2)) ** 2  # Σ (second differences / h²)² · h
+    for shift, d, v in ((0, 0, 1.0), (1, 0, 4.0), (2, 0, 1.0), (0, 1, -2.0), (1, 1, -2.0), (0, 2, 1.0)):
+        band[shift:M - 2 + shift, d] += v * s2
+    c = solve_banded_spd(band, rhs)
+
+    def offset(t):
+        t = np.asarray(t, float)
+        out = np.zeros(len(t))
+        inside = (t > t0) & (t < t1)
+        j, b = _bspline_basis(t[inside], origin)
+        out[inside] = np.sum(c[j] * b, axis=1)
+        return out
+
+    return offset
+
+
+def _bspline_basis(t, origin: float):
+    """(columns (N, 4), weights (N, 4)) of the uniform cubic B-spline (knots :data:`KNOT_S` apart
+    from ``origin``) at times ``t`` (N,)."""
+    u = (np.asarray(t, float) - origin) / KNOT_S
+    j = np.floor(u).astype(int)
+    f = u - j
+    cols = j[:, None] - 1 + np.arange(4)[None, :]
+    w = np.stack([(1 - f) ** 3, 3 * f ** 3 - 6 * f ** 2 + 4, -3 * f ** 3 + 3 * f ** 2 + 3 * f + 1, f ** 3], axis=-1)
+    return cols, w / 6.0
+
+
+def solve_banded_spd(band: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """x of N x = rhs for a symmetric positive-definite band matrix N given as ``band`` (M, 4),
+    band[i, d] = N[i, i + d] (a banded Cholesky factorisation, O(M); scalar loops over rows)."""
+    M = len(band)
+    A = band.tolist()
+    L = [[0.0, 0.0, 0.0, 0.0] for _ in range(M)]  # L[i][d] = L(i, i − d)
+    for i in range(M):
+        Li = L[i]
+        if i >= 3:
+            L3 = L[i - 3]
+            Li[3] = A[i - 3][3] / L3[0]
+        if i >= 2:
+            L2 = L[i - 2]
+            Li[2] = (A[i - 2][2] - (Li[3] * L2[1] if i >= 3 else 0.0)) / L2[0]
+        if i >= 1:
+            L1 = L[i - 1]
+            s = A[i - 1][1]
+            if i >= 2:
+                s -= Li[2] * L1[1]
+            if i >= 3:
+                s -= Li[3] * L1[2]
+            Li[1] = s / L1[0]
+        Li[0] = (A[i][0] - Li[1] * Li[1] - Li[2] * Li[2] - Li[3] * Li[3]) ** 0.5
+    y = [0.0] * (M + 3)  # padded: y[i + 3] for row i
+    for i in range(M):
+        Li = L[i]
+        y[i + 3] = (float(rhs[i]) - Li[1] * y[i + 2] - Li[2] * y[i + 1] - Li[3] * y[i]) / Li[0]
+    x = [0.0] * (M + 3)  # x[i] for row i, zeros past the end
+    L += [[1.0, 0.0, 0.0, 0.0]] * 3
+    for i in range(M - 1, -1, -1):
+        x[i] = (y[i + 3] - L[i + 1][1] * x[i + 1] - L[i + 2][2] * x[i + 2] - L[i + 3][3] * x[i + 3]) / L[i][0]
+    return np.array(x[:M])
+
+
+def _knee_keys(walk: _Walk, com, feet, contact: np.ndarray) -> list:
+    """[(time, pelvis height or None for C's own, σ m)] at which the stance knee has measured gait's
+    angles, for :func:`knee_offset`.
+
+    Footsteps of steady level walking (``p.norms``; Perry and Burnfield 2010, ch. 4): the heel
+    strike's height ``contact`` (K,), then every :data:`PROFILE_EVERY` of the gait cycle the height
+    at which the stance knee follows :func:`knee_profile` (no higher than ``com_travel`` above the
+    heel strike), loosely near the heel strikes (:data:`TRANSITION`). Other steady footsteps
+    (stairs): the landing leg :data:`CONTACT_MARGIN_M` under its reach at heel strike, the stance
+    knee at :data:`STAIRS_KNEE_DEG` when C passes over the ankle. The heel strikes just before and
+    after: C's own height."""
+    keys = _level_keys(walk, com, feet, contact) + _stairs_keys(walk, com, feet)
+    if not keys:
+        return keys
+    # the heel strikes just before and after the corrected steps keep C's own height (no correction)
+    hs = walk.tl.heel_strike
+    kt = [k[0] for k in keys]
+    before, after = hs[hs < min(kt) - 1e-6], hs[hs > max(kt) + 1e-6]
+    for t in (before[-1:], after[:1]):
+        keys += [(float(x), None, SIGMA_M["stairs"]) for x in t]
     return keys
 
 
-def _leg_heights(char, path, steps, com, feet, limit, psi, k, t, knee_deg, margin: float = 0.0) -> np.ndarray:
-    """(len(k),) pelvis heights at times ``t`` where the leg on footstep k[i] reaches its ankle with
-    the knee bent ``knee_deg`` (None: at the knee reach), and at least ``margin`` m under the reach."""
-    s_c, _y, z_c = com.at(t)
-    xy = (path.at(s_c) + path.left_at(s_c) * z_c[:, None])[:, :2]
-    rot = rz(psi(t) - char.rest_heading)
+def _level_keys(walk: _Walk, com, feet, contact: np.ndarray) -> list:
+    tl, nm = walk.tl, walk.p.norms
+    hs = tl.heel_strike
+    k = np.flatnonzero(walk.level)
+    if len(k) == 0:
+        return []
+    phase, knee = knee_profile(nm)
+    cap = contact[k] + walk.travel(k)
+    phase, knee = phase[1:-1], knee[1:-1]  # the other heel strike is the next footstep's contact key
+    P = len(phase)
+    t = (hs[k][:, None] + phase[None, :] / 0.5 * (hs[k + 1] - hs[k])[:, None]).ravel()
+    z = np.minimum(_leg_heights(walk, com, feet, np.repeat(k, P), t, np.tile(knee, len(k))), np.repeat(cap, P))
+    sg = np.tile(np.where(np.minimum(phase, 0.5 - phase) < TRANSITION, SIGMA_M["transition"], SIGMA_M["stance"]),
+                 len(k))
+    return [(float(a), float(b), SIGMA_M["contact"]) for a, b in zip(hs[k], contact[k])] \
+        + [(float(a), float(b), float(c)) for a, b, c in zip(t, z, sg)]
+
+
+def knee_profile(nm, every: float = PROFILE_EVERY):
+    """(phase (P,), knee flexion (P,) degrees): measured gait's stance knee from heel strike (0) to
+    the other heel strike (0.5 of the gait cycle), piecewise linear through ``nm``'s values
+    (Perry and Burnfield 2010, ch. 4), sampled every ``every`` of the cycle."""
+    pts = np.array([(0.0, nm.knee_contact_deg), (nm.loading_at, nm.knee_loading_deg),
+                    (MIDSTANCE_AT, nm.knee_midstance_deg), (TERMINAL_AT, nm.knee_terminal_deg),
+                    (0.5, nm.knee_preswing_deg)])
+    phase = np.linspace(0.0, 0.5, int(round(0.5 / every)) + 1)
+    return phase, np.interp(phase, pts[:, 0], pts[:, 1])
+
+
+def _stairs_keys(walk: _Walk, com, feet) -> list:
+    steps, tl = walk.steps, walk.tl
+    n = len(steps) - 1
+    hs = tl.heel_strike
+    k = np.arange(3, n - 2)
+    k = k[~walk.level[k]]
+    if len(k) == 0:
+        return []
+    contact = np.minimum(_leg_heights(walk, com, feet, k, hs[k], STAIRS_KNEE_DEG[0], CONTACT_MARGIN_M),
+                         _leg_heights(walk, com, feet, k - 1, hs[k], None))
+    t_mid = com.passes_many(steps.s[k])
+    mid = np.minimum(_leg_heights(walk, com, feet, k, t_mid, STAIRS_KNEE_DEG[1]),
+                     contact + walk.travel(k) - LOADING_DIP_M)
+    return [(float(a), float(b), SIGMA_M["stairs"]) for t, z in ((hs[k], contact), (t_mid, mid)) for a, b in zip(t, z)]
+
+
+def _roll_angles(walk: _Walk, com, feet, landing: np.ndarray, keys: list):
+    """(θ_ho (K,), θ_to (K,), toe-off time (K,)), rad and s, NaN where the parameters' angles and the
+    timeline's toe off stay (RECON): how far each foot of level walking rolls so the trailing leg
+    has measured gait's knee in pre-swing — its heel up by θ_ho at the other heel strike (the pelvis
+    at the landing leg's height ``landing``) with the knee at ``norms.knee_preswing_deg``, and the
+    foot over its toe tip by θ_to at toe off (the pelvis corrected through ``keys``) with the knee
+    at ``norms.knee_toe_off_deg``; the least angle of :data:`ROLL_GRID_DEG` that does it (Figure 10
+    (c), (d)). A foot that cannot roll that far by the end of double support (long brisk steps: the
+    paper's T_ds = T/4 is longer than measured gait's at speed) leaves the ground when it can, at
+    :data:`TOE_OFF_EARLIEST` of the double support at the earliest."""
+    steps, tl, nm = walk.steps, walk.tl, walk.p.norms
+    n = len(steps) - 1
+    out = tuple(np.full(len(steps), np.nan) for _ in range(3))
+    k = np.arange(1, n - 1)
+    k = k[walk.level_ground[k + 1] & ~steps.on_stairs[k]]  # the other foot lands on level ground
+    if len(k) == 0:
+        return out
+    th_ho, th_to, lift = out
+    t_c = tl.heel_strike[k + 1]
+    xy, rot = walk.pelvis(com, t_c)
+    pelvis = np.concatenate([xy, landing[k + 1][:, None]], axis=-1)
+    th_ho[k] = _least_roll(walk, feet, k, pelvis, rot, nm.knee_preswing_deg, None)
+    # toe off: the latest candidate time at which the roll is enough
+    q = np.linspace(1.0, TOE_OFF_EARLIEST, 7)
+    kk = np.repeat(k, len(q))
+    t_d = np.repeat(t_c, len(q)) + np.tile(q, len(k)) * np.repeat(tl.lift[k] - t_c, len(q))
+    xy, rot = walk.pelvis(com, t_d)
+    pelvis = np.concatenate([xy, (com.at(t_d)[1] + knee_offset(com, tl, keys, t_d))[:, None]], axis=-1)
+    th = _least_roll(walk, feet, kk, pelvis, rot, nm.knee_toe_off_deg, th_ho[kk]).reshape(len(k), len(q))
+    ok = th < np.radians(ROLL_RANGE_DEG[1])
+    pick = np.where(ok.any(axis=1), np.argmax(ok, axis=1), len(q) - 1)
+    th_to[k] = th[np.arange(len(k)), pick]
+    lift[k] = t_d.reshape(len(k), len(q))[np.arange(len(k)), pick]
+    # a roll over the toes too fast for the time left: the heel is up further at the other heel strike
+    th_ho[k] = np.clip(th_to[k] - np.radians(ROLL_RATE_MAX_DPS) * (lift[k] - t_c), th_ho[k], th_to[k])
+    return th_ho, th_to, lift
+
+
+def _least_roll(walk: _Walk, feet, k, pelvis, rot, knee_deg: float, heel_off) -> np.ndarray:
+    """(len(k),) the least foot pitch (rad, within :data:`ROLL_RANGE_DEG`, to :data:`ROLL_BISECT_DEG`) at
+    which the leg of footstep k[i], pelvis at ``pelvis`` (N, 3) turned by ``rot``, reaches its ankle
+    with the knee at ``knee_deg`` or more: rolled about the ball joint (``heel_off`` None) or about
+    the toe tip, the toe bent by the pitch less ``heel_off`` (N,); the largest when none does. The
+    hip-ankle distance falls as the foot rolls: bisection."""
+    steps, char = walk.steps, walk.char
+    lo_deg, hi_deg = ROLL_RANGE_DEG
+    out = np.full(len(k), np.radians(hi_deg))
+    for s in SIDES:
+        m = np.flatnonzero(steps.side[k] == (1 if s == "L" else -1))
+        if not len(m):
+            continue
+        hip = pelvis[m] + np.einsum("nij,j->ni", rot[m], char.hip_joint_rest[s] - char.pelvis_rest)
+        leg = (feet[s], k[m], hip, _bent_length(char, s, knee_deg), None if heel_off is None else heel_off[m])
+        lo, hi = np.full(len(m), np.radians(lo_deg)), np.full(len(m), np.radians(hi_deg))
+        done = _bent_enough(leg, lo)
+        for _ in range(int(np.ceil(np.log2((hi_deg - lo_deg) / ROLL_BISECT_DEG)))):
+            mid = 0.5 * (lo + hi)
+            ok = _bent_enough(leg, mid)
+            hi, lo = np.where(ok, mid, hi), np.where(ok, lo, mid)
+        out[m] = np.where(done, lo, np.where(_bent_enough(leg, hi), hi, np.radians(hi_deg)))
+    return out
+
+
+def _bent_enough(leg, th) -> np.ndarray:
+    """Whether the leg ``(foot model, footsteps, hip joints, wanted distance, heel-off pitch or
+    None)`` reaches its ankle rolled to pitches ``th`` with the knee bent at least as wanted."""
+    foot, k, hip, want, heel_off = leg
+    toe = None if heel_off is None else np.maximum(th - heel_off, 0.0)
+    return np.linalg.norm(hip - foot.rolled_ankle(k, th, toe), axis=-1) <= want
+
+
+def _bent_length(char, side: str, knee_deg):
+    """Hip-joint-to-ankle distance (m) of leg ``side`` with the knee bent ``knee_deg`` (one or many)."""
+    a, b = char.len_thigh[side], char.len_shin[side]
+    return np.sqrt(a * a + b * b + 2 * a * b * np.cos(np.radians(knee_deg)))
+
+
+def _leg_heights(walk: _Walk, com, feet, k, t, knee_deg, margin: float = 0.0) -> np.ndarray:
+    """(len(k),) pelvis heights at times ``t`` where the leg on footstep k[i] reaches its stance
+    ankle with the knee bent ``knee_deg`` (None: at the knee reach), and at least ``margin`` m under
+    the reach."""
+    xy, rot = walk.pelvis(com, t)
+    ankle = np.empty((len(k), 3))
+    for s in SIDES:
+        m = walk.steps.side[k] == (1 if s == "L" else -1)
+        ankle[m] = feet[s].stance_at(k[m], t[m], ankle_only=True)[0]
+    return _heights_at(walk, k, xy, rot, ankle, knee_deg, margin)
+
+
+def _heights_at(walk: _Walk, k, xy, rot, ankle, knee_deg, margin: float = 0.0) -> np.ndarray:
+    """(len(k),) pelvis heights, the pelvis at ``xy`` (N, 2) turned by ``rot`` (N, 3, 3), at which the
+    leg of footstep k[i] reaches ``ankle`` (N, 3) with the knee bent ``knee_deg`` (None: the reach)
+    and at least ``margin`` m under the reach."""
+    limit = walk.limit
     z = np.empty(len(k))
     for s in SIDES:
-        m = steps.side[k] == (1 if s == "L" else -1)
-        ankle = feet[s].stance_at(k[m], t[m], ankle_only=True)[0]
-        shorten = 0.0
-        if knee_deg is not None:
-            a, b = char.len_thigh[s], char.len_shin[s]
-            bent = np.sqrt(a * a + b * b + 2 * a * b * np.cos(np.radians(knee_deg)))
-            shorten = limit.kr * (a + b) - bent
-        z[m] = limit.leg(s, xy[m], rot[m], ankle, max(shorten, margin))
+        m = walk.steps.side[k] == (1 if s == "L" else -1)
+        reach = limit.kr * walk.char.ankle_reach(s)
+        bent = 0.0 if knee_deg is None else reach - _bent_length(walk.char, s, np.asarray(knee_deg)[m]
+                                                                  if np.ndim(knee_deg) else knee_deg)
+        z[m] = limit.leg(s, xy[m], rot[m], ankle[m], np.maximum(np.maximum(bent, 0.0), margin))
     return z
 
 
-def _lower_for_midstance(char, path, steps, tl, p, com, feet, limit, psi, extra: np.ndarray) -> float:
+def _lower_for_midstance(walk: _Walk, com, feet, extra: np.ndarray) -> float:
     """Add to ``extra`` (K,) where the COM lifts the pelvis out of a planted leg's reach between
-    two heel strikes (both boundaries of that step, not the standing start); the worst overreach (m)."""
-    n = len(steps) - 1
-    hs = tl.heel_strike
-    tt = np.arange(hs[1], hs[n], 1.0 / max(CHECK_HZ, p.fps))
-    s_c, y_c, z_c = com.at(tt)
-    xy = (path.at(s_c) + path.left_at(s_c) * z_c[:, None])[:, :2]
+    two heel strikes (both boundaries of that step, not the standing start, nor the heel strikes of
+    steady level walking: the knee keys set those); the worst overreach (m)."""
+    n = len(walk.steps) - 1
+    hs = walk.tl.heel_strike
+    tt = np.arange(hs[1], hs[n], 1.0 / max(CHECK_HZ, walk.p.fps))
+    y_c = com.at(tt)[1]
+    xy, rot = walk.pelvis(com, tt)
     check = {s: feet[s].track(tt, with_swing=False) for s in SIDES}
     ank = {s: check[s].ankle for s in SIDES}
     msk = {s: check[s].planted for s in SIDES}  # swings are handled by the final clamp
-    over = y_c - limit.limit(xy, rz(psi(tt) - char.rest_heading), ank, msk)
+    over = y_c - walk.limit.limit(xy, rot, ank, msk)
     worst = 0.0
     for i in range(1, n):
         m = (tt >= hs[i]) & (tt < hs[i + 1])
         if np.any(m):
             e = float(np.max(over[m]))
             worst = max(worst, e)
-            if e > 0:
-                if i >= 2:
-                    extra[i] += LOWER_SHARE * e
-                extra[i + 1] += LOWER_SHARE * e
+            if e > 0 and not (walk.level[i] or walk.level[i + 1]):  # keys set the steady steps' heights
+                for j in (i, i + 1):
+                    if j >= 2:
+                        extra[j] += LOWER_SHARE * e
     return worst

@@ -11,9 +11,11 @@ ankle moves along the chord between its end positions with the hip's progress pl
 free linear pendulum hung at the hip (ω² = g / (2/3·l), a uniform leg), its end slopes corrected
 to the roll's speed at toe off and heel strike; vertically it follows two cubics joined at the
 apex, the apex raised until every sole point clears the ground (stair nosings included) by the
-clearance, then a smooth local lift where a nosing is still in the way. On stairs the foot lifts
-off a tread before it travels and sets down onto one after (never faster than a walking foot).
-Pitch, heading and tilt are eased between the end states.
+clearance, then a smooth local lift where a nosing is still in the way. On level ground the apex
+comes early (a quarter into the swing) and the heel comes down onto the ground as fast as a straight
+leg swinging on with the hip lets it (measured gait's terminal swing, the knee at about 5°). On stairs
+the foot lifts off a tread before it travels and sets down onto one after (never faster than a
+walking foot). Pitch, heading and tilt are eased between the end states.
 """
 
 from __future__ import annotations
@@ -26,7 +28,12 @@ from .pose import yaw_tilt
 
 G = 9.81
 # ProcAnim's choices where the paper gives no numbers (tuned on the demo's human and Rigify's metarig):
-SWING_APEX_AT = 0.45        # the two cubics of the swing height meet at this fraction of the swing
+# the two cubics of the swing height meet at this fraction of the swing: early on level ground (the
+# foot highest soon after toe off, the knee at its peak flexion at about 72 % of the gait cycle, a
+# quarter into the swing: Perry and Burnfield 2010, ch. 4), later on stairs (lift, then travel)
+SWING_APEX_AT = 0.25
+STAIRS_APEX_AT = 0.45
+LANDING_DESCENT = 1.5  # × the descent that keeps a straight leg's length: the knee straightens as the heel lands
 APEX_START_M = 0.01         # first apex above the higher end of the swing, then raised for clearance
 APEX_MAX = 0.25             # × leg length: the highest apex above the higher end (then local lifts)
 CLEARANCE_GRID = np.linspace(0.0, 1.0, 161)  # swing fractions where the sole's clearance is checked
@@ -88,6 +95,12 @@ class Swings:
         self.m0_h = np.sum(v0[:, :2] * self.cdir, axis=-1) * self.dur
         self.m1_h = np.sum(v1[:, :2] * self.cdir, axis=-1) * self.dur
         self.m0_z, self.m1_z = v0[:, 2] * self.dur, v1[:, 2] * self.dur
+        # on level ground the leg reaches straight for the heel strike: the heel comes down as fast as
+        # the hip, moving on over the straight leg, lets it (the last part of the swing on that arc)
+        level = ~self.stairs
+        if np.any(level):
+            descent = LANDING_DESCENT * landing_descent(foot, t1, self.A1, v1, self.cdir)
+            self.m1_z[level] = np.minimum(self.m1_z, descent * self.dur)[level]
         _, _, _, t_c, t_d = (ph[k] for ph in foot.phase)
         self.rate = (foot.th_to[k] - foot.th_ho[k]) / np.maximum(t_d - t_c, 1e-6)  # dθ/dt at toe off (rad/s)
         self.clearance = clearance
@@ -175,16 +188,16 @@ class Swings:
 
     def two_cubics(self, r, j, apex):
         """Ankle height (m): two cubic Hermite segments joined at the apex (zero vertical speed)."""
-        ra = SWING_APEX_AT
+        ra = np.where(self.stairs[j], STAIRS_APEX_AT, SWING_APEX_AT)
         z0, z1 = self.A0[j, 2], self.A1[j, 2]
         m0, m1 = self.m0_z[j], self.m1_z[j]
         out = np.empty_like(r)
         up = r < ra
-        u = r[up] / ra
-        out[up] = hermite(z0[up], m0[up] * ra, apex[up], 0.0, u)
+        u = r[up] / ra[up]
+        out[up] = hermite(z0[up], m0[up] * ra[up], apex[up], 0.0, u)
         dn = ~up
-        u = (r[dn] - ra) / (1 - ra)
-        out[dn] = hermite(apex[dn], 0.0, z1[dn], m1[dn] * (1 - ra), u)
+        u = (r[dn] - ra[dn]) / (1 - ra[dn])
+        out[dn] = hermite(apex[dn], 0.0, z1[dn], m1[dn] * (1 - ra[dn]), u)
         return out
 
     # ------------------------------------------------------------------ clearance
@@ -230,6 +243,22 @@ class Swings:
             if not np.any(active):
                 break
         return apex, lift
+
+
+def landing_descent(foot, t1, ankle, v_ankle, cdir) -> np.ndarray:
+    """(S,) vertical speed (m/s, < 0 down) of an ankle that stays at its distance from the hip (the
+    hip joint on C's path, C's height) as the hip moves on at heel strike times ``t1`` (S,): the
+    straight leg swinging down onto the heel. ``ankle``, ``v_ankle`` (S, 3) at heel strike,
+    ``cdir`` (S, 2) the direction of travel."""
+    char = foot.char
+    drop = float(char.pelvis_rest[2] - char.hip_joint_rest[foot.side][2])
+    eps = ENDS_EPS_S
+    xy = foot.hip_xy(np.concatenate([t1 - eps, t1])).reshape(2, len(t1), 2)
+    z = foot.com.at(np.concatenate([t1 - eps, t1]))[1].reshape(2, len(t1)) - drop
+    ahead = np.sum((ankle[:, :2] - xy[1]) * cdir, axis=-1)
+    below = np.maximum(z[1] - ankle[:, 2], 1e-3)
+    closing = np.sum(v_ankle[:, :2] * cdir, axis=-1) - np.sum((xy[1] - xy[0]) * cdir, axis=-1) / eps
+    return (z[1] - z[0]) / eps + ahead / below * closing
 
 
 def travel_window(from_tread, onto_tread):
