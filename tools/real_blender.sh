@@ -12,7 +12,8 @@
 # DEBIAN_MIRROR (default Debian's default mirror); PROCANIM_ZIP (use this zip
 # instead of building one); PYTEST_ADDOPTS is passed through to pytest; PROCANIM_GUI_DEBUG=1 (more
 # screenshots) and PROCANIM_GUI_ESC_REPEAT=N (N more Esc runs, for the Esc-to-stop distribution) to
-# the GUI check.
+# the GUI check; PROCANIM_GOLDEN_TOLERANCE (default here 1e-6: another Python/numpy rounds
+# differently, see tests/engine/test_golden_clips.py).
 #
 # Mounts happen in a private mount namespace (unshare) when available, and are
 # unmounted by an EXIT trap in any case, so an interrupted run never leaves
@@ -103,6 +104,7 @@ _in_chroot_here() {
         chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 \
             PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
             PYTHONDONTWRITEBYTECODE=1 \
+            PROCANIM_GOLDEN_TOLERANCE="${PROCANIM_GOLDEN_TOLERANCE:-1e-6}" \
             ${PROCANIM_ZIP_IN:+PROCANIM_ZIP=$PROCANIM_ZIP_IN} \
             ${PYTEST_ADDOPTS:+PYTEST_ADDOPTS="$PYTEST_ADDOPTS"} \
             ${PROCANIM_GUI_DEBUG:+PROCANIM_GUI_DEBUG=$PROCANIM_GUI_DEBUG} \

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -12,7 +13,12 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from golden_io import GOLDEN_DIR, load_case  # noqa: E402
 
-TOLERANCE = 1e-9
+# Bit-for-bit is not promised across builds: another Python/numpy/libm (the real-Blender stage runs
+# Debian's Python 3.13 and numpy 2) rounds differently, and the iterative IK solvers carry the last
+# bit for a hundred iterations (measured: up to 5.5e-8 m, 1.3e-6 relative on a 1e-3 cm metric).
+# 1e-9 where the Clips were recorded; PROCANIM_GOLDEN_TOLERANCE (e.g. 1e-6: one micrometre or
+# microradian) elsewhere.
+TOLERANCE = float(os.environ.get("PROCANIM_GOLDEN_TOLERANCE", "1e-9"))
 CASES = sorted(GOLDEN_DIR.glob("*.npz"))
 # Figures that measure the machine, not the motion.
 TIMING_WORDS = ("time", "_ms", "seconds", "fps_")
