@@ -18,6 +18,7 @@ import numpy as np
 from .. import transforms as tf
 from ..clip import Clip
 from ..errors import InputError
+from ..limits import check_bake_size
 from ..progress import ProgressFn, no_progress, part
 from . import style as style_model
 from .arms import arm_poses, swing_angles
@@ -100,6 +101,7 @@ def plan_walk(skeleton, rigmap, path_points, ground, p: PathWalkParams,
             f"walking steps reach at most about {STRIDE_MAX * L:.2f} m."
         )
     max_h = p.max_step_height_m if p.max_step_height_m > 0 else STEP_HEIGHT_MAX * L
+    check_bake_size(estimated_frames(path_points, stride, p), len(skeleton), "The path walk")
     path = build_path(_weave(path_points, fx.weave_legs * L, style_model.WEAVE_STEPS * stride), ground,
                       p.corner_radius_m)
     path.raw = np.asarray(path_points, float)  # the path asked for, for the deviation figures
@@ -113,6 +115,22 @@ def plan_walk(skeleton, rigmap, path_points, ground, p: PathWalkParams,
     tl = make_timeline(steps.w, p.cadence_spm, p.speed_mps, p.double_support, p.stand_s, stride,
                        min_swing=_stairs_swing_times(steps))
     return WalkPlan(char, path, gnd, steps, tl, stride, p, fx)
+
+
+def estimated_frames(path_points, stride: float, p: PathWalkParams) -> float:
+    """Frames the walk will take, from the polyline's horizontal length (m) at the walking speed
+    (``speed_mps``, else ``stride`` m per step at ``cadence_spm``) plus the standing before and
+    after: known before the path is resampled (every centimetre) or divided, so a walk too long to
+    bake is refused before either allocates. 0 for points that are not (N ≥ 2, 3) finite numbers:
+    :func:`~.path.build_path` says what is wrong with those."""
+    pts = np.asarray(path_points, float)
+    if pts.ndim != 2 or pts.shape[-1] != 3 or len(pts) < 2:
+        return 0.0  # build_path explains what is wrong with it
+    length = float(np.sum(np.linalg.norm(np.diff(pts[:, :2], axis=0), axis=-1)))
+    if not np.isfinite(length):
+        return 0.0
+    speed = p.speed_mps if p.speed_mps > 0 else stride * p.cadence_spm / 60.0
+    return (length / max(speed, 1e-9) + 2 * p.stand_s) * p.fps
 
 
 def _weave(points, amplitude: float, wavelength: float) -> np.ndarray:

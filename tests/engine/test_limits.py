@@ -83,3 +83,18 @@ def test_the_limits_page_is_up_to_date():
     assert (root / "docs" / "limits.md").read_text(encoding="utf-8") == doc.render(), (
         "docs/limits.md is stale: run python tools/limits_doc.py"
     )
+
+
+def test_a_path_walk_too_long_to_bake_is_refused_before_the_path_is_resampled(monkeypatch):
+    """A 2,000 km curve: at 100 steps/min it is weeks of walking. Refused by the size check, and
+    before build_path would allocate its 2e8 samples (build_path made to fail if it is reached)."""
+    import numpy as np
+
+    from procanim_addon.rigs import human_skeleton
+    from procanim_addon.walk import gait
+
+    skeleton, rigmap = human_skeleton()
+    monkeypatch.setattr(gait, "build_path", lambda *a, **k: pytest.fail("the path was resampled"))
+    points = np.array([[0.0, 0.0, 0.0], [2.0e6, 0.0, 0.0]])
+    with pytest.raises(InputError, match=r"The path walk would have [\d,]+ frames; ProcAnim bakes at most"):
+        gait.generate_path_walk(skeleton, rigmap, points, None, registry.get("path_walk").params())
