@@ -116,7 +116,9 @@ def record_demo() -> list[Path]:
             result = fn(*args, **kwargs)
             counts[generator] = counts.get(generator, 0) + 1
             path = GOLDEN_DIR / f"demo_{generator}_{counts[generator]}.npz"
-            save_case(path, generator, args, kwargs, result)
+            # the operator's Progress (Esc, the progress bar) is not part of the call's meaning
+            stored = {k: v for k, v in kwargs.items() if k != "progress"}
+            save_case(path, generator, args, stored, result)
             saved.append(path)
             return result
 
