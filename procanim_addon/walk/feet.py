@@ -127,12 +127,26 @@ class FootModel:
     def rolled_ankle(self, k, theta, toe_theta=None) -> np.ndarray:
         """(N, 3) ankle of footstep ``k`` (N,) with the foot pitched ``theta`` (N,) rad, heel up: about
         the ball joint M with the toe flat (``toe_theta`` None), else about the toe tip with the toe
-        pitched ``toe_theta`` (Figure 10 (b)–(d))."""
+        pitched ``toe_theta`` (Figure 10 (b)–(d)). ``theta`` (and ``toe_theta``) may be (N, G): G
+        pitches per footstep, (N, G, 3) ankles."""
         R = self.R_flat[k]
+        K, K2 = self._pitch_axis
+        theta = np.asarray(theta, float)
+        many = theta.ndim == 2
+
+        def turned(v, angle):  # R @ pitch(angle) @ v by Rodrigues' formula, v + sin·K v + (1 − cos)·K² v
+            a, b, c = R @ v, R @ (K @ v), R @ (K2 @ v)
+            if many:
+                a, b, c = a[:, None], b[:, None], c[:, None]
+            return a + np.sin(angle)[..., None] * b + (1.0 - np.cos(angle))[..., None] * c
+
+        def at(points):
+            return points[k][:, None] if many else points[k]
+
+        arm = turned(self.geo.ankle - self.joint_rest, theta)
         if toe_theta is None:
-            return self.joint_w[k] + R @ self.pitch(theta) @ (self.geo.ankle - self.joint_rest)
-        joint = self.tip_w[k] + R @ self.pitch(toe_theta) @ (self.joint_rest - self.geo.tip)
-        return joint + R @ self.pitch(theta) @ (self.geo.ankle - self.joint_rest)
+            return at(self.joint_w) + arm
+        return at(self.tip_w) + turned(self.joint_rest - self.geo.tip, np.asarray(toe_theta, float)) + arm
 
     def landing_ankle(self, k) -> np.ndarray:
         """(N, 3) ankle of footstep ``k`` (N,) at its heel strike (toes up by θ_hs about the heel)."""

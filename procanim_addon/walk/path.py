@@ -9,6 +9,7 @@ sample's height is the ground's (a vertical ray) — or the curve's own when the
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -49,10 +50,14 @@ class WalkPath:
         t = np.stack([np.interp(s, self.s, self.tangent[:, k]) for k in range(3)], axis=-1)
         return t / np.maximum(np.linalg.norm(t, axis=-1, keepdims=True), 1e-12)
 
+    @functools.cached_property
+    def heading(self) -> np.ndarray:
+        """(N,) heading angle (rad) of the samples' tangents, atan2(y, x), unwrapped along the path."""
+        return np.unwrap(np.arctan2(self.tangent[:, 1], self.tangent[:, 0]))
+
     def heading_at(self, s) -> np.ndarray:
         """Heading angle (rad) of the tangent, atan2(y, x), unwrapped along the path."""
-        ang = np.unwrap(np.arctan2(self.tangent[:, 1], self.tangent[:, 0]))
-        return np.interp(np.asarray(s, float), self.s, ang)
+        return np.interp(np.asarray(s, float), self.s, self.heading)
 
     def left_at(self, s) -> np.ndarray:
         """Horizontal unit vectors to the left of the tangent (up × tangent)."""

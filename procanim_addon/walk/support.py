@@ -22,6 +22,7 @@ were brought in, tuned for flicker-free stairs).
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -54,6 +55,7 @@ TRAVEL_SPEEDS = (0.7, 1.6)  # m/s: the speeds Orendurff et al. (2004) measured (
 HS_AT_RANGE = (0.4, 0.75)  # the derived position of C at heel strike stays within this part of the step (RECON)
 ROLL_RANGE_DEG = (2.0, 70.0)  # foot pitches searched for the roll the legs need (at most 70°) …
 ROLL_BISECT_DEG = 0.1  # … to this
+ROLL_ROUND_BITS = 5  # bisection steps taken together (2⁵ + 1 pitches tried at once)
 TOE_OFF_EARLIEST = 0.4  # part of the double support: the earliest a foot leaves the ground (RECON)
 ROLL_RATE_MAX_DPS = 500.0  # a foot rolls over its toes no faster than this (°/s): its heel rises further first
 # Stairs and steps between levels (the rules before measured gait was brought in):
@@ -78,15 +80,33 @@ class _Walk:
     limit: PelvisHeight
     level: np.ndarray
     level_ground: np.ndarray
+    # the passes ask again and again at the same times: what does not change between them is kept
+    _rot: dict = dataclasses.field(default_factory=dict)
+    _xy: dict = dataclasses.field(default_factory=dict)
+    _xy_of: tuple = ()
+    fits: dict = dataclasses.field(default_factory=dict)  # :func:`knee_fit`'s factors and bases
 
     def rotation(self, t):
-        """(N, 3, 3) the pelvis' rotation at times ``t`` (s): yaw Ψ, pelvic rotation, list."""
-        return pelvis_rotation(self.char, self.steps, self.tl, self.p, self.psi(t), t)[0]
+        """(N, 3, 3) the pelvis' rotation at times ``t`` (s): yaw Ψ, pelvic rotation, list (kept
+        per times: it does not depend on C; read only)."""
+        t = np.asarray(t, float)
+        key = t.tobytes()
+        rot = self._rot.get(key)
+        if rot is None:
+            rot = self._rot[key] = pelvis_rotation(self.char, self.steps, self.tl, self.p, self.psi(t), t)[0]
+        return rot
 
     def pelvis(self, com, t):
-        """(pelvis xy (N, 2), pelvis rotation (N, 3, 3)) at times ``t`` (s) over C."""
-        s_c, _y, z_c = com.at(t)
-        xy = (self.path.at(s_c) + self.path.left_at(s_c) * z_c[:, None])[:, :2]
+        """(pelvis xy (N, 2), pelvis rotation (N, 3, 3)) at times ``t`` (s) over C (kept per times
+        while C's progression and sway are the same arrays: the passes re-solve its height only)."""
+        t = np.asarray(t, float)
+        if len(self._xy_of) != 2 or self._xy_of[0] is not com.s or self._xy_of[1] is not com.z:
+            self._xy, self._xy_of = {}, (com.s, com.z)
+        key = t.tobytes()
+        xy = self._xy.get(key)
+        if xy is None:
+            s_c, z_c = np.interp(t, com.t, com.s), np.interp(t, com.t, com.z)
+            xy = self._xy[key] = (self.path.at(s_c) + self.path.left_at(s_c) * z_c[:, None])[:, :2]
         return xy, self.rotation(t)
 
     def travel(self, k) -> np.ndarray:
@@ -128,7 +148,7 @@ def solve_support(char, path, ground, steps, tl, p, psi, progress: ProgressFn = 
         step = part(progress, 1.0 - 0.5 ** it, 1.0 - 0.5 ** (it + 1))
         com = solve_com(tl, steps, p, y_stand, y_targets - extra, y_final, path.length, reuse=com,
                         progress=part(step, 0.0, 0.3), at=at)
-        off = np.zeros(len(com.t)) if keys is None else knee_offset(com, tl, keys, com.t)
+        off = np.zeros(len(com.t)) if keys is None else knee_offset(com, tl, keys, com.t, walk.fits)
         com.y += off
         # a swing's clearance is solved once, unless the roll it starts from has changed
         cache = {s: feet[s].clearance if settled else None for s in SIDES}
@@ -240,19 +260,23 @@ def _ankles(feet, steps, k, pose: str) -> np.ndarray:
     return out
 
 
-def knee_offset(com, tl, keys: list, t) -> np.ndarray:
+def knee_offset(com, tl, keys: list, t, cache: dict | None = None) -> np.ndarray:
     """C's height correction (m) at times ``t`` through ``keys`` (:func:`knee_fit`)."""
-    return knee_fit(com, tl, keys)(t)
+    return knee_fit(com, tl, keys, cache)(t)
 
 
-def knee_fit(com, tl, keys: list):
+def knee_fit(com, tl, keys: list, cache: dict | None = None):
     """C's height correction as a function of time (s → m): the smoothest offset (a uniform cubic
     B-spline, knots :data:`KNOT_S` apart, its bending Σ (o″/:data:`BEND_MPS2`)² traded against the
     keys' misses Σ ((o(tᵢ) − oᵢ)/σᵢ)²) through ``keys`` [(time, wanted height or None for C's own,
     σ m)] — oᵢ the wanted height less C's — from and back to 0 over a step before the first key and
     after the last. Tsutsuguchi et al. (2000): "the dynamic calculation precedes the kinematic
     calculation which corrects or exaggerates the motion" — the reaction-force model keeps its
-    shape, the correction brings the stance knee to measured gait's without jolting the pelvis."""
+    shape, the correction brings the stance knee to measured gait's without jolting the pelvis.
+
+    ``cache``: a dict kept between calls (the support solve's passes): the normal matrix depends
+    on the keys' times and σ only, so it is factorised once for them, and the basis at query times
+    asked for before is reused."""
     if not keys:
         return lambda t: np.zeros(len(np.asarray(t, float)))
     keys = sorted(keys, key=lambda k: k[0])
@@ -261,13 +285,39 @@ def knee_fit(com, tl, keys: list):
     off = np.where(np.isnan(wanted), 0.0, wanted - com.at(kt)[1])  # None: C's own height
     sigma = np.array([k[2] for k in keys], float)
     step = float(np.median(tl.T))
+    cache = {} if cache is None else cache
+    key = ("fit", kt.tobytes(), sigma.tobytes(), step)
+    if key not in cache:
+        cache[key] = _knee_system(kt, sigma, step)
+    t0, t1, origin, idx, WB, rows_w, factor = cache[key]
+    rows_v = np.concatenate([off, np.zeros(len(rows_w) - len(off))])
+    rhs = np.bincount(idx.ravel(), weights=(WB * (rows_w * rows_v)[:, None]).ravel(), minlength=len(factor[0]))
+    c = banded_solve(factor, rhs[:len(factor[0])])
+
+    def offset(t):
+        t = np.asarray(t, float)
+        at = ("basis", t.tobytes(), t0, t1, origin)
+        if at not in cache:
+            inside = (t > t0) & (t < t1)
+            cache[at] = (inside, *_bspline_basis(t[inside], origin))
+        inside, j, b = cache[at]
+        out = np.zeros(len(t))
+        out[inside] = np.sum(c[j] * b, axis=1)
+        return out
+
+    return offset
+
+
+def _knee_system(kt, sigma, step: float):
+    """(t0, t1, origin, basis columns, weighted basis rows, row weights, banded Cholesky factor) of
+    :func:`knee_fit`'s normal equations for keys at times ``kt`` met to ``sigma`` (m), a step of
+    ``step`` s: the offset is 0 from ``t0`` and after ``t1``."""
     t0, t1 = kt[0] - step, kt[-1] + step
     origin = t0 - 1.5 * KNOT_S  # knots start early: every time in [t0, t1] has its 4 basis functions
     M = int(np.ceil((t1 - t0) / KNOT_S)) + 5
     # zero offset (and slope) at both ends: rows at the ends' knots
     ends = np.concatenate([t0 + KNOT_S * np.arange(3), t1 - KNOT_S * np.arange(3)])
     rows_t = np.concatenate([kt, ends])
-    rows_v = np.concatenate([off, np.zeros(len(ends))])
     rows_w = np.concatenate([1.0 / sigma, np.full(len(ends), 1.0 / min(sigma.min(), 1e-3))])
     idx, B = _bspline_basis(rows_t, origin)
     WB = B * rows_w[:, None]
@@ -275,21 +325,10 @@ def knee_fit(com, tl, keys: list):
     for a in range(4):
         for d in range(4 - a):
             band[:, d] += np.bincount(idx[:, a], weights=WB[:, a] * WB[:, a + d], minlength=M)[:M]
-    rhs = np.bincount(idx.ravel(), weights=(WB * (rows_w * rows_v)[:, None]).ravel(), minlength=M)[:M]
     s2 = (np.sqrt(KNOT_S) / (KNOT_S * KNOT_S * BEND_MPS2)) ** 2  # Σ (second differences / h²)² · h
     for shift, d, v in ((0, 0, 1.0), (1, 0, 4.0), (2, 0, 1.0), (0, 1, -2.0), (1, 1, -2.0), (0, 2, 1.0)):
         band[shift:M - 2 + shift, d] += v * s2
-    c = solve_banded_spd(band, rhs)
-
-    def offset(t):
-        t = np.asarray(t, float)
-        out = np.zeros(len(t))
-        inside = (t > t0) & (t < t1)
-        j, b = _bspline_basis(t[inside], origin)
-        out[inside] = np.sum(c[j] * b, axis=1)
-        return out
-
-    return offset
+    return t0, t1, origin, idx, WB, rows_w, banded_cholesky(band)
 
 
 def _bspline_basis(t, origin: float):
@@ -305,35 +344,45 @@ def _bspline_basis(t, origin: float):
 
 def solve_banded_spd(band: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """x of N x = rhs for a symmetric positive-definite band matrix N given as ``band`` (M, 4),
-    band[i, d] = N[i, i + d] (a banded Cholesky factorisation, O(M); scalar loops over rows)."""
+    band[i, d] = N[i, i + d] (a banded Cholesky factorisation, O(M))."""
+    return banded_solve(banded_cholesky(band), rhs)
+
+
+def banded_cholesky(band: np.ndarray) -> tuple:
+    """The Cholesky factor L (N = L Lᵀ) of the band matrix ``band`` (M, 4) (as :func:`solve_banded_spd`)
+    as four lists (L(i, i), L(i, i − 1), L(i, i − 2), L(i, i − 3)), i = 0 … M − 1 (scalar loop over rows)."""
     M = len(band)
-    A = band.tolist()
-    L = [[0.0, 0.0, 0.0, 0.0] for _ in range(M)]  # L[i][d] = L(i, i − d)
+    A0, A1, A2, A3 = (band[:, d].tolist() for d in range(4))
+    l0, l1, l2, l3 = [0.0] * M, [0.0] * M, [0.0] * M, [0.0] * M
     for i in range(M):
-        Li = L[i]
+        a3 = a2 = a1 = 0.0
         if i >= 3:
-            L3 = L[i - 3]
-            Li[3] = A[i - 3][3] / L3[0]
+            a3 = l3[i] = A3[i - 3] / l0[i - 3]
         if i >= 2:
-            L2 = L[i - 2]
-            Li[2] = (A[i - 2][2] - (Li[3] * L2[1] if i >= 3 else 0.0)) / L2[0]
+            a2 = l2[i] = (A2[i - 2] - (a3 * l1[i - 2] if i >= 3 else 0.0)) / l0[i - 2]
         if i >= 1:
-            L1 = L[i - 1]
-            s = A[i - 1][1]
+            s = A1[i - 1]
             if i >= 2:
-                s -= Li[2] * L1[1]
+                s -= a2 * l1[i - 1]
             if i >= 3:
-                s -= Li[3] * L1[2]
-            Li[1] = s / L1[0]
-        Li[0] = (A[i][0] - Li[1] * Li[1] - Li[2] * Li[2] - Li[3] * Li[3]) ** 0.5
+                s -= a3 * l2[i - 1]
+            a1 = l1[i] = s / l0[i - 1]
+        l0[i] = (A0[i] - a1 * a1 - a2 * a2 - a3 * a3) ** 0.5
+    return l0, l1, l2, l3
+
+
+def banded_solve(factor: tuple, rhs) -> np.ndarray:
+    """x of L Lᵀ x = rhs for the factor of :func:`banded_cholesky` (forward, then back substitution)."""
+    l0, l1, l2, l3 = factor
+    M = len(l0)
+    r = np.asarray(rhs, float).tolist()
     y = [0.0] * (M + 3)  # padded: y[i + 3] for row i
     for i in range(M):
-        Li = L[i]
-        y[i + 3] = (float(rhs[i]) - Li[1] * y[i + 2] - Li[2] * y[i + 1] - Li[3] * y[i]) / Li[0]
+        y[i + 3] = (r[i] - l1[i] * y[i + 2] - l2[i] * y[i + 1] - l3[i] * y[i]) / l0[i]
     x = [0.0] * (M + 3)  # x[i] for row i, zeros past the end
-    L += [[1.0, 0.0, 0.0, 0.0]] * 3
+    p1, p2, p3 = l1 + [0.0] * 3, l2 + [0.0] * 3, l3 + [0.0] * 3
     for i in range(M - 1, -1, -1):
-        x[i] = (y[i + 3] - L[i + 1][1] * x[i + 1] - L[i + 2][2] * x[i + 2] - L[i + 3][3] * x[i + 3]) / L[i][0]
+        x[i] = (y[i + 3] - p1[i + 1] * x[i + 1] - p2[i + 2] * x[i + 2] - p3[i + 3] * x[i + 3]) / l0[i]
     return np.array(x[:M])
 
 
@@ -432,7 +481,7 @@ def _roll_angles(walk: _Walk, com, feet, landing: np.ndarray, keys: list):
     kk = np.repeat(k, len(q))
     t_d = np.repeat(t_c, len(q)) + np.tile(q, len(k)) * np.repeat(tl.lift[k] - t_c, len(q))
     xy, rot = walk.pelvis(com, t_d)
-    pelvis = np.concatenate([xy, (com.at(t_d)[1] + knee_offset(com, tl, keys, t_d))[:, None]], axis=-1)
+    pelvis = np.concatenate([xy, (com.at(t_d)[1] + knee_offset(com, tl, keys, t_d, walk.fits))[:, None]], axis=-1)
     th = _least_roll(walk, feet, kk, pelvis, rot, nm.knee_toe_off_deg, th_ho[kk]).reshape(len(k), len(q))
     ok = th < np.radians(ROLL_RANGE_DEG[1])
     pick = np.where(ok.any(axis=1), np.argmax(ok, axis=1), len(q) - 1)
@@ -448,32 +497,63 @@ def _least_roll(walk: _Walk, feet, k, pelvis, rot, knee_deg: float, heel_off) ->
     which the leg of footstep k[i], pelvis at ``pelvis`` (N, 3) turned by ``rot``, reaches its ankle
     with the knee at ``knee_deg`` or more: rolled about the ball joint (``heel_off`` None) or about
     the toe tip, the toe bent by the pitch less ``heel_off`` (N,); the largest when none does. The
-    hip-ankle distance falls as the foot rolls: bisection."""
+    hip-ankle distance falls as the foot rolls: bisection, on the grid of pitches it can visit
+    (:func:`_roll_grid`), its steps taken :data:`ROLL_ROUND_BITS` at a time over pitches tried
+    together."""
     steps, char = walk.steps, walk.char
-    lo_deg, hi_deg = ROLL_RANGE_DEG
-    out = np.full(len(k), np.radians(hi_deg))
+    grid = _roll_grid()
+    bits = int(round(np.log2(len(grid) - 1)))
+    out = np.full(len(k), grid[-1])
     for s in SIDES:
         m = np.flatnonzero(steps.side[k] == (1 if s == "L" else -1))
         if not len(m):
             continue
         hip = pelvis[m] + np.einsum("nij,j->ni", rot[m], char.hip_joint_rest[s] - char.pelvis_rest)
         leg = (feet[s], k[m], hip, _bent_length(char, s, knee_deg), None if heel_off is None else heel_off[m])
-        lo, hi = np.full(len(m), np.radians(lo_deg)), np.full(len(m), np.radians(hi_deg))
-        done = _bent_enough(leg, lo)
-        for _ in range(int(np.ceil(np.log2((hi_deg - lo_deg) / ROLL_BISECT_DEG)))):
-            mid = 0.5 * (lo + hi)
-            ok = _bent_enough(leg, mid)
-            hi, lo = np.where(ok, mid, hi), np.where(ok, lo, mid)
-        out[m] = np.where(done, lo, np.where(_bent_enough(leg, hi), hi, np.radians(hi_deg)))
+        lo, hi = np.zeros(len(m), int), np.full(len(m), len(grid) - 1)  # indices into the grid
+        rows = np.arange(len(m))
+        done = None
+        left = bits
+        while left > 0:
+            b = min(ROLL_ROUND_BITS, left)
+            gap = 1 << (left - b)  # the pitches this round's steps can visit: lo, lo + gap, …, hi
+            first = lo.copy()
+            ok = _bent_enough(leg, grid[first[:, None] + gap * np.arange((1 << b) + 1)[None, :]])
+            if done is None:
+                done = ok[:, 0]
+            for _ in range(b):
+                mid = (lo + hi) >> 1
+                hit = ok[rows, (mid - first) // gap]
+                hi, lo = np.where(hit, mid, hi), np.where(hit, lo, mid)
+            left -= b
+        # hi is a pitch found enough, or the largest (taken when none is)
+        out[m] = np.where(done, grid[0], grid[hi])
     return out
 
 
+@functools.cache
+def _roll_grid() -> np.ndarray:
+    """The pitches (rad) bisection over :data:`ROLL_RANGE_DEG` to :data:`ROLL_BISECT_DEG` can visit:
+    the range's ends with midpoints put between neighbours as many times as it halves (the same
+    floats the halving computes)."""
+    lo_deg, hi_deg = ROLL_RANGE_DEG
+    g = np.radians([lo_deg, hi_deg])
+    for _ in range(int(np.ceil(np.log2((hi_deg - lo_deg) / ROLL_BISECT_DEG)))):
+        out = np.empty(2 * len(g) - 1)
+        out[0::2], out[1::2] = g, 0.5 * (g[:-1] + g[1:])
+        g = out
+    g.flags.writeable = False
+    return g
+
+
 def _bent_enough(leg, th) -> np.ndarray:
-    """Whether the leg ``(foot model, footsteps, hip joints, wanted distance, heel-off pitch or
-    None)`` reaches its ankle rolled to pitches ``th`` with the knee bent at least as wanted."""
+    """(N, G) whether the leg ``(foot model, footsteps (N,), hip joints (N, 3), wanted distance,
+    heel-off pitch (N,) or None)`` reaches its ankle rolled to pitches ``th`` (N, G) with the knee
+    bent at least as wanted."""
     foot, k, hip, want, heel_off = leg
-    toe = None if heel_off is None else np.maximum(th - heel_off, 0.0)
-    return np.linalg.norm(hip - foot.rolled_ankle(k, th, toe), axis=-1) <= want
+    toe = None if heel_off is None else np.maximum(th - heel_off[:, None], 0.0)
+    d = hip[:, None] - foot.rolled_ankle(k, th, toe)
+    return np.sqrt(d[..., 0] * d[..., 0] + d[..., 1] * d[..., 1] + d[..., 2] * d[..., 2]) <= want
 
 
 def _bent_length(char, side: str, knee_deg):
