@@ -124,26 +124,27 @@ class FootModel:
         return (self.path.at(s) + self.path.left_at(s) * z[:, None])[:, :2]
 
     # ------------------------------------------------------------------ stance
-    def rolled_ankle(self, k, theta, toe_theta=None) -> np.ndarray:
+    def rolled_ankle(self, k, theta, toe_theta=None, sin_cos=None) -> np.ndarray:
         """(N, 3) ankle of footstep ``k`` (N,) with the foot pitched ``theta`` (N,) rad, heel up: about
         the ball joint M with the toe flat (``toe_theta`` None), else about the toe tip with the toe
         pitched ``toe_theta`` (Figure 10 (b)–(d)). ``theta`` (and ``toe_theta``) may be (N, G): G
-        pitches per footstep, (N, G, 3) ankles."""
+        pitches per footstep, (N, G, 3) ankles; ``sin_cos``: (sin θ, cos θ) when already known."""
         R = self.R_flat[k]
         K, K2 = self._pitch_axis
         theta = np.asarray(theta, float)
         many = theta.ndim == 2
 
-        def turned(v, angle):  # R @ pitch(angle) @ v by Rodrigues' formula, v + sin·K v + (1 − cos)·K² v
+        def turned(v, angle, sc=None):  # R @ pitch(angle) @ v by Rodrigues' formula, v + sin·K v + (1 − cos)·K² v
             a, b, c = R @ v, R @ (K @ v), R @ (K2 @ v)
             if many:
                 a, b, c = a[:, None], b[:, None], c[:, None]
-            return a + np.sin(angle)[..., None] * b + (1.0 - np.cos(angle))[..., None] * c
+            sin, cos = (np.sin(angle), np.cos(angle)) if sc is None else sc
+            return a + sin[..., None] * b + (1.0 - cos)[..., None] * c
 
         def at(points):
             return points[k][:, None] if many else points[k]
 
-        arm = turned(self.geo.ankle - self.joint_rest, theta)
+        arm = turned(self.geo.ankle - self.joint_rest, theta, sin_cos)
         if toe_theta is None:
             return at(self.joint_w) + arm
         return at(self.tip_w) + turned(self.joint_rest - self.geo.tip, np.asarray(toe_theta, float)) + arm

@@ -177,13 +177,18 @@ def solve_support(char, path, ground, steps, tl, p, psi, progress: ProgressFn = 
 
 
 def _mean_near(t, values, tl) -> np.ndarray:
-    """(K,) the mean of ``values`` (on times ``t``) within half a step of each heel strike."""
+    """(K,) the mean of ``values`` (on times ``t``, increasing) within half a step of each heel strike."""
     hs, T = tl.heel_strike, tl.T
     out = np.zeros(len(hs))
+    half = 0.5 * T
+    # the times near each heel strike are a run of t: look only a sample beyond its ends
+    lo = np.maximum(np.searchsorted(t, hs - half) - 1, 0)
+    hi = np.searchsorted(t, hs + half, "right") + 1
     for i in range(2, len(hs)):
-        m = np.abs(t - hs[i]) < 0.5 * T[i]
+        near = t[lo[i]:hi[i]]
+        m = np.abs(near - hs[i]) < half[i]
         if np.any(m):
-            out[i] = float(np.mean(values[m]))
+            out[i] = float(np.mean(values[lo[i]:hi[i]][m]))
     return out
 
 
@@ -242,10 +247,12 @@ def heel_strike_fractions(walk: _Walk, feet) -> np.ndarray:
                         _ankles(feet, steps, i, "flat"), nm.knee_midstance_deg)
     h_hs = h_mid - walk.travel(i - 1)
     grid = np.linspace(0.3, 0.9, 61)
-    rot = walk.rotation(hs[i])
-    landing = _ankles(feet, steps, i, "landing")
-    z = np.stack([_heights_at(walk, i, walk.path.at(steps.s[i - 1] + f * (steps.s[i] - steps.s[i - 1]))[:, :2],
-                              rot, landing, nm.knee_contact_deg) for f in grid], axis=-1)  # rises with f
+    G = len(grid)
+    rot = np.tile(walk.rotation(hs[i]), (G, 1, 1))
+    landing = np.tile(_ankles(feet, steps, i, "landing"), (G, 1))
+    s_try = (steps.s[i - 1][None, :] + grid[:, None] * (steps.s[i] - steps.s[i - 1])[None, :]).ravel()
+    z = _heights_at(walk, np.tile(i, G), walk.path.at(s_try)[:, :2], rot, landing,
+                    nm.knee_contact_deg).reshape(G, len(i)).T  # rises along the grid
     z = np.maximum.accumulate(z, axis=-1)
     at[i - 1] = np.clip([np.interp(h, zz, grid) for h, zz in zip(h_hs, z)], *HS_AT_RANGE)
     return at
@@ -501,7 +508,7 @@ def _least_roll(walk: _Walk, feet, k, pelvis, rot, knee_deg: float, heel_off) ->
     (:func:`_roll_grid`), its steps taken :data:`ROLL_ROUND_BITS` at a time over pitches tried
     together."""
     steps, char = walk.steps, walk.char
-    grid = _roll_grid()
+    grid = _roll_grid()[0]
     bits = int(round(np.log2(len(grid) - 1)))
     out = np.full(len(k), grid[-1])
     for s in SIDES:
@@ -518,7 +525,7 @@ def _least_roll(walk: _Walk, feet, k, pelvis, rot, knee_deg: float, heel_off) ->
             b = min(ROLL_ROUND_BITS, left)
             gap = 1 << (left - b)  # the pitches this round's steps can visit: lo, lo + gap, …, hi
             first = lo.copy()
-            ok = _bent_enough(leg, grid[first[:, None] + gap * np.arange((1 << b) + 1)[None, :]])
+            ok = _bent_enough(leg, first[:, None] + gap * np.arange((1 << b) + 1)[None, :])
             if done is None:
                 done = ok[:, 0]
             for _ in range(b):
@@ -532,27 +539,31 @@ def _least_roll(walk: _Walk, feet, k, pelvis, rot, knee_deg: float, heel_off) ->
 
 
 @functools.cache
-def _roll_grid() -> np.ndarray:
-    """The pitches (rad) bisection over :data:`ROLL_RANGE_DEG` to :data:`ROLL_BISECT_DEG` can visit:
-    the range's ends with midpoints put between neighbours as many times as it halves (the same
-    floats the halving computes)."""
+def _roll_grid() -> tuple:
+    """(pitches, their sines, their cosines) (rad): the pitches bisection over :data:`ROLL_RANGE_DEG` to
+    :data:`ROLL_BISECT_DEG` can visit — the range's ends with midpoints put between neighbours as many
+    times as it halves (the same floats the halving computes)."""
     lo_deg, hi_deg = ROLL_RANGE_DEG
     g = np.radians([lo_deg, hi_deg])
     for _ in range(int(np.ceil(np.log2((hi_deg - lo_deg) / ROLL_BISECT_DEG)))):
         out = np.empty(2 * len(g) - 1)
         out[0::2], out[1::2] = g, 0.5 * (g[:-1] + g[1:])
         g = out
-    g.flags.writeable = False
-    return g
+    grid = (g, np.sin(g), np.cos(g))
+    for a in grid:
+        a.flags.writeable = False
+    return grid
 
 
-def _bent_enough(leg, th) -> np.ndarray:
+def _bent_enough(leg, j) -> np.ndarray:
     """(N, G) whether the leg ``(foot model, footsteps (N,), hip joints (N, 3), wanted distance,
-    heel-off pitch (N,) or None)`` reaches its ankle rolled to pitches ``th`` (N, G) with the knee
-    bent at least as wanted."""
+    heel-off pitch (N,) or None)`` reaches its ankle rolled to the pitches :func:`_roll_grid` ``[j]``
+    (N, G) with the knee bent at least as wanted."""
     foot, k, hip, want, heel_off = leg
+    grid, sin, cos = _roll_grid()
+    th = grid[j]
     toe = None if heel_off is None else np.maximum(th - heel_off[:, None], 0.0)
-    d = hip[:, None] - foot.rolled_ankle(k, th, toe)
+    d = hip[:, None] - foot.rolled_ankle(k, th, toe, (sin[j], cos[j]))
     return np.sqrt(d[..., 0] * d[..., 0] + d[..., 1] * d[..., 1] + d[..., 2] * d[..., 2]) <= want
 
 
@@ -603,10 +614,10 @@ def _lower_for_midstance(walk: _Walk, com, feet, extra: np.ndarray) -> float:
     msk = {s: check[s].planted for s in SIDES}  # swings are handled by the final clamp
     over = y_c - walk.limit.limit(xy, rot, ank, msk)
     worst = 0.0
+    edge = np.searchsorted(tt, hs)  # step i's samples: tt[edge[i]:edge[i + 1]] (hs[i] ≤ tt < hs[i + 1])
     for i in range(1, n):
-        m = (tt >= hs[i]) & (tt < hs[i + 1])
-        if np.any(m):
-            e = float(np.max(over[m]))
+        if edge[i + 1] > edge[i]:
+            e = float(np.max(over[edge[i]:edge[i + 1]]))
             worst = max(worst, e)
             if e > 0 and not (walk.level[i] or walk.level[i + 1]):  # keys set the steady steps' heights
                 for j in (i, i + 1):
