@@ -44,7 +44,8 @@ def build_character(context, template, name: str, location) -> bpy.types.Object:
     me.from_pydata([tuple(v) for v in verts], [], faces)
     mat_names = list(template.materials)
     for mname in mat_names:
-        mat = bpy.data.materials.get(f"ProcAnim.{mname}") or bpy.data.materials.new(f"ProcAnim.{mname}")
+        full = f"ProcAnim.{template.name}.{mname}"  # per template: a Human must not recolour the Ducks
+        mat = bpy.data.materials.get(full) or bpy.data.materials.new(full)
         mat.diffuse_color = template.materials[mname]
         me.materials.append(mat)
     me.polygons.foreach_set("material_index", np.array([mat_names.index(m) for m in face_mats], dtype=np.int32))
