@@ -3,7 +3,7 @@
 #
 #   ${PROCANIM_CACHE:-$HOME/.cache/procanim}/venv-bpy-5.0.1   bpy, pytest, ruff, mypy, stubs, matplotlib,
 #                                                             dask distributed + tqdm (the batch runner)
-#   ${PROCANIM_CACHE:-$HOME/.cache/procanim}/venv-bpy-4.5.15  bpy, pytest
+#   ${PROCANIM_CACHE:-$HOME/.cache/procanim}/venv-bpy-4.5.15  bpy, pytest, pillow (the demo's animations)
 #   ${PROCANIM_CACHE:-$HOME/.cache/procanim}/venv-bpy-4.2.23  bpy, pytest, numpy<2
 #
 # Usage: bash tools/setup_env.sh [VERSION ...]   (default: $PROCANIM_VERSIONS, else all three;
@@ -28,7 +28,7 @@ STUBS="fake-bpy-module-4.2==20260730" # the oldest supported API: what operators
 requirements_for() {
   case "$1" in
     5.0.1) echo "bpy==5.0.1 $PYTEST ruff==0.17.6 mypy==2.4.1 $STUBS matplotlib==3.11.2 dask==2026.8.0 distributed==2026.8.0 tqdm==4.70.1" ;;
-    4.5.15) echo "bpy==4.5.15 $PYTEST" ;;
+    4.5.15) echo "bpy==4.5.15 $PYTEST pillow==13.0.0" ;; # pillow: tools/demo.py encodes the animated WebPs
     4.2.23) echo "bpy==4.2.23 numpy<2 $PYTEST" ;;
     *) echo "setup_env: unsupported bpy version '$1' (supported: $ALL_VERSIONS)" >&2; return 1 ;;
   esac
