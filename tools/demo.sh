@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The README's demo command: every generator's scene baked into out/demo.blend, and a Workbench
-# contact sheet each in docs/ (tools/demo.py, tools/demos/*.py):
+# contact sheet and a looping animated WebP each in docs/ (tools/demo.py, tools/demos/*.py):
 #
 #   bash tools/demo.sh [NAMES...]     (e.g. `duck handshake`: only those scenes)
 #
-# Installs/repairs the bpy 4.5.15 venv first (tools/setup_env.sh; first run: a ~370 MB download).
+# Installs/repairs the bpy 4.5.15 venv first, with Pillow for the animations (tools/setup_env.sh;
+# first run: a ~370 MB download). About 10 minutes on 2 busy cores, most of it the animations' renders.
 # Blender 4.5 LTS writes the .blend so that 4.2 LTS–4.4 open it too (checked on Debian's 4.3.2);
 # a file saved by 5.0 opens only in 4.5 and newer.
 set -euo pipefail

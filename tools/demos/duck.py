@@ -6,6 +6,15 @@ NAME = "duck"
 ORDER = 0
 SHEET_FRAMES = (0, 12, 24, 36, 48, 60, 72, 84)
 DUCKS = [("Joy", "JOY"), ("Wandering", "HAPPY_WANDERING"), ("Sad", "SAD")]
+# Every preset walks one cycle a second (Speed 5): frames 24-96 are three whole cycles of each duck.
+ANIMATION_FRAMES = (24, 96, 2)
+ANIMATION_TILES = {
+    "characters": (("Joy", "Joy"), ("Wandering", "Happy-wandering"), ("Sad", "Sad")),
+    "size": (160, 240),  # px per tile
+    "offset": (0.75, -1.05, 0.3),  # camera from the duck's body centre (m): front right, a little above
+    "lift": 0.06,  # aim this far above the body centre (m)
+    "lens": 62,
+}
 
 
 def build(scene):

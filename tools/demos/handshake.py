@@ -10,6 +10,8 @@ from demos.duck import add_ground_camera_light
 NAME = "handshake"
 ORDER = 10
 SHEET_FRAMES = (1, 12, 24, 36, 46, 56, 70, 90)
+# The whole handshake: both stand in the neutral pose at its first and last frame, so it loops.
+ANIMATION_FRAMES = (1, 105, 2)
 PAIR = (("Host", 1.80, 0.0, "JACOBIAN_TRANSPOSE", 0.8), ("Guest", 1.65, 180.0, "FUZZY", 0.3))
 DISTANCE_M = 0.9
 

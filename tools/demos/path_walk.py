@@ -7,6 +7,8 @@ from .duck import add_ground_camera_light
 NAME = "path_walk"
 ORDER = 20
 SHEET_FRAMES = (1, 40, 80, 120, 160, 200, 240, 280)
+# The climb: up the flight, over the landing and down (a journey, not a cycle: it restarts at the foot).
+ANIMATION_FRAMES = (46, 226, 2)
 
 S_X, STAIRS_X = -1.6, 1.6
 TREAD, RISER, N_STEPS, LANDING, START = 0.30, 0.16, 5, 1.2, 1.5

@@ -5,6 +5,8 @@ import bpy
 NAME = "terrain"
 ORDER = 30
 SHEET_FRAMES = (1, 12, 23, 34, 45, 56, 67, 78)
+# Both adapted motions from start to end (a walk over the zigzag and a jump onto it; they restart).
+ANIMATION_FRAMES = (1, 81, 2)
 
 
 def build(scene):
