@@ -5,7 +5,8 @@
 #   bash tools/demo.sh [NAMES...]     (e.g. `duck handshake`: only those scenes)
 #
 # Installs/repairs the bpy 4.5.15 venv first, with Pillow for the animations (tools/setup_env.sh;
-# first run: a ~370 MB download). About 10 minutes on 2 busy cores, most of it the animations' renders.
+# first run: a ~370 MB download). Costs about 4.5 CPU minutes, most of it the animations' Workbench
+# renders (6-12 minutes on the team's shared 2-core machine, depending on its load).
 # Blender 4.5 LTS writes the .blend so that 4.2 LTS–4.4 open it too (checked on Debian's 4.3.2);
 # a file saved by 5.0 opens only in 4.5 and newer.
 set -euo pipefail

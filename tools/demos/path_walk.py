@@ -7,8 +7,6 @@ from .duck import add_ground_camera_light
 NAME = "path_walk"
 ORDER = 20
 SHEET_FRAMES = (1, 40, 80, 120, 160, 200, 240, 280)
-# The climb: up the flight, over the landing and down (a journey, not a cycle: it restarts at the foot).
-ANIMATION_FRAMES = (46, 226, 2)
 
 S_X, STAIRS_X = -1.6, 1.6
 TREAD, RISER, N_STEPS, LANDING, START = 0.30, 0.16, 5, 1.2, 1.5
@@ -107,3 +105,25 @@ def build(scene):
     settings.path_walk.path = s_path
     settings.path_walk.ground = floor
     return figures
+
+
+def ANIMATION_FRAMES(scene):  # noqa: N802 - the demo's attribute name, here a function of the scene
+    """The climb, whatever its timing: from half a metre before the first riser until the climber's
+    hips are 0.3 m past the last one (a journey, not a cycle: the animation restarts at the foot)."""
+    first, last = -(START - 0.5), -(last_riser() + 0.3)
+    climber = bpy.data.objects["Climber"]
+    frames = range(scene.frame_start, scene.frame_end + 1, 2)
+    ys = []
+    with bpy.context.temp_override(scene=scene, view_layer=scene.view_layers[0]):
+        for frame in frames:
+            scene.frame_set(frame)
+            evaluated = climber.evaluated_get(bpy.context.evaluated_depsgraph_get())
+            ys.append((evaluated.matrix_world @ evaluated.pose.bones["hips"].head).y)
+    start = next(f for f, y in zip(frames, ys) if y < first)
+    end = next(f for f, y in zip(frames, ys) if y < last)
+    return start, end, 2
+
+
+def last_riser() -> float:
+    """Where the staircase's last riser (down to the floor) stands, m along −Y (:func:`add_staircase`)."""
+    return START + 2 * (N_STEPS - 1) * TREAD + LANDING

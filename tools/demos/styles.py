@@ -39,13 +39,16 @@ def unavailable() -> str | None:
 
 
 def walkers():
-    return [(label.replace("-", " ").title().replace(" ", ""), ident, label) for ident, label in STYLES]
+    """(object name, preset, label) per style; object names are global across a file's scenes, so
+    none of them may be another demo's (the ducks are called Joy and Sad)."""
+    return [(f"{label} walker", ident, label) for ident, label in STYLES]
 
 
 def build(scene):
     arg = style_argument()
     figures = {}
     for k, (name, ident, _) in enumerate(walkers()):
+        assert name not in bpy.data.objects, f"{name} exists: the path walk would go to that object"
         x = SPACING_M * (k - 1.5)
         path = add_poly_curve(f"{name} path", [(x, 0.0, 0.0), (x, -LENGTH_M, 0.0)])
         bpy.ops.procanim.add_human(name=name, location=(x, 0.0, 0.0))
@@ -54,14 +57,14 @@ def build(scene):
         m = json.loads(bpy.data.objects[name].animation_data.action.procanim.metrics_json)
         figures[name] = {key: m.get(key) for key in FIGURES}
     scene.frame_start, scene.frame_end = 1, max(int(f["frame_end"]) for f in figures.values())
-    add_ground_camera_light(scene, target=(0.0, -1.2, 0.8), camera=(6.0, -7.0, 2.4), lens=40)
+    add_ground_camera_light(scene, target=(0.0, -1.2, 0.8), camera=(1.6, -8.2, 1.4), lens=50)
     aim = bpy.data.objects[f"{scene.name}.camera_target"]  # the camera rides along with Neutral
     follow = aim.constraints.new("COPY_LOCATION")
     follow.target, follow.subtarget = bpy.data.objects[walkers()[0][0]], "hips"
     follow.use_x = follow.use_z = False
     follow.use_offset = True
     scene.camera.parent = aim
-    scene.camera.location = (3.4, -4.0, 0.9)
+    scene.camera.location = (1.6, -7.0, 0.6)  # ahead of the group, a little to the right
     scene.procanim.armature = bpy.data.objects[walkers()[0][0]]
     return figures
 
