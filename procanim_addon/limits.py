@@ -162,6 +162,7 @@ LIMITS: dict[str, dict[str, Limit]] = {
         "collision_tolerance_m": Limit(0.0, 0.1, "Collision tolerance", "m"),
         "box_radius_ratio": Limit(0.0, 1.0, "Limb box radius"),
         "max_step_ratio": Limit(0.0, 5.0, "Largest step", "leg lengths"),
+        "rigid_length_ratio": Limit(0.0, 2.0, "Rigid bone length", "leg lengths"),
         "smoothing_s": Limit(0.0, 10.0, "Smoothing", "s"),
         "unit_m": Limit(1e-6, 1e6, "Metres per armature unit", "m"),
     },

@@ -37,7 +37,7 @@ from .. import transforms as tf
 from ..clip import Clip
 from ..errors import InputError
 from ..frames import CharacterFrame, character_frame
-from ..limits import check_limits
+from ..limits import check_bake_size, check_limits
 from ..progress import ProgressFn, loop, no_progress
 from ..skeleton import Skeleton
 from . import descriptors as rd
@@ -55,8 +55,7 @@ SPAN_DESCRIPTORS = (0.02, 0.10)
 SPAN_SOLVE = (0.10, 0.22)
 SPAN_CHANNELS = (0.22, 0.27)
 SPAN_BOX_GAPS = (0.27, 0.30)  # the limbs' source clearance, for the fix
-SPAN_FIX = (0.30, 0.95)  # the first footing policy gets FIX_FIRST of it, the second the rest
-FIX_FIRST = 0.75
+SPAN_FIX = (0.30, 0.95)  # both footing policies (the second only when it is tried)
 # Frames per chunk of the descriptor stage (one progress report each; the result does not depend on it).
 DESCRIPTOR_CHUNK_FRAMES = 32
 # RECON: the flat reference (none given) is at this percentile of the per-frame lowest foot point,
@@ -86,6 +85,10 @@ class AdaptParams:
     clearance_m:           lifted limbs keep their source gap up to this much above the terrain
     collision_tolerance_m: boxes are shrunk by this much before testing (touching ≠ colliding)
     box_radius_ratio:      limb box thickness as a fraction of the bone length
+    rigid_length_ratio:    RECON: joints whose bone to their parent joint is shorter than this ×
+                           leg length keep their source offset from it in the solve (neck, head,
+                           spine segments, feet, toes, hands: too short for the descriptors to
+                           orient, see :mod:`.solve`); 0 lets the descriptors move every joint
     max_step_ratio:        RECON: largest rise of the terrain under contacts the motion can take,
                            as a fraction of leg length; more raises InputError (see refuse_infeasible)
     refuse_infeasible:     raise InputError when the terrain exceeds what the motion can do;
@@ -113,6 +116,7 @@ class AdaptParams:
     clearance_m: float = 0.01
     collision_tolerance_m: float = 0.002
     box_radius_ratio: float = 0.12
+    rigid_length_ratio: float = 0.25
     max_step_ratio: float = 0.75
     refuse_infeasible: bool = True
     smoothing_s: float = 0.25
@@ -189,12 +193,14 @@ def adapt_to_terrain(skeleton, rigmap, source: Clip, reference: TerrainMesh | No
     """The source clip re-fitted from ``reference`` to ``terrain`` (see the module docstring).
 
     ``reference`` None is a flat ground at the motion's own ground height: the lowest foot point
-    over the clip (its 5th percentile over frames). Raises :class:`InputError` for a reference equal
+    over the clip (its 5th percentile over frames). Raises :class:`InputError` for a clip over the
+    bake size limits (:func:`..limits.check_bake_size`, before anything is allocated), a reference equal
     to the terrain, a motion that leaves the terrain, or (with ``refuse_infeasible``) a terrain the
     motion cannot climb; :class:`..progress.Cancelled` when ``progress`` asks for it.
     """
     p = params or AdaptParams()
     p.validate()
+    check_bake_size(source.frame_count, len(skeleton), "The terrain adaptation")  # before any allocation
     if p.unit_m != 1.0:  # work in metres, hand back channels in the rig's own units
         sk_m, src_m, ref_m, ter_m = _in_metres(skeleton, source, reference, terrain, p.unit_m)
         out = adapt_to_terrain(sk_m, rigmap, src_m, ref_m, ter_m, replace(p, unit_m=1.0), progress)
@@ -288,9 +294,11 @@ def _solve(skeleton, src: _Source, est: np.ndarray, p: AdaptParams, stats: Solve
     p_src, js = src.joints, src.js
     tick = Ticker(progress, *SPAN_SOLVE)
 
+    carry = (js.parent, js.rest_length < p.rigid_length_ratio * src.cf.leg_length)
+
     def solve_frames(idx):
         solved = damped_solve(p_src[idx], est[idx], js.restore_lengths, p.damping, p.k0, p.k_decay, p.k_min,
-                              p.iteration_tolerance_m, p.max_iterations, stats, tick)
+                              p.iteration_tolerance_m, p.max_iterations, stats, tick, carry)
         return solved - p_src[idx]
 
     disp = multires_solve(src.joints.shape[0], solve_frames, p.key_interval, p.tolerance_m, stats)
@@ -308,7 +316,6 @@ def _final_fix(skeleton, rigmap, src: _Source, terrain, loc, rot, pose, p: Adapt
     straddles a step can leave it backward or toward its hip; both are tried when it matters and the
     result with fewer collisions (then the smaller contact error) is kept."""
     lo, hi = SPAN_FIX
-    mid = lo + FIX_FIRST * (hi - lo)
     lb = limb_boxes(skeleton, rigmap, p.box_radius_ratio)
     box_pts = lb.sample_points(skeleton, src.pose)
     box_gap_src = np.empty(box_pts.shape[:-1])  # (F, M, P)
@@ -321,14 +328,14 @@ def _final_fix(skeleton, rigmap, src: _Source, terrain, loc, rot, pose, p: Adapt
     fix = FinalFix(skeleton, src.js, src.pose, src.effs, src.legs, src.gap, src.contact, src.reference, terrain, lb,
                    box_gap_src, p, src.cf, int(round(p.smoothing_s * fps)), fps)
     best = None
-    for policy, span in (("back", (lo, mid)), ("near_hip", (mid, hi))):
-        tick = Ticker(progress, *span)
+    tick = Ticker(progress, lo, hi)  # the second policy, when it is tried, goes on from the first
+    for policy in ("back", "near_hip"):
         trial = fix.run(loc.copy(), rot.copy(), pose.copy(), policy, tick)
-        tick.done()
         if best is None or trial.score < best.score:
             best = trial
         if not trial.nudged or trial.score[0] == 0:
             break
+    tick.done()
     return best, lb
 
 

@@ -22,6 +22,9 @@ from ..ik.two_bone import solve_two_bone
 from .rotations import affine_inverse, turn_matrices
 
 UP = np.array([0.0, 0.0, 1.0])
+# A bend plane more than 135° away from the side the limb bends to (cos 135° = -0.707) is a joint
+# bent backward: mirrored onto that side (see move_end).
+BEHIND_COS = float(np.cos(np.radians(45.0)))
 
 
 @dataclass
@@ -189,12 +192,15 @@ def _descendants(skeleton, i: int) -> np.ndarray:
 
 
 def move_end(skeleton, loc, rot, pose, eff: Effector, offset: np.ndarray, mask: np.ndarray, bend_hint=None,
-             swivel=None) -> None:
+             swivel=None, side=None) -> None:
     """Move the effector's end bone by ``offset`` — ``(F,)`` m straight up, or ``(F, 3)`` m — on
     ``mask`` frames keeping its orientation, re-solving the two bones above it by two-bone IK in
     their current bend plane. ``bend_hint`` (3,): the side the joint bends to when the limb is
-    nearly straight (knees forward, elbows back). ``swivel`` (F,) rad turns the bend plane about the
-    root→end axis (a knee turned out)."""
+    nearly straight (knees forward, elbows back). ``side`` (F, 3): per frame, the side the joint
+    must bend to (the source's own bend): a bend plane found on the other side is mirrored onto it,
+    so a knee the solve left bent backward is not driven further backward (more than 135° from
+    that side: a knee the fix turned out, up to 120°, stays turned out). ``swivel`` (F,) rad
+    turns the bend plane about the root→end axis (a knee turned out)."""
     idx = np.nonzero(np.asarray(mask, bool))[0]
     if idx.size == 0:
         return
@@ -209,6 +215,13 @@ def move_end(skeleton, loc, rot, pose, eff: Effector, offset: np.ndarray, mask: 
     pole = mid - root - np.sum((mid - root) * axis, axis=-1, keepdims=True) * axis
     if bend_hint is not None:  # a nearly straight limb has no reliable bend plane of its own
         pole = pole + 0.01 * skeleton.lengths[eff.upper] * np.asarray(bend_hint, float)
+    if side is not None:
+        s = np.asarray(side, float)[idx]
+        s = s - np.sum(s * axis, axis=-1, keepdims=True) * axis
+        s2 = np.sum(s * s, axis=-1, keepdims=True)
+        c = np.sum(pole * s, axis=-1, keepdims=True)
+        behind = c < -BEHIND_COS * np.sqrt(np.sum(pole * pole, axis=-1, keepdims=True) * s2)
+        pole = np.where(behind & (s2 > 1e-12), pole - 2 * c * s / np.maximum(s2, 1e-12), pole)
     if swivel is not None:
         axis_t = tf.normalize(target - root)
         pole = tf.quat_rotate(tf.quat_from_axis_angle(axis_t, np.asarray(swivel, float)[idx]), pole)

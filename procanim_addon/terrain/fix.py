@@ -20,7 +20,7 @@ lifts, drops and turns fade in and out over ``ramp`` frames so nothing pops. Eve
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -52,6 +52,10 @@ REACH_TOLERANCE_M = 0.005
 # RECON: knee turn-out angles tried (degrees), smallest first.
 SWIVEL_ANGLES_DEG = (15, 30, 45, 60, 75, 90, 105, 120)
 SWIVEL_PASSES = 3  # a swivel fading in around one frame can touch its neighbours: re-checked
+# RECON: hips moved back along the motion's direction where a leg still collides (m): step, largest.
+SHIFT_STEP_M = 0.03
+MAX_SHIFT_M = 0.3
+MAX_SHIFT_RAISE_M = 0.15
 # RECON: free ends still colliding are lifted LIFT_STEP_M at a time, at most LIFT_PASSES times.
 LIFT_STEP_M = 0.01
 LIFT_PASSES = 4
@@ -102,10 +106,19 @@ class FinalFix:
     cf: object
     ramp: int
     fps: float
+    _sides: dict = field(default_factory=dict, init=False, repr=False)
 
     def hint(self, e) -> np.ndarray:
         """The side a nearly straight limb bends to: knees forward, elbows back."""
         return self.cf.forward if e.is_leg else -self.cf.forward
+
+    def side(self, e) -> np.ndarray:
+        """Per frame ``(F, 3)``, the side the limb's middle joint bends to in the source (its knee
+        or elbow off the root→end line; ``hint`` where the source limb is straight): the two-bone
+        IK of the fix keeps the joint on that side (:func:`.contact.move_end`)."""
+        if e.name not in self._sides:
+            self._sides[e.name] = bend_side(self.pose_src, e, self.hint(e), 0.01 * self.skeleton.lengths[e.upper])
+        return self._sides[e.name]
 
     def run(self, loc, rot, pose, policy: str, tick: Ticker) -> Trial:
         """Steps a–d on ``loc``/``rot``/``pose`` (changed in place) with footing ``policy``
@@ -113,7 +126,7 @@ class FinalFix:
         nudged = False
         for e in self.effs:  # a. planted ends: source orientation, one level footprint each
             nudged |= _plant(self.skeleton, loc, rot, pose, self.pose_src, e, self.contact[e.name], self.reference,
-                             self.terrain, self.ramp, self.hint(e), self.fps, policy, tick)
+                             self.terrain, self.ramp, self.hint(e), self.fps, policy, tick, self.side(e))
         _lower_hips_for_reach(self.skeleton, self.js.hips, loc, rot, pose, self.pose_src, self.effs, self.src_gap,
                               self.contact, self.terrain, self.ramp)  # b.
         tick()
@@ -124,6 +137,7 @@ class FinalFix:
         hits = self.swivel_knees(loc, rot, pose, hits, tick)
         hits = self.lift_free_ends(loc, rot, pose, hits, tick)
         hits = self.lift_planted_ends(loc, rot, pose, hits, tick)
+        hits = self.shift_hips_back(loc, rot, pose, hits, tick)  # f.
         err = 0.0
         for e in self.effs:
             c = self.contact[e.name]
@@ -141,16 +155,17 @@ class FinalFix:
         """c. Every end on its ground or clear of the terrain (only ``frames`` when given)."""
         for e in self.effs:
             _place_effector(self.skeleton, loc, rot, pose, e, self.src_gap[e.name], self.contact[e.name],
-                            self.terrain, self.lb, self.box_gap_src, self.p, self.ramp, self.hint(e), tick, frames)
+                            self.terrain, self.lb, self.box_gap_src, self.p, self.ramp, self.hint(e), tick, frames,
+                            self.side(e))
 
     def raise_hips(self, loc, rot, pose, hits, tick: Ticker) -> np.ndarray:
         """d. Raise the hips where any box collides, as far as the contacts' reach allows."""
         if not np.any(hits):
             return hits
         every_box = np.ones(len(self.lb.bones), bool)  # an arm pinned under a low, rolling body counts too
-        raise_by = _hips_raise_to_clear(self.skeleton, self.js.hips, loc, rot, pose, self.effs, self.src_gap,
-                                        self.contact, self.terrain, self.lb, every_box, hits, self.p, self.cf.forward,
-                                        tick)
+        raise_by = _hips_move_to_clear(self.skeleton, self.js.hips, loc, rot, pose, self.effs, self.src_gap,
+                                       self.contact, self.terrain, self.lb, every_box, hits, self.p, self.cf.forward,
+                                       tick, _raise_moves(), {e.name: self.side(e) for e in self.effs})[:, 2]
         raise_by = np.minimum(ramp_envelope(raise_by, self.ramp),
                               _hips_headroom(self.skeleton, pose, self.effs, self.contact))
         if np.any(raise_by > 0):
@@ -167,9 +182,40 @@ class FinalFix:
             if not np.any(hits[:, leg_box]):
                 break
             _swivel_to_clear(self.skeleton, loc, rot, pose, self.legs, self.lb, hits, self.terrain, self.p, self.cf,
-                             self.ramp, tick)
+                             self.ramp, tick, {e.name: self.side(e) for e in self.legs})
             hits = self.collisions(pose)
         return hits
+
+    def shift_hips_back(self, loc, rot, pose, hits, tick: Ticker) -> np.ndarray:
+        """d. Where a leg still collides — a trailing foot still planted behind a block's face while
+        the hips already pass over it, so that no bend of that leg clears the face — the hips (with
+        everything above) stay back along the motion's direction, raised as the straighter leg
+        allows, by the smallest move that clears it with every contact still on its footprint; the
+        move fades in and out over ``ramp`` frames."""
+        leg_box = np.isin(self.lb.bones, [b for e in self.legs for b in _limb_bones(e)])
+        if not np.any(hits[:, leg_box]):
+            return hits
+        move = _hips_move_to_clear(self.skeleton, self.js.hips, loc, rot, pose, self.effs, self.src_gap,
+                                   self.contact, self.terrain, self.lb, leg_box, hits, self.p, self.cf.forward, tick,
+                                   _back_moves(self.cf.forward), {e.name: self.side(e) for e in self.effs})
+        if not np.any(move != 0.0):
+            return hits
+        back = _back_moves(self.cf.forward)[0]
+        back = back / np.linalg.norm(back)
+        # both parts fade in and out (never less than a frame needs)
+        move = (ramp_envelope(move @ back, self.ramp)[:, None] * back
+                + ramp_envelope(move[:, 2], self.ramp)[:, None] * UP)
+        on = np.linalg.norm(move, axis=1) > 0
+        m = pose[:, self.js.hips].copy()
+        m[:, :3, 3] += move
+        set_world(self.skeleton, loc, rot, pose, self.js.hips, m, on, with_location=True)
+        flat = move.copy()
+        flat[:, 2] = 0.0
+        for e in self.effs:  # planted ends stay on their footprints
+            move_end(self.skeleton, loc, rot, pose, e, -flat, self.contact[e.name] & on, self.hint(e),
+                     side=self.side(e))
+        self.place_all(loc, rot, pose, tick, on)
+        return self.collisions(pose)
 
     def lift_free_ends(self, loc, rot, pose, hits, tick: Ticker) -> np.ndarray:
         """d. Lift what the sampled clearance missed, ``LIFT_STEP_M`` at a time."""
@@ -181,7 +227,8 @@ class FinalFix:
                 if np.any(bad):
                     extra = True
                     lift = ramp_envelope(bad * LIFT_STEP_M, self.ramp)
-                    move_end(self.skeleton, loc, rot, pose, e, lift, (lift > 0) & ~self.contact[e.name], self.hint(e))
+                    move_end(self.skeleton, loc, rot, pose, e, lift, (lift > 0) & ~self.contact[e.name], self.hint(e),
+                             side=self.side(e))
             tick()
             if not extra:
                 break
@@ -202,7 +249,8 @@ class FinalFix:
                 if np.any(bad):
                     extra = True
                     lift = ramp_envelope(bad * LIFT_STEP_M, self.ramp)
-                    move_end(self.skeleton, loc, rot, pose, e, lift, (lift > 0) & (bad | ~c), self.hint(e))
+                    move_end(self.skeleton, loc, rot, pose, e, lift, (lift > 0) & (bad | ~c), self.hint(e),
+                             side=self.side(e))
             tick()
             if not extra:
                 break
@@ -211,6 +259,17 @@ class FinalFix:
 
 
 # --------------------------------------------------------------------------- the steps
+
+def bend_side(pose_src: np.ndarray, e, hint: np.ndarray, straight_m: float) -> np.ndarray:
+    """Per frame ``(F, 3)``, unit direction from the root→end line of limb ``e`` to its middle
+    joint in the source pose; ``hint`` where the middle joint is within ``straight_m`` of the line."""
+    root, mid, end = (pose_src[:, b, :3, 3] for b in (e.upper, e.lower, e.end))
+    axis = end - root
+    axis = axis / np.maximum(np.linalg.norm(axis, axis=-1, keepdims=True), 1e-12)
+    off = mid - root - np.sum((mid - root) * axis, axis=-1, keepdims=True) * axis
+    n = np.linalg.norm(off, axis=-1, keepdims=True)
+    return np.where(n > straight_m, off / np.maximum(n, 1e-12), np.asarray(hint, float))
+
 
 def _limb_bones(e) -> list[int]:
     return [b for b in (e.upper, e.lower, e.end, e.tip) if b >= 0]
@@ -242,7 +301,7 @@ def _lower_hips_for_reach(skeleton, hips, loc, rot, pose, pose_src, legs, src_ga
 
 
 def _plant(skeleton, loc, rot, pose, pose_src, e, contact, reference, terrain, ramp, direction, fps,
-           policy: str, tick: Ticker) -> bool:
+           policy: str, tick: Ticker, side=None) -> bool:
     """Contact frames: the end bone (and toe) take the source's orientation, turned as the ground
     normal turns from reference to terrain; then the footprint is made level (:func:`_nudge_footing`).
     True when a footprint was moved."""
@@ -260,11 +319,11 @@ def _plant(skeleton, loc, rot, pose, pose_src, e, contact, reference, terrain, r
         m[:, :3, :3] = tilt @ pose_src[:, bone, :3, :3]
         set_world(skeleton, loc, rot, pose, bone, m, contact)
     return _nudge_footing(skeleton, loc, rot, pose, pose_src, e, contact, reference, terrain, ramp, direction, fps,
-                          policy, tick)
+                          policy, tick, side)
 
 
 def _place_effector(skeleton, loc, rot, pose, e, gap_src, contact, terrain, lb, box_gap_src, p, ramp, hint,
-                    tick: Ticker, frames: np.ndarray | None = None) -> None:
+                    tick: Ticker, frames: np.ndarray | None = None, side=None) -> None:
     """Contact frames: the end touches the terrain with its source gap. Other frames: lift the end
     until every box point of the limb keeps min(source gap, clearance) above the terrain (a few
     passes: lifting the end raises the bones above it only in part). ``frames`` (F,) bool: only
@@ -279,11 +338,14 @@ def _place_effector(skeleton, loc, rot, pose, e, gap_src, contact, terrain, lb, 
         g = np.zeros(n)
         g[rows], _ = gaps(e.points(skeleton, pose[rows]), terrain)
         dz = np.where(contact & todo, gap_src - g, 0.0)
-        move_end(skeleton, loc, rot, pose, e, dz, contact & todo & (np.abs(dz) > 1e-9), hint)
+        move_end(skeleton, loc, rot, pose, e, dz, contact & todo & (np.abs(dz) > 1e-9), hint, side=side)
     mine = np.isin(lb.bones, _limb_bones(e))
     boxes = lb.subset(mine)
     rows = np.nonzero(todo & ~contact)[0]
-    for _ in range(CLEARANCE_PASSES):
+    last = np.zeros(n)  # the previous pass's lift, and the need it answered
+    answered = np.full(n, np.inf)
+    undo = None
+    for k in range(CLEARANCE_PASSES + 1):
         tick()
         if rows.size == 0:
             break
@@ -294,18 +356,35 @@ def _place_effector(skeleton, loc, rot, pose, e, gap_src, contact, terrain, lb, 
             break
         gap_now = point_gaps(pts, terrain, below=False)
         need = np.minimum(box_gap_src[rows][:, mine], p.clearance_m) - gap_now
+        worst = np.max(np.where(np.isfinite(need), need, 0.0).reshape(len(rows), -1), axis=1)
+        # a lift that did not take away at least half of itself from the need (the bones that cut
+        # the terrain are the ones an end lift hardly moves: a knee over a block's edge) is undone
+        # and not repeated there: a foot flung up does not clear a knee (RECON)
+        futile = (worst > CLEARANCE_DONE_M) & (worst > answered[rows] - 0.5 * last[rows])
+        if undo is not None and np.any(futile):
+            back = rows[futile]
+            at = np.searchsorted(undo[0], back)
+            loc[back], rot[back], pose[back] = undo[1][at], undo[2][at], undo[3][at]
+            rows, worst = rows[~futile], worst[~futile]
+        if k == CLEARANCE_PASSES or rows.size == 0:
+            break
         lift = np.zeros(n)
-        lift[rows] = np.max(np.where(np.isfinite(need), need, 0.0).reshape(len(rows), -1), axis=1)
+        lift[rows] = worst
         lift = np.where(contact, 0.0, np.maximum(lift, 0.0))
         if lift.max() < CLEARANCE_DONE_M:
             break
         lift = np.where(contact, 0.0, ramp_envelope(lift, ramp))
-        move_end(skeleton, loc, rot, pose, e, lift, lift > 1e-9, hint)
-        rows = np.nonzero(lift > 1e-9)[0]
+        moved = np.nonzero(lift > 1e-9)[0]
+        undo = (moved, loc[moved].copy(), rot[moved].copy(), pose[moved].copy())
+        answered = np.full(n, np.inf)
+        answered[rows] = worst
+        last = lift
+        move_end(skeleton, loc, rot, pose, e, lift, lift > 1e-9, hint, side=side)
+        rows = moved
 
 
 def _nudge_footing(skeleton, loc, rot, pose, pose_src, e, contact, reference, terrain, ramp, direction, fps,
-                   policy: str, tick: Ticker) -> bool:
+                   policy: str, tick: Ticker, side=None) -> bool:
     """Each planted interval of an end keeps one footprint; one that would straddle a step of the
     terrain (uneven under the foot where the reference was even) slides along ``direction`` to the
     nearest place, back or forward, where it stands on one level — with policy ``back`` the one on
@@ -345,7 +424,7 @@ def _nudge_footing(skeleton, loc, rot, pose, pose_src, e, contact, reference, te
         return False
     offset = total / np.maximum(weight, 1.0)[:, None]
     offset[:, 2] = 0.0
-    move_end(skeleton, loc, rot, pose, e, offset, weight > 0, direction)
+    move_end(skeleton, loc, rot, pose, e, offset, weight > 0, direction, side=side)
     return True
 
 
@@ -380,40 +459,69 @@ def _first_in_batches(frames: np.ndarray, values: np.ndarray, works, tick: Ticke
     return out
 
 
-def _hips_raise_to_clear(skeleton, hips, loc, rot, pose, legs, src_gap, contact, terrain, lb, leg_box, hits, p,
-                         forward, tick: Ticker) -> np.ndarray:
-    """Per frame, the smallest raise of the hips (m, a multiple of ``RAISE_STEP_M``) after which no
-    box of ``leg_box`` collides while every leg in contact still reaches its ground (a leg folded
-    under low hips pushes its knee into the block in front of it or past the edge it stands on; a
-    straighter leg keeps it clear). 0 where no raise up to ``MAX_RAISE_M`` helps."""
+def _hips_move_to_clear(skeleton, hips, loc, rot, pose, legs, src_gap, contact, terrain, lb, leg_box, hits, p,
+                        forward, tick: Ticker, moves: np.ndarray, sides: dict | None = None) -> np.ndarray:
+    """Per frame ``(F, 3)``, the first of the candidate ``moves`` ``(S, 3)`` of the hips (m, with
+    everything above them) after which no box of ``leg_box`` collides while every leg in contact
+    still reaches its ground — its footprint kept where the move has a horizontal part; zeros where
+    none helps. (A leg folded under low hips pushes its knee into the block in front of it or past
+    the edge it stands on; a straighter leg, or hips held back, keeps it clear.)"""
     boxes = lb.subset(leg_box)
 
-    def works(rows, dz):
+    def works(rows, which):
+        move = moves[which.astype(int) - 1]
         sl, sr, sp = loc[rows].copy(), rot[rows].copy(), pose[rows].copy()
         m = sp[:, hips].copy()
-        m[:, :3, 3] += dz[:, None] * UP
+        m[:, :3, 3] += move
         set_world(skeleton, sl, sr, sp, hips, m, np.ones(len(rows), bool), with_location=True)
         reached = np.ones(len(rows), bool)
+        along = np.any(move[:, :2] != 0.0, axis=1)
         for e in legs:
             c = contact[e.name][rows]
             if not np.any(c):
                 continue
+            side = None if sides is None else sides[e.name][rows]
+            hint = forward if e.is_leg else -forward
+            if np.any(c & along):  # planted ends stay on their footprints
+                flat = move.copy()
+                flat[:, 2] = 0.0
+                move_end(skeleton, sl, sr, sp, e, -flat, c & along, hint, side=side)
             g, _ = gaps(e.points(skeleton, sp), terrain)
             want = np.where(c, src_gap[e.name][rows] - g, 0.0)
-            move_end(skeleton, sl, sr, sp, e, want, c, forward if e.is_leg else -forward)
+            move_end(skeleton, sl, sr, sp, e, want, c, hint, side=side)
             g2, _ = gaps(e.points(skeleton, sp), terrain)
             reached &= ~c | (np.abs(g2 - src_gap[e.name][rows]) < REACH_TOLERANCE_M)
         return reached & ~np.any(colliding(skeleton, boxes, sp, terrain, p.collision_tolerance_m), axis=1)
 
-    out = np.zeros(pose.shape[0])
+    out = np.zeros((pose.shape[0], 3))
     bad = np.nonzero(np.any(hits[:, leg_box], axis=1))[0]
     if bad.size:
-        steps = np.arange(RAISE_STEP_M, MAX_RAISE_M + 1e-9, RAISE_STEP_M)
-        out[bad] = _first_that_works(bad, steps, works, tick)
+        which = _first_that_works(bad, np.arange(1.0, len(moves) + 1.0), works, tick).astype(int)
+        out[bad[which > 0]] = moves[which[which > 0] - 1]
     return out
 
 
-def _swivel_to_clear(skeleton, loc, rot, pose, legs, lb, hits, terrain, p, cf, ramp, tick: Ticker) -> None:
+def _raise_moves() -> np.ndarray:
+    """Candidate raises of the hips ``(S, 3)``: ``RAISE_STEP_M`` … ``MAX_RAISE_M`` straight up."""
+    return np.arange(RAISE_STEP_M, MAX_RAISE_M + 1e-9, RAISE_STEP_M)[:, None] * UP
+
+
+def _back_moves(forward) -> np.ndarray:
+    """Candidate moves of the hips ``(S, 3)`` back along ``forward`` (``SHIFT_STEP_M`` …
+    ``MAX_SHIFT_M``) combined with a raise (0 … ``MAX_SHIFT_RAISE_M`` by ``RAISE_STEP_M``),
+    smallest first: held back, a straighter trailing leg keeps its knee behind a block's face."""
+    back = -np.asarray(forward, float)
+    back[2] = 0.0
+    back = back / max(float(np.linalg.norm(back)), 1e-12)
+    b, r = np.meshgrid(np.arange(SHIFT_STEP_M, MAX_SHIFT_M + 1e-9, SHIFT_STEP_M),
+                       np.arange(0.0, MAX_SHIFT_RAISE_M + 1e-9, RAISE_STEP_M))
+    b, r = b.ravel(), r.ravel()
+    order = np.argsort(b * b + r * r, kind="stable")
+    return b[order, None] * back + r[order, None] * UP
+
+
+def _swivel_to_clear(skeleton, loc, rot, pose, legs, lb, hits, terrain, p, cf, ramp, tick: Ticker,
+                     sides: dict | None = None) -> None:
     """Legs still colliding turn the knee out (the bend plane swivels about hip→ankle, toward the
     leg's own side) by the smallest angle of ``SWIVEL_ANGLES_DEG`` that clears them (each angle
     tried both ways, the way that moves the knee outward counts); the swivel fades in and out over
@@ -430,7 +538,8 @@ def _swivel_to_clear(skeleton, loc, rot, pose, legs, lb, hits, terrain, p, cf, r
         def works(rows, ang, e=e, side=side, boxes=boxes):
             sl, sr, sp = loc[rows].copy(), rot[rows].copy(), pose[rows].copy()
             knee_before = sp[:, e.lower, :3, 3].copy()
-            move_end(skeleton, sl, sr, sp, e, np.zeros(len(rows)), np.ones(len(rows), bool), cf.forward, ang)
+            side_rows = None if sides is None else sides[e.name][rows]
+            move_end(skeleton, sl, sr, sp, e, np.zeros(len(rows)), np.ones(len(rows), bool), cf.forward, ang, side_rows)
             outward = np.sum((sp[:, e.lower, :3, 3] - knee_before) * side, axis=-1) > 0
             return outward & ~np.any(colliding(skeleton, boxes, sp, terrain, p.collision_tolerance_m), axis=1)
 
@@ -440,7 +549,8 @@ def _swivel_to_clear(skeleton, loc, rot, pose, legs, lb, hits, terrain, p, cf, r
             continue
         turn = ramp_envelope(np.maximum(best, 0.0), ramp) - ramp_envelope(np.maximum(-best, 0.0), ramp)
         turn = np.where(best != 0, best, turn)  # the frames that need it get exactly what cleared them
-        move_end(skeleton, loc, rot, pose, e, np.zeros(pose.shape[0]), turn != 0, cf.forward, turn)
+        move_end(skeleton, loc, rot, pose, e, np.zeros(pose.shape[0]), turn != 0, cf.forward, turn,
+                 None if sides is None else sides[e.name])
 
 
 def _hips_headroom(skeleton, pose, legs, contact, stretch: float = MAX_STRETCH) -> np.ndarray:

@@ -6,6 +6,7 @@ import pytest
 
 from procanim_addon import motions
 from procanim_addon.errors import InputError
+from procanim_addon.limits import MAX_FRAME_BONES, MAX_FRAMES
 from procanim_addon.rigs import human_skeleton
 from procanim_addon.terrain.adapt import AdaptParams, adapt_to_terrain
 from procanim_addon.terrain.collisions import colliding, limb_boxes
@@ -248,3 +249,88 @@ def test_frames_that_cannot_be_cleared_are_reported_by_number(human):
     assert out.metrics["unfixed_frames"], "the shuffle cannot clear knee-high blocks"
     assert out.metrics["unfixed_frames"] == [int(f) for f in clip.frames[hits]]
     assert len(out.metrics["unfixed_frames"]) == out.metrics["collisions"]
+
+
+class _HugeClip:
+    """A clip that only tells its size: reading its channels (an allocation would) fails the test."""
+
+    def __init__(self, frames):
+        self.frame_count = frames
+
+    def __getattr__(self, name):
+        raise AssertionError(f"the adaptation read '{name}' of a clip it should have refused")
+
+
+class _BigSkeleton:
+    """A skeleton that only tells its bone count (a generated Rigify human has 706 bones)."""
+
+    def __len__(self):
+        return 706
+
+    def __getattr__(self, name):
+        raise AssertionError(f"the adaptation read '{name}' of a skeleton it should have refused")
+
+
+@pytest.mark.parametrize("big_rig, frames, match", [(False, MAX_FRAMES + 1, "at most 100,000 frames"),
+                                                    (True, 20_000, "frame × bone samples")])
+def test_a_bake_over_the_size_limits_is_refused_before_anything_is_read(human, big_rig, frames, match):
+    sk, rm = human
+    if big_rig:
+        sk = _BigSkeleton()
+        assert 706 * frames > MAX_FRAME_BONES and frames <= MAX_FRAMES
+    flat = TerrainMesh.flat(SOLE_Z, size=60)
+    with pytest.raises(InputError, match=match):
+        adapt_to_terrain(sk, rm, _HugeClip(frames), None, flat)
+    with pytest.raises(InputError, match=match):  # in other units too (the clip is scaled later)
+        adapt_to_terrain(sk, rm, _HugeClip(frames), None, flat, AdaptParams(unit_m=0.01))
+
+
+def _largest_turn_deg(sk, clip) -> dict:
+    """Per bone, the largest frame-to-frame rotation (degrees) of its pose relative to its parent."""
+    pose = sk.fk(clip.locations, clip.rotations)
+    out = {}
+    for i, name in enumerate(sk.names):
+        p = sk.parents[i]
+        m = pose[:, i, :3, :3] if p < 0 else np.swapaxes(pose[:, p, :3, :3], -1, -2) @ pose[:, i, :3, :3]
+        r = np.swapaxes(m[:-1], -1, -2) @ m[1:]
+        out[name] = float(np.degrees(np.arccos(np.clip((np.trace(r, axis1=-2, axis2=-1) - 1) / 2, -1, 1))).max())
+    return out
+
+
+@pytest.mark.parametrize("kind", ["walk", "jump", "tumble"])
+def test_the_neck_and_head_turn_no_faster_than_in_the_source(human, walk, jump, kind):
+    """Measured before the rigid short bones (issue 10): over knee-high blocks the descriptors put
+    the neck's tail behind its solved head and the neck turned 178° in one frame (the demo walk).
+    Short bones (neck, head, spine segments, hands, feet, toes) now keep their source direction in
+    the solve: the neck and head turn between frames at most as fast as in the source, plus the
+    chest's own turn (10°)."""
+    sk, rm = human
+    clip = {"walk": walk, "jump": jump, "tumble": motions.tumble(sk, rm)}[kind]
+    out = adapt_to_terrain(sk, rm, clip, None, course(sk, rm, "knee"))
+    got, src = _largest_turn_deg(sk, out), _largest_turn_deg(sk, clip)
+    for role in ("neck", "head"):
+        bone = rm.get(role)
+        assert got[bone] <= src[bone] + 10.0, (role, got[bone], src[bone])
+
+
+@pytest.mark.parametrize("kind", ["walk", "tumble"])
+def test_knees_bend_to_the_side_they_bend_to_in_the_source(human, walk, kind):
+    """Measured before (issue 10): the fix's two-bone IK kept whatever bend plane the solve left, and
+    on a generated Rigify human a knee ended bent backward (24 cm behind its hip→ankle line). The IK
+    now mirrors a bend plane more than 135° from the source's bend side back onto it."""
+    sk, rm = human
+    clip = walk if kind == "walk" else motions.tumble(sk, rm)
+    out = adapt_to_terrain(sk, rm, clip, None, course(sk, rm, "knee"))
+    for s in "LR":
+        bones = [sk.index(rm.get(f"{r}.{s}")) for r in ("thigh", "shin", "foot")]
+
+        def bend(pose, bones=bones):
+            root, mid, end = (pose[:, b, :3, 3] for b in bones)
+            axis = (end - root) / np.linalg.norm(end - root, axis=-1, keepdims=True)
+            off = mid - root - np.sum((mid - root) * axis, axis=-1, keepdims=True) * axis
+            return off
+
+        a, b = bend(sk.fk(clip.locations, clip.rotations)), bend(sk.fk(out.locations, out.rotations))
+        bent = np.linalg.norm(a, axis=-1) > 0.02  # the source knee is clearly bent
+        cos = np.sum(a * b, axis=-1) / np.maximum(np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1), 1e-9)
+        assert np.all(cos[bent] > -0.7071), (s, np.degrees(np.arccos(cos[bent].min())))
