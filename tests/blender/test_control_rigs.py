@@ -585,12 +585,37 @@ def test_ik_bake_follows_the_ik_parent_and_pole_switches(procanim_extension, rig
 
 
 DEF_LIMBS = [f"DEF-{r}.{s}" for s in "LR" for r in ("thigh", "shin", "foot", "toe", "upper_arm", "forearm", "hand")]
+# Rigify computes the roll of a limb's second deform segment (DEF-shin.L.001 …) from its tweak
+# bones: its twist is Rigify's, not the bake's, and is left out of the flip bound (see below).
+TWIST_SEGMENTS = tuple(f"DEF-{r}.{s}.001" for s in "LR" for r in ("thigh", "shin", "upper_arm", "forearm"))
+# A flip turns a bone over in one frame: measured before the fix, the neck turned 176° (frame 67)
+# and a foot 175°. The largest step this walk needs is where its trailing foot leaves the floor
+# 0.3 m before a knee-high block's face and must be above it two frames later: 117° (FK, shin).
+FLIP_DEG = 120.0
+
+
+def _orientations(matrices: np.ndarray) -> np.ndarray:
+    """The rotation part of evaluated bone matrices (stretched bones scale): nearest rotations."""
+    u, _, vt = np.linalg.svd(matrices[..., :3, :3])
+    return u @ vt
+
+
+def _largest_steps_deg(poses: dict) -> dict[str, float]:
+    """Per bone, the largest frame-to-frame turn of its evaluated orientation (degrees)."""
+    out = {}
+    for name, m in poses.items():
+        r = _orientations(m)
+        step = np.swapaxes(r[:-1], -1, -2) @ r[1:]
+        out[name] = float(np.degrees(np.arccos(np.clip((np.trace(step, axis1=-2, axis2=-1) - 1) / 2, -1, 1))).max())
+    return out
 
 
 @pytest.mark.parametrize("target", ["IK_CONTROLS", "FK_CONTROLS"])
 def test_terrain_adaptation_of_a_walk_on_a_rigify_human_over_a_knee_high_zigzag(
     procanim_extension, rigify_library, target
 ):
+    """Issue 10 acceptance: 0 collision frames measured on the evaluated deform bones, and no
+    deform bone flips (measured before: 1 frame 11.7 cm deep at frame 17, the neck turning 176°)."""
     from test_adapt_terrain import Surface, add_zigzag, limb_points
 
     hero = add_rigify(rigify_library, "human", "Hero")
@@ -602,6 +627,7 @@ def test_terrain_adaptation_of_a_walk_on_a_rigify_human_over_a_knee_high_zigzag(
     surface = Surface(terrain)
     frames = frames_of(hero)
     lengths = {n: bones[n].length for n in DEF_LIMBS}
+    deform = [b.name for b in bones if b.name.startswith("DEF-")]
 
     def deepest(poses):
         out = []
@@ -620,17 +646,15 @@ def test_terrain_adaptation_of_a_walk_on_a_rigify_human_over_a_knee_high_zigzag(
     adapted = hero.animation_data.action
     assert adapted != source and adapted.procanim.previous_action == source.name
     assert metrics(hero)["key_target"] == target
-    after = deepest(world_poses(hero, frames, DEF_LIMBS))
+    poses = world_poses(hero, frames, deform)
+    after = deepest(poses)
     m = metrics(hero)
-    # Frames the adaptation itself reports it could not clear are told to the user; any other frame
-    # under the terrain comes from the bake onto controls: none on exact (FK) controls, and on IK
-    # controls (Rigify's IK shortens the legs a little) no deeper than the residual the bake reports.
-    unfixed = set(m.get("unfixed_frames") or [])
-    extra = [(int(f), float(d)) for f, d in zip(frames, after) if d > 0.002 and int(f) not in unfixed]
-    if target == "FK_CONTROLS" or not m["control_bake_approximate"]:
-        assert not extra, f"deform limbs under the terrain at frames {extra}"
-    else:
-        deepest_cm = max((d for _, d in extra), default=0.0) * 100
-        assert deepest_cm <= m["control_residual_cm_max"] + 0.2, (extra, m["control_residual_cm_max"])
-    assert len(unfixed) <= 2, f"the adaptation left {len(unfixed)} frames cutting the terrain"
+    cut = [(int(f), round(float(d) * 100, 2)) for f, d in zip(frames, after) if d > 0.002]
+    assert not cut, f"deform limbs more than 2 mm under the terrain at (frame, cm): {cut}"
+    assert m["unfixed_frames"] == [] and m["collisions"] == 0
+    steps = _largest_steps_deg({n: poses[n] for n in deform if n not in TWIST_SEGMENTS})
+    worst = max(steps, key=steps.get)
+    assert steps[worst] < FLIP_DEG, f"{worst} turned {steps[worst]:.0f}° between two frames"
+    head = max(steps[n] for n in deform if "spine" in n)  # the torso, neck and head are carried
+    assert head < 10.0, f"the spine, neck or head turned {head:.1f}° between two frames"
     assert not [n for n in keyed_bones(hero) if n.startswith(MECHANISM) or "tweak" in n]
