@@ -20,7 +20,7 @@ position and velocity continuous (the method does not model stopping).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -68,6 +68,8 @@ class Bases:
     length: np.ndarray
     values: np.ndarray
     N: int
+    # :func:`solve_axis`'s factorised least squares per set of rows (their values aside)
+    systems: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.start)
@@ -126,18 +128,24 @@ def solve_axis(t, q0, v0, bases: Bases, bias, rows, nominal, reg_weight) -> Axis
     dt = float(t[1] - t[0])
     vel_0 = v0 + cumtrapz0(bias, dt)
     pos_0 = q0 + cumtrapz0(vel_0, dt)
-    idx = np.array([min(max(int(np.searchsorted(t, time)), 0), len(t) - 1) for time, *_ in rows], dtype=int)
-    vel_b, pos_b = bases.integrals_at(idx, dt)
-    is_pos = np.array([kind == "pos" for _, kind, _, _ in rows])
-    weight = np.array([w for *_, w in rows], float)
-    value = np.array([v for _, _, v, _ in rows], float)
-    a_rows = weight[:, None] * np.where(is_pos[:, None], pos_b, vel_b)
-    b_rows = weight * (value - np.where(is_pos, pos_0[idx], vel_0[idx]))
     m = len(bases)
     reg = np.broadcast_to(np.asarray(reg_weight, float), (m,))
-    A = np.vstack([a_rows.reshape(-1, m), np.diag(reg)])
+    times = np.array([time for time, *_ in rows], float)
+    is_pos = np.array([kind == "pos" for _, kind, _, _ in rows])
+    weight = np.array([w for *_, w in rows], float)
+    # the matrix depends on the rows' times, kinds and weights only: factorised once per set of rows
+    key = (times.tobytes(), is_pos.tobytes(), weight.tobytes(), reg.tobytes(), dt, len(t))
+    if key not in bases.systems:
+        idx = np.array([min(max(int(np.searchsorted(t, time)), 0), len(t) - 1) for time in times], dtype=int)
+        vel_b, pos_b = bases.integrals_at(idx, dt)
+        a_rows = weight[:, None] * np.where(is_pos[:, None], pos_b, vel_b)
+        A = np.vstack([a_rows.reshape(-1, m), np.diag(reg)])
+        # A has full column rank (the pulls): QR is exact and cheaper than an SVD
+        bases.systems[key] = (idx, *np.linalg.qr(A))
+    idx, Q, R = bases.systems[key]
+    value = np.array([v for _, _, v, _ in rows], float)
+    b_rows = weight * (value - np.where(is_pos, pos_0[idx], vel_0[idx]))
     b = np.concatenate([b_rows, reg * np.asarray(nominal, float)])
-    Q, R = np.linalg.qr(A)  # A has full column rank (the pulls): QR is exact and cheaper than an SVD
     c = np.linalg.solve(R, Q.T @ b)
     acc_b = bases.combine(c)
     vel_c = cumtrapz0(acc_b, dt)
@@ -165,6 +173,7 @@ class ComPath:
     scale_y: np.ndarray
     walk_span: tuple
     windows: tuple
+    height_axis: tuple | None = None  # (scaled shapes, nominal s_y): kept for re-solving the height
 
     @property
     def force_feet(self) -> np.ndarray:
@@ -221,12 +230,16 @@ def solve_com(timeline, steps, params, y_stand: float, y_targets: np.ndarray, y_
     win = reuse.windows if reuse is not None else _stance_windows(t, timeline, n)
     start, length, sines = win  # sin kπτ of every footstep's stance window: (n, L, 3)
     # ---- vertical (eq. 6b): one s_y per footstep
-    coeff_y = np.stack([fr.vertical_coeffs(params, steps.mode_v[max(k, 1)]) for k in range(n)])  # (n, 3)
-    shapes_y = Bases(start, length, np.einsum("jlk,jk->jl", sines, coeff_y), N)
-    nom_y = np.array([fr.nominal_vertical_scale(c, params.double_support) for c in coeff_y])
+    if reuse is not None and reuse.height_axis is not None:  # the same walk: the same shapes
+        shapes_y, height_axis = reuse.shapes_y, reuse.height_axis
+    else:
+        coeff_y = np.stack([fr.vertical_coeffs(params, steps.mode_v[max(k, 1)]) for k in range(n)])  # (n, 3)
+        shapes_y = Bases(start, length, np.einsum("jlk,jk->jl", sines, coeff_y), N)
+        nom_y = np.array([fr.nominal_vertical_scale(c, params.double_support) for c in coeff_y])
+        height_axis = (shapes_y.scaled(G), nom_y)
     rows_y = [(hs[i], "pos", y_targets[i], W_POSITION) for i in range(2, n + 1)]
     progress(0.1)
-    ys = solve_axis(t, y_stand, 0.0, shapes_y.scaled(G), np.full(N, -G), rows_y, nom_y, PULL_Y)
+    ys = solve_axis(t, y_stand, 0.0, height_axis[0], np.full(N, -G), rows_y, height_axis[1], PULL_Y)
     progress(0.4)
     if reuse is not None:  # same grid: standing before t0, the walk, settling and standing after
         pre_n = int(np.searchsorted(reuse.t, t0 - 1e-12))
@@ -235,12 +248,14 @@ def solve_com(timeline, steps, params, y_stand: float, y_targets: np.ndarray, y_
         y = np.concatenate([np.full(pre_n, y_stand), ys.q, y_after])
         vf = np.concatenate([np.ones(pre_n), ys.acc / G + 1.0, np.full(len(reuse.t) - pre_n - N, np.nan)])
         progress(1.0)
-        return ComPath(reuse.t, reuse.s, y, reuse.z, vf, shapes_y, pre_n, ys.coeffs, (t0, t1), win)
+        return ComPath(reuse.t, reuse.s, y, reuse.z, vf, shapes_y, pre_n, ys.coeffs, (t0, t1), win, height_axis)
     xs = _progression(t, win, steps, timeline, params, s_final, at)
     progress(0.7)
     zs, z_v0 = _sway(t, win, steps, timeline, params)
     progress(1.0)
-    return _stand_and_settle(timeline, t, dt, xs, ys, zs, z_v0, y_stand, y_final, s_final, shapes_y, win)
+    com = _stand_and_settle(timeline, t, dt, xs, ys, zs, z_v0, y_stand, y_final, s_final, shapes_y, win)
+    com.height_axis = height_axis
+    return com
 
 
 def _stance_windows(t, timeline, n: int):

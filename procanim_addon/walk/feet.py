@@ -94,6 +94,7 @@ class FootModel:
         self.ankle_flat = flat(g.ankle)
         self._swings: Swings | None = None
         self._handed_clearance = clearance
+        self._arms: dict = {}  # :meth:`turned`'s lever arms per footstep
 
     @property
     def phase(self):
@@ -124,34 +125,38 @@ class FootModel:
         return (self.path.at(s) + self.path.left_at(s) * z[:, None])[:, :2]
 
     # ------------------------------------------------------------------ stance
+    def turned(self, k, v: str, angle, sin_cos=None) -> np.ndarray:
+        """(…, 3) R_flat[k] @ pitch(angle) @ v for footsteps ``k`` (N,), pitches ``angle`` (N,) or (N, G),
+        v one of the foot's lever arms ("heel" ankle − heel, "ball" ankle − ball joint M, "toe" M − toe
+        tip): by Rodrigues' formula, R v + sin·R K v + (1 − cos)·R K² v, the three vectors kept per
+        footstep. ``sin_cos``: (sin, cos) of ``angle`` when already known."""
+        arms = self._arms.get(v)
+        if arms is None:
+            rest = {"heel": self.geo.ankle - self.geo.heel, "ball": self.geo.ankle - self.joint_rest,
+                    "toe": self.joint_rest - self.geo.tip}[v]
+            K, K2 = self._pitch_axis
+            arms = self._arms[v] = tuple(self.R_flat @ w for w in (rest, K @ rest, K2 @ rest))
+        angle = np.asarray(angle, float)
+        sin, cos = (np.sin(angle), np.cos(angle)) if sin_cos is None else sin_cos
+        a, b, c = (x[k] for x in arms)
+        if angle.ndim == 2:
+            a, b, c = a[:, None], b[:, None], c[:, None]
+        return a + sin[..., None] * b + (1.0 - cos)[..., None] * c
+
     def rolled_ankle(self, k, theta, toe_theta=None, sin_cos=None) -> np.ndarray:
         """(N, 3) ankle of footstep ``k`` (N,) with the foot pitched ``theta`` (N,) rad, heel up: about
         the ball joint M with the toe flat (``toe_theta`` None), else about the toe tip with the toe
         pitched ``toe_theta`` (Figure 10 (b)–(d)). ``theta`` (and ``toe_theta``) may be (N, G): G
         pitches per footstep, (N, G, 3) ankles; ``sin_cos``: (sin θ, cos θ) when already known."""
-        R = self.R_flat[k]
-        K, K2 = self._pitch_axis
-        theta = np.asarray(theta, float)
-        many = theta.ndim == 2
-
-        def turned(v, angle, sc=None):  # R @ pitch(angle) @ v by Rodrigues' formula, v + sin·K v + (1 − cos)·K² v
-            a, b, c = R @ v, R @ (K @ v), R @ (K2 @ v)
-            if many:
-                a, b, c = a[:, None], b[:, None], c[:, None]
-            sin, cos = (np.sin(angle), np.cos(angle)) if sc is None else sc
-            return a + sin[..., None] * b + (1.0 - cos)[..., None] * c
-
-        def at(points):
-            return points[k][:, None] if many else points[k]
-
-        arm = turned(self.geo.ankle - self.joint_rest, theta, sin_cos)
+        many = np.ndim(theta) == 2
+        arm = self.turned(k, "ball", theta, sin_cos)
         if toe_theta is None:
-            return at(self.joint_w) + arm
-        return at(self.tip_w) + turned(self.joint_rest - self.geo.tip, np.asarray(toe_theta, float)) + arm
+            return (self.joint_w[k][:, None] if many else self.joint_w[k]) + arm
+        return (self.tip_w[k][:, None] if many else self.tip_w[k]) + self.turned(k, "toe", toe_theta) + arm
 
     def landing_ankle(self, k) -> np.ndarray:
         """(N, 3) ankle of footstep ``k`` (N,) at its heel strike (toes up by θ_hs about the heel)."""
-        return self.heel_w[k] + self.R_flat[k] @ self.pitch(-self.th_hs[k]) @ (self.geo.ankle - self.geo.heel)
+        return self.heel_w[k] + self.turned(k, "heel", -self.th_hs[k])
 
     def _phases(self):
         """(land, t_flat, t_rise, t_c, t_d) (K,) each: heel strike, foot flat, heel off, the other
@@ -187,7 +192,6 @@ class FootModel:
         """The same for footstep ``k[i]`` at time ``t[i]``; ``ankle_only``: (ankle (N, 3), None,
         None, contact) — the rotations are not built."""
         land, t_flat, t_rise, t_c, t_d = (ph[k] for ph in self.phase)
-        g = self.geo
         N = len(t)
         pitch = np.zeros(N)
         toe_pitch = np.zeros(N)
@@ -207,31 +211,21 @@ class FootModel:
             m0 = 2 * self.th_ho[kc] * (td - tc) / np.maximum(tc - t_rise[c], 1e-6)
             pitch[c] = hermite(self.th_ho[kc], m0, self.th_to[kc], self.th_to[kc] - self.th_ho[kc], u)
             toe_pitch[c] = pitch[c] - self.th_ho[kc]
-        if ankle_only:
-            rolled = a | b | c
-            Rf = np.empty((N, 3, 3))
-            Rf[rolled] = self.R_flat[k[rolled]] @ self.pitch(pitch[rolled])
-            Rt = np.empty((N, 3, 3))
-            Rt[c] = self.R_flat[k[c]] @ self.pitch(toe_pitch[c])
-        else:
-            R = self.R_flat[k]
-            Rf = R @ self.pitch(pitch)
-            Rt = R @ self.pitch(toe_pitch)
         ankle = self.ankle_flat[k].copy()
         contact = np.zeros((N, 3), dtype=bool)
         contact[~(a | b | c)] = True
         # (a) about the heel, (b) about the ball joint M, (c) about the toe tip
-        ankle[a] = self.heel_w[k[a]] + Rf[a] @ (g.ankle - g.heel)
+        ankle[a] = self.heel_w[k[a]] + self.turned(k[a], "heel", pitch[a])
         contact[a, 0] = True
-        ankle[b] = self.joint_w[k[b]] + Rf[b] @ (g.ankle - self.joint_rest)
+        ankle[b] = self.joint_w[k[b]] + self.turned(k[b], "ball", pitch[b])
         contact[b, 1:] = True
         if np.any(c):
-            joint = self.tip_w[k[c]] + Rt[c] @ (self.joint_rest - g.tip)
-            ankle[c] = joint + Rf[c] @ (g.ankle - self.joint_rest)
+            ankle[c] = self.tip_w[k[c]] + self.turned(k[c], "toe", toe_pitch[c]) + self.turned(k[c], "ball", pitch[c])
         contact[c, 2] = True
         if ankle_only:
             return ankle, None, None, contact
-        return ankle, Rf, Rt, contact
+        R = self.R_flat[k]
+        return ankle, R @ self.pitch(pitch), R @ self.pitch(toe_pitch), contact
 
     # ------------------------------------------------------------------ whole clip
     def track(self, t: np.ndarray, with_swing: bool = True, progress: ProgressFn = no_progress) -> FootTrack:

@@ -55,7 +55,7 @@ TRAVEL_SPEEDS = (0.7, 1.6)  # m/s: the speeds Orendurff et al. (2004) measured (
 HS_AT_RANGE = (0.4, 0.75)  # the derived position of C at heel strike stays within this part of the step (RECON)
 ROLL_RANGE_DEG = (2.0, 70.0)  # foot pitches searched for the roll the legs need (at most 70°) …
 ROLL_BISECT_DEG = 0.1  # … to this
-ROLL_ROUND_BITS = 5  # bisection steps taken together (2⁵ + 1 pitches tried at once)
+ROLL_ROUNDS = 3  # the bisection's steps taken in this many rounds, the pitches of a round tried at once
 TOE_OFF_EARLIEST = 0.4  # part of the double support: the earliest a foot leaves the ground (RECON)
 ROLL_RATE_MAX_DPS = 500.0  # a foot rolls over its toes no faster than this (°/s): its heel rises further first
 # Stairs and steps between levels (the rules before measured gait was brought in):
@@ -296,10 +296,10 @@ def knee_fit(com, tl, keys: list, cache: dict | None = None):
     key = ("fit", kt.tobytes(), sigma.tobytes(), step)
     if key not in cache:
         cache[key] = _knee_system(kt, sigma, step)
-    t0, t1, origin, idx, WB, rows_w, factor = cache[key]
+    t0, t1, origin, idx, WB, rows_w, solver = cache[key]
     rows_v = np.concatenate([off, np.zeros(len(rows_w) - len(off))])
-    rhs = np.bincount(idx.ravel(), weights=(WB * (rows_w * rows_v)[:, None]).ravel(), minlength=len(factor[0]))
-    c = banded_solve(factor, rhs[:len(factor[0])])
+    rhs = np.bincount(idx.ravel(), weights=(WB * (rows_w * rows_v)[:, None]).ravel(), minlength=solver.M)
+    c = solver.solve(rhs[:solver.M])
 
     def offset(t):
         t = np.asarray(t, float)
@@ -335,7 +335,7 @@ def _knee_system(kt, sigma, step: float):
     s2 = (np.sqrt(KNOT_S) / (KNOT_S * KNOT_S * BEND_MPS2)) ** 2  # Σ (second differences / h²)² · h
     for shift, d, v in ((0, 0, 1.0), (1, 0, 4.0), (2, 0, 1.0), (0, 1, -2.0), (1, 1, -2.0), (0, 2, 1.0)):
         band[shift:M - 2 + shift, d] += v * s2
-    return t0, t1, origin, idx, WB, rows_w, banded_cholesky(band)
+    return t0, t1, origin, idx, WB, rows_w, BandedSolver(band)
 
 
 def _bspline_basis(t, origin: float):
@@ -351,8 +351,8 @@ def _bspline_basis(t, origin: float):
 
 def solve_banded_spd(band: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """x of N x = rhs for a symmetric positive-definite band matrix N given as ``band`` (M, 4),
-    band[i, d] = N[i, i + d] (a banded Cholesky factorisation, O(M))."""
-    return banded_solve(banded_cholesky(band), rhs)
+    band[i, d] = N[i, i + d] (a banded Cholesky factorisation, O(M); :class:`BandedSolver`)."""
+    return BandedSolver(band).solve(rhs)
 
 
 def banded_cholesky(band: np.ndarray) -> tuple:
@@ -378,19 +378,57 @@ def banded_cholesky(band: np.ndarray) -> tuple:
     return l0, l1, l2, l3
 
 
-def banded_solve(factor: tuple, rhs) -> np.ndarray:
-    """x of L Lᵀ x = rhs for the factor of :func:`banded_cholesky` (forward, then back substitution)."""
-    l0, l1, l2, l3 = factor
-    M = len(l0)
-    r = np.asarray(rhs, float).tolist()
-    y = [0.0] * (M + 3)  # padded: y[i + 3] for row i
-    for i in range(M):
-        y[i + 3] = (r[i] - l1[i] * y[i + 2] - l2[i] * y[i + 1] - l3[i] * y[i]) / l0[i]
-    x = [0.0] * (M + 3)  # x[i] for row i, zeros past the end
-    p1, p2, p3 = l1 + [0.0] * 3, l2 + [0.0] * 3, l3 + [0.0] * 3
-    for i in range(M - 1, -1, -1):
-        x[i] = (y[i + 3] - p1[i + 1] * x[i + 1] - p2[i + 2] * x[i + 2] - p3[i + 3] * x[i + 3]) / l0[i]
-    return np.array(x[:M])
+class BandedSolver:
+    """Solves N x = rhs for one symmetric positive-definite band matrix N (``band`` (M, 4),
+    band[i, d] = N[i, i + d]) and many right-hand sides: N = L Lᵀ (:func:`banded_cholesky`), then
+    L cut into diagonal blocks of :data:`BLOCK` rows, each inverted once, so that a solve is two
+    batched products over the blocks and a carry of three values from block to block (forward,
+    then back)."""
+
+    BLOCK = 64
+
+    def __init__(self, band: np.ndarray):
+        self.M = M = len(band)
+        b = self.BLOCK
+        nb = max(-(-M // b), 1)
+        diag = np.zeros((4, nb * b))
+        diag[0] = 1.0  # padding rows: the identity, coupled to nothing
+        diag[:, :M] = banded_cholesky(band)
+        lower = diag.reshape(4, nb, b)  # lower[d, J, r]: L at row r of block J, d columns left of it
+        # the blocks' inverses P, row by row (all blocks at once): P_r = (e_r − Σ_d L(r, r−d) P_{r−d}) / L(r, r)
+        P = np.zeros((nb, b, b))
+        for r in range(b):
+            row = P[:, r]
+            row[:, r] = 1.0
+            for d in range(1, min(r, 3) + 1):
+                row -= lower[d, :, r, None] * P[:, r - d]
+            row /= lower[0, :, r, None]
+        C = np.zeros((nb, 3, 3))  # C[J]: L's rows 0–2 of block J, columns b−3 … b−1 of block J − 1
+        for r in range(3):
+            for d in range(r + 1, 4):
+                C[1:, r, r - d + 3] = lower[d, 1:, r]
+        self.P = P
+        self.E = P[:, :, :3] @ C  # forward: y_J = P_J r_J − E_J y_{J−1}[−3:]
+        F = np.zeros((nb, b, 3))  # back: x_J = P_Jᵀ y_J − F_J x_{J+1}[:3]
+        F[:-1] = np.swapaxes(P[:-1, b - 3:, :], 1, 2) @ np.swapaxes(C[1:], 1, 2)
+        self.F = F
+
+    def solve(self, rhs) -> np.ndarray:
+        """x (M,) of N x = ``rhs`` (M,)."""
+        nb, b = self.P.shape[:2]
+        r = np.zeros(nb * b)
+        r[:self.M] = rhs
+        z = np.einsum("jab,jb->ja", self.P, r.reshape(nb, b))
+        carry = np.zeros(3)
+        for J in range(nb):
+            z[J] -= self.E[J] @ carry
+            carry = z[J, -3:]
+        x = np.einsum("jba,jb->ja", self.P, z)
+        carry = np.zeros(3)
+        for J in range(nb - 1, -1, -1):
+            x[J] -= self.F[J] @ carry
+            carry = x[J, :3]
+        return x.ravel()[:self.M]
 
 
 def _knee_keys(walk: _Walk, com, feet, contact: np.ndarray) -> list:
@@ -505,8 +543,8 @@ def _least_roll(walk: _Walk, feet, k, pelvis, rot, knee_deg: float, heel_off) ->
     with the knee at ``knee_deg`` or more: rolled about the ball joint (``heel_off`` None) or about
     the toe tip, the toe bent by the pitch less ``heel_off`` (N,); the largest when none does. The
     hip-ankle distance falls as the foot rolls: bisection, on the grid of pitches it can visit
-    (:func:`_roll_grid`), its steps taken :data:`ROLL_ROUND_BITS` at a time over pitches tried
-    together."""
+    (:func:`_roll_grid`), its steps taken in :data:`ROLL_ROUNDS` rounds, the pitches a round can
+    visit tried together."""
     steps, char = walk.steps, walk.char
     grid = _roll_grid()[0]
     bits = int(round(np.log2(len(grid) - 1)))
@@ -521,8 +559,7 @@ def _least_roll(walk: _Walk, feet, k, pelvis, rot, knee_deg: float, heel_off) ->
         rows = np.arange(len(m))
         done = None
         left = bits
-        while left > 0:
-            b = min(ROLL_ROUND_BITS, left)
+        for b in (bits // ROLL_ROUNDS + (r < bits % ROLL_ROUNDS) for r in range(ROLL_ROUNDS)):
             gap = 1 << (left - b)  # the pitches this round's steps can visit: lo, lo + gap, …, hi
             first = lo.copy()
             ok = _bent_enough(leg, first[:, None] + gap * np.arange((1 << b) + 1)[None, :])

@@ -216,7 +216,7 @@ class Swings:
         r = np.tile(chk, S)
         pts_rest = np.stack([f.geo.heel, f.joint_rest, f.geo.tip])
         Rf = self.rotations(j, r, toe=False)[0]
-        offs = np.einsum("nij,pj->npi", Rf, pts_rest - f.geo.ankle).reshape(S, Gn, 3, 3)
+        offs = np.swapaxes(Rf @ (pts_rest - f.geo.ankle).T, 1, 2).reshape(S, Gn, 3, 3)  # (S·G, point, xyz)
         sole_xy = self.horizontal(j, r).reshape(S, Gn, 1, 2) + offs[..., :2]
         # the highest ground within a few mm along the chord: step edges between samples count
         shifts = np.array([-NOSING_PROBE_M, 0.0, NOSING_PROBE_M])
