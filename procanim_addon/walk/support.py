@@ -267,16 +267,16 @@ def _ankles(feet, steps, k, pose: str) -> np.ndarray:
     return out
 
 
-def knee_offset(com, tl, keys: list, t, cache: dict | None = None) -> np.ndarray:
+def knee_offset(com, tl, keys: tuple, t, cache: dict | None = None) -> np.ndarray:
     """C's height correction (m) at times ``t`` through ``keys`` (:func:`knee_fit`)."""
     return knee_fit(com, tl, keys, cache)(t)
 
 
-def knee_fit(com, tl, keys: list, cache: dict | None = None):
+def knee_fit(com, tl, keys: tuple, cache: dict | None = None):
     """C's height correction as a function of time (s → m): the smoothest offset (a uniform cubic
     B-spline, knots :data:`KNOT_S` apart, its bending Σ (o″/:data:`BEND_MPS2`)² traded against the
-    keys' misses Σ ((o(tᵢ) − oᵢ)/σᵢ)²) through ``keys`` [(time, wanted height or None for C's own,
-    σ m)] — oᵢ the wanted height less C's — from and back to 0 over a step before the first key and
+    keys' misses Σ ((o(tᵢ) − oᵢ)/σᵢ)²) through ``keys`` (times (n,) s, wanted heights (n,) m or NaN
+    for C's own, σ (n,) m) — oᵢ the wanted height less C's — from and back to 0 over a step before the first key and
     after the last. Tsutsuguchi et al. (2000): "the dynamic calculation precedes the kinematic
     calculation which corrects or exaggerates the motion" — the reaction-force model keeps its
     shape, the correction brings the stance knee to measured gait's without jolting the pelvis.
@@ -284,13 +284,11 @@ def knee_fit(com, tl, keys: list, cache: dict | None = None):
     ``cache``: a dict kept between calls (the support solve's passes): the normal matrix depends
     on the keys' times and σ only, so it is factorised once for them, and the basis at query times
     asked for before is reused."""
-    if not keys:
+    if not len(keys[0]):
         return lambda t: np.zeros(len(np.asarray(t, float)))
-    keys = sorted(keys, key=lambda k: k[0])
-    kt = np.array([k[0] for k in keys])
-    wanted = np.array([np.nan if k[1] is None else k[1] for k in keys])
-    off = np.where(np.isnan(wanted), 0.0, wanted - com.at(kt)[1])  # None: C's own height
-    sigma = np.array([k[2] for k in keys], float)
+    order = np.argsort(keys[0], kind="stable")
+    kt, wanted, sigma = (np.asarray(x, float)[order] for x in keys)
+    off = np.where(np.isnan(wanted), 0.0, wanted - com.at(kt)[1])  # NaN: C's own height
     step = float(np.median(tl.T))
     cache = {} if cache is None else cache
     key = ("fit", kt.tobytes(), sigma.tobytes(), step)
@@ -431,9 +429,9 @@ class BandedSolver:
         return x.ravel()[:self.M]
 
 
-def _knee_keys(walk: _Walk, com, feet, contact: np.ndarray) -> list:
-    """[(time, pelvis height or None for C's own, σ m)] at which the stance knee has measured gait's
-    angles, for :func:`knee_offset`.
+def _knee_keys(walk: _Walk, com, feet, contact: np.ndarray):
+    """(times (n,), pelvis heights (n,), NaN for C's own, σ (n,) m) at which the stance knee has
+    measured gait's angles, for :func:`knee_offset`.
 
     Footsteps of steady level walking (``p.norms``; Perry and Burnfield 2010, ch. 4): the heel
     strike's height ``contact`` (K,), then every :data:`PROFILE_EVERY` of the gait cycle the height
@@ -442,16 +440,14 @@ def _knee_keys(walk: _Walk, com, feet, contact: np.ndarray) -> list:
     (stairs): the landing leg :data:`CONTACT_MARGIN_M` under its reach at heel strike, the stance
     knee at :data:`STAIRS_KNEE_DEG` when C passes over the ankle. The heel strikes just before and
     after: C's own height."""
-    keys = _level_keys(walk, com, feet, contact) + _stairs_keys(walk, com, feet)
-    if not keys:
-        return keys
-    # the heel strikes just before and after the corrected steps keep C's own height (no correction)
-    hs = walk.tl.heel_strike
-    kt = [k[0] for k in keys]
-    before, after = hs[hs < min(kt) - 1e-6], hs[hs > max(kt) + 1e-6]
-    for t in (before[-1:], after[:1]):
-        keys += [(float(x), None, SIGMA_M["stairs"]) for x in t]
-    return keys
+    parts = _level_keys(walk, com, feet, contact) + _stairs_keys(walk, com, feet)
+    kt = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0)
+    if len(kt):
+        # the heel strikes just before and after the corrected steps keep C's own height (no correction)
+        hs = walk.tl.heel_strike
+        ends = np.concatenate([hs[hs < kt.min() - 1e-6][-1:], hs[hs > kt.max() + 1e-6][:1]])
+        parts.append((ends, np.full(len(ends), np.nan), np.full(len(ends), SIGMA_M["stairs"])))
+    return tuple(np.concatenate([p[j] for p in parts]) if parts else np.zeros(0) for j in range(3))
 
 
 def _level_keys(walk: _Walk, com, feet, contact: np.ndarray) -> list:
@@ -468,8 +464,7 @@ def _level_keys(walk: _Walk, com, feet, contact: np.ndarray) -> list:
     z = np.minimum(_leg_heights(walk, com, feet, np.repeat(k, P), t, np.tile(knee, len(k))), np.repeat(cap, P))
     sg = np.tile(np.where(np.minimum(phase, 0.5 - phase) < TRANSITION, SIGMA_M["transition"], SIGMA_M["stance"]),
                  len(k))
-    return [(float(a), float(b), SIGMA_M["contact"]) for a, b in zip(hs[k], contact[k])] \
-        + [(float(a), float(b), float(c)) for a, b, c in zip(t, z, sg)]
+    return [(hs[k], contact[k], np.full(len(k), SIGMA_M["contact"])), (t, z, sg)]
 
 
 def knee_profile(nm, every: float = PROFILE_EVERY):
@@ -496,10 +491,10 @@ def _stairs_keys(walk: _Walk, com, feet) -> list:
     t_mid = com.passes_many(steps.s[k])
     mid = np.minimum(_leg_heights(walk, com, feet, k, t_mid, STAIRS_KNEE_DEG[1]),
                      contact + walk.travel(k) - LOADING_DIP_M)
-    return [(float(a), float(b), SIGMA_M["stairs"]) for t, z in ((hs[k], contact), (t_mid, mid)) for a, b in zip(t, z)]
+    return [(t, z, np.full(len(k), SIGMA_M["stairs"])) for t, z in ((hs[k], contact), (t_mid, mid))]
 
 
-def _roll_angles(walk: _Walk, com, feet, landing: np.ndarray, keys: list):
+def _roll_angles(walk: _Walk, com, feet, landing: np.ndarray, keys: tuple):
     """(θ_ho (K,), θ_to (K,), toe-off time (K,)), rad and s, NaN where the parameters' angles and the
     timeline's toe off stay (RECON): how far each foot of level walking rolls so the trailing leg
     has measured gait's knee in pre-swing — its heel up by θ_ho at the other heel strike (the pelvis
@@ -527,7 +522,15 @@ def _roll_angles(walk: _Walk, com, feet, landing: np.ndarray, keys: list):
     t_d = np.repeat(t_c, len(q)) + np.tile(q, len(k)) * np.repeat(tl.lift[k] - t_c, len(q))
     xy, rot = walk.pelvis(com, t_d)
     pelvis = np.concatenate([xy, (com.at(t_d)[1] + knee_offset(com, tl, keys, t_d, walk.fits))[:, None]], axis=-1)
-    th = _least_roll(walk, feet, kk, pelvis, rot, nm.knee_toe_off_deg, th_ho[kk]).reshape(len(k), len(q))
+    # the candidates in turn, each only for the footsteps whose later ones all fell short
+    th = np.full((len(k), len(q)), np.inf)
+    todo = np.arange(len(k))
+    for j in range(len(q)):
+        c = todo * len(q) + j
+        th[todo, j] = _least_roll(walk, feet, kk[c], pelvis[c], rot[c], nm.knee_toe_off_deg, th_ho[kk[c]])
+        todo = todo[th[todo, j] >= np.radians(ROLL_RANGE_DEG[1])]
+        if not len(todo):
+            break
     ok = th < np.radians(ROLL_RANGE_DEG[1])
     pick = np.where(ok.any(axis=1), np.argmax(ok, axis=1), len(q) - 1)
     th_to[k] = th[np.arange(len(k)), pick]
