@@ -54,26 +54,33 @@ def _simulate(theta0, T, t0_frac, u1, u2, k, xdd, n_sub: int = 64):
     Returns θ (P, n_sub+1) and θ̇ (P, n_sub+1)."""
     P = len(theta0)
     h = T / n_sub
+    hh, h6 = 0.5 * h, h / 6
     th = np.array(theta0, float)
     om = np.zeros(P)
-    ths, oms = [th.copy()], [om.copy()]
+    ths, oms = [th], [om]
 
-    def acc(tt_frac, th_, om_, x_):
-        torque = np.where(tt_frac < t0_frac, u1, u2)
-        return torque - k * (x_ * np.cos(th_) + G * np.sin(th_))
+    def torque(frac):
+        return np.where(frac < t0_frac, u1, u2)
 
+    def acc(tq, th_, x_):
+        return tq - k * (x_ * np.cos(th_) + G * np.sin(th_))
+
+    tq1 = torque(0.0)
     for j in range(n_sub):
-        fr0, frm, fr1 = j / n_sub, (j + 0.5) / n_sub, (j + 1) / n_sub
+        tq0, tqm, tq1 = tq1, torque((j + 0.5) / n_sub), torque((j + 1) / n_sub)
         x0, x1 = xdd[:, j], xdd[:, j + 1]
         xm = 0.5 * (x0 + x1)
-        k1t, k1o = om, acc(fr0, th, om, x0)
-        k2t, k2o = om + 0.5 * h * k1o, acc(frm, th + 0.5 * h * k1t, om + 0.5 * h * k1o, xm)
-        k3t, k3o = om + 0.5 * h * k2o, acc(frm, th + 0.5 * h * k2t, om + 0.5 * h * k2o, xm)
-        k4t, k4o = om + h * k3o, acc(fr1, th + h * k3t, om + h * k3o, x1)
-        th = th + h / 6 * (k1t + 2 * k2t + 2 * k3t + k4t)
-        om = om + h / 6 * (k1o + 2 * k2o + 2 * k3o + k4o)
-        ths.append(th.copy())
-        oms.append(om.copy())
+        k1t, k1o = om, acc(tq0, th, x0)
+        k2t = om + hh * k1o
+        k2o = acc(tqm, th + hh * k1t, xm)
+        k3t = om + hh * k2o
+        k3o = acc(tqm, th + hh * k2t, xm)
+        k4t = om + h * k3o
+        k4o = acc(tq1, th + h * k3t, x1)
+        th = th + h6 * (k1t + 2 * k2t + 2 * k3t + k4t)
+        om = om + h6 * (k1o + 2 * k2o + 2 * k3o + k4o)
+        ths.append(th)
+        oms.append(om)
     return np.stack(ths, axis=1), np.stack(oms, axis=1)
 
 

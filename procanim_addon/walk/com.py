@@ -233,9 +233,12 @@ def solve_com(timeline, steps, params, y_stand: float, y_targets: np.ndarray, y_
     if reuse is not None and reuse.height_axis is not None:  # the same walk: the same shapes
         shapes_y, height_axis = reuse.shapes_y, reuse.height_axis
     else:
-        coeff_y = np.stack([fr.vertical_coeffs(params, steps.mode_v[max(k, 1)]) for k in range(n)])  # (n, 3)
+        modes = [steps.mode_v[max(k, 1)] for k in range(n)]
+        per_mode = {m: fr.vertical_coeffs(params, m) for m in set(modes)}  # a few vertical modes
+        coeff_y = np.stack([per_mode[m] for m in modes])  # (n, 3)
         shapes_y = Bases(start, length, np.einsum("jlk,jk->jl", sines, coeff_y), N)
-        nom_y = np.array([fr.nominal_vertical_scale(c, params.double_support) for c in coeff_y])
+        nom_mode = {m: fr.nominal_vertical_scale(c, params.double_support) for m, c in per_mode.items()}
+        nom_y = np.array([nom_mode[m] for m in modes])
         height_axis = (shapes_y.scaled(G), nom_y)
     rows_y = [(hs[i], "pos", y_targets[i], W_POSITION) for i in range(2, n + 1)]
     progress(0.1)
@@ -265,16 +268,19 @@ def _stance_windows(t, timeline, n: int):
     N = len(t)
     lo = np.clip(np.searchsorted(t, land[:n], "left") - 1, 0, N)
     hi = np.clip(np.searchsorted(t, lift[:n], "right") + 1, 0, N)
-    start, length, taus = np.zeros(n, int), np.zeros(n, int), []
-    for k in range(n):
-        tau = (t[lo[k]:hi[k]] - land[k]) / (lift[k] - land[k])
-        inside = np.flatnonzero((tau >= 0.0) & (tau <= 1.0))
-        start[k] = lo[k] + (inside[0] if inside.size else 0)
-        length[k] = inside.size
-        taus.append(tau[inside])
+    # every footstep's samples lo … hi − 1 in a row of a padded grid; τ rises along a row, so the
+    # samples inside the stance are a run
+    idx = lo[:, None] + np.arange(int(np.max(hi - lo, initial=0)))[None, :]
+    valid = idx < hi[:, None]
+    tau = (t[np.minimum(idx, N - 1)] - land[:n, None]) / (lift[:n] - land[:n])[:, None]
+    inside = valid & (tau >= 0.0) & (tau <= 1.0)
+    length = np.count_nonzero(inside, axis=1)
+    first = np.where(length > 0, np.argmax(inside, axis=1), 0) if inside.shape[1] else np.zeros(n, int)
+    start = lo + first
     tau_all = np.zeros((n, int(length.max(initial=1))))
-    for k in range(n):
-        tau_all[k, :length[k]] = taus[k]
+    col = np.arange(tau_all.shape[1])[None, :]
+    keep = col < length[:, None]
+    tau_all[keep] = tau[np.nonzero(keep)[0], (first[:, None] + col)[keep]]
     sines = np.sin(np.pi * tau_all[..., None] * fr.K)
     sines[np.arange(tau_all.shape[1])[None, :] >= length[:, None]] = 0.0
     return start, length, sines
