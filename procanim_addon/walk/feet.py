@@ -65,7 +65,10 @@ class FootModel:
     """Foot poses of one side over any times, from footsteps, timeline, COM and the foot's rest
     geometry. Per-footstep values are arrays over all footsteps (K,); ``ks`` are this side's."""
 
-    def __init__(self, char, side: str, steps, timeline, com, params, ground, path, clearance=None, roll=None):
+    def __init__(self, char, side: str, steps, timeline, com, params, ground, path, clearance=None, roll=None,
+                 like: FootModel | None = None):
+        """``like``: a model of the same foot on the same footsteps (an earlier pass) whose flat
+        poses and lever arms are reused (they depend on the footsteps and the rig only)."""
         self.char, self.side, self.steps, self.tl = char, side, steps, timeline
         self.com, self.p, self.ground, self.path = com, params, ground, path
         self.geo = g = char.feet[side]
@@ -87,13 +90,17 @@ class FootModel:
         # on stairs the trailing heel is well up by the time the other foot lands on the next tread
         th_ho = np.where(steps.on_stairs, np.maximum(th_ho, np.radians(STAIRS_HEEL_OFF_DEG)), th_ho)
         self.th_ho = np.minimum(th_ho, self.th_to)
-        self.R_flat = yaw_tilt(steps.heading, char.rest_heading, steps.normal)  # (K, 3, 3)
         self._phase = None
+        self._swings: Swings | None = None
+        self._handed_clearance = clearance
+        if like is not None and like.steps is steps and like.char is char and like.side == side:
+            self.R_flat, self.heel_w, self.joint_w = like.R_flat, like.heel_w, like.joint_w
+            self.tip_w, self.ankle_flat, self._arms = like.tip_w, like.ankle_flat, like._arms
+            return
+        self.R_flat = yaw_tilt(steps.heading, char.rest_heading, steps.normal)  # (K, 3, 3)
         flat = lambda p: steps.pos + self.R_flat @ (np.asarray(p) - self.anchor_rest)  # noqa: E731
         self.heel_w, self.joint_w, self.tip_w = flat(g.heel), flat(self.joint_rest), flat(g.tip)
         self.ankle_flat = flat(g.ankle)
-        self._swings: Swings | None = None
-        self._handed_clearance = clearance
         self._arms: dict = {}  # :meth:`turned`'s lever arms per footstep
 
     @property

@@ -139,9 +139,10 @@ def solve_support(char, path, ground, steps, tl, p, psi, progress: ProgressFn = 
     y_targets = np.zeros(n + 1)
     for i in range(2, n + 1):
         y_targets[i] = 0.5 * (steps.pos[i - 1, 2] + steps.pos[i, 2]) + HEEL_STRIKE_GUESS * stand_h
-    at = heel_strike_fractions(walk, {s: FootModel(char, s, steps, tl, None, p, ground, path) for s in SIDES})
+    feet = {s: FootModel(char, s, steps, tl, None, p, ground, path) for s in SIDES}
+    at = heel_strike_fractions(walk, feet)
     extra = np.zeros(n + 1)
-    com = feet = keys = roll = None
+    com = keys = roll = None
     settled = False
     for it in range(MAX_PASSES):
         # the first pass costs most (progression, sway, clearances): halves of what is left
@@ -153,7 +154,8 @@ def solve_support(char, path, ground, steps, tl, p, psi, progress: ProgressFn = 
         # a swing's clearance is solved once, unless the roll it starts from has changed
         cache = {s: feet[s].clearance if settled else None for s in SIDES}
         tl_feet = tl if roll is None else dataclasses.replace(tl, lift=np.where(np.isnan(roll[2]), tl.lift, roll[2]))
-        feet = {s: FootModel(char, s, steps, tl_feet, com, p, ground, path, cache[s], roll) for s in SIDES}
+        feet = {s: FootModel(char, s, steps, tl_feet, com, p, ground, path, cache[s], roll, like=feet[s])
+                for s in SIDES}
         landing, trailing = _heel_strike_heights(walk, com, feet)
         contact = np.minimum(landing, trailing)
         # C's boundary heights: the legs' where no keys correct C; where keys do, C rides at the
@@ -178,17 +180,22 @@ def solve_support(char, path, ground, steps, tl, p, psi, progress: ProgressFn = 
 
 def _mean_near(t, values, tl) -> np.ndarray:
     """(K,) the mean of ``values`` (on times ``t``, increasing) within half a step of each heel strike."""
-    hs, T = tl.heel_strike, tl.T
+    hs, half = tl.heel_strike, 0.5 * tl.T
     out = np.zeros(len(hs))
-    half = 0.5 * T
-    # the times near each heel strike are a run of t: look only a sample beyond its ends
-    lo = np.maximum(np.searchsorted(t, hs - half) - 1, 0)
-    hi = np.searchsorted(t, hs + half, "right") + 1
-    for i in range(2, len(hs)):
-        near = t[lo[i]:hi[i]]
-        m = np.abs(near - hs[i]) < half[i]
-        if np.any(m):
-            out[i] = float(np.mean(values[lo[i]:hi[i]][m]))
+    i = np.arange(2, len(hs))
+    if not len(i) or not len(t):
+        return out
+    # each heel strike's samples |t − hs| < T/2 are a run [a, b) of t; searchsorted finds it up to the
+    # rounding of hs ± T/2, a sample either side is checked with the comparison itself
+    near = lambda j: (j >= 0) & (j < len(t)) & (np.abs(t[np.clip(j, 0, len(t) - 1)] - hs[i]) < half[i])  # noqa: E731
+    a = np.searchsorted(t, hs[i] - half[i], "right")
+    a = np.where(near(a - 1), a - 1, np.where(near(a), a, a + 1))
+    b = np.searchsorted(t, hs[i] + half[i], "left")
+    b = np.where(near(b), b + 1, np.where(near(b - 1), b, b - 1))
+    some = b > a
+    a, b = np.clip(a, 0, len(t)), np.clip(b, 0, len(t))
+    sums = np.add.reduceat(np.append(values, 0.0), np.stack([a, b], axis=-1).ravel())[::2]
+    out[i[some]] = sums[some] / (b - a)[some]
     return out
 
 
