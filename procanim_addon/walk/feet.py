@@ -235,10 +235,26 @@ class FootModel:
         return ankle, R @ self.pitch(pitch), R @ self.pitch(toe_pitch), contact
 
     # ------------------------------------------------------------------ whole clip
-    def track(self, t: np.ndarray, with_swing: bool = True, progress: ProgressFn = no_progress) -> FootTrack:
-        """The foot over times ``t`` (s, increasing). ``with_swing=False`` leaves swing frames at the
-        origin and every rotation at identity (cheaper, for checks that only concern where the
-        weight-bearing foot's ankle is)."""
+    def _segments(self, t):
+        """(N,) where times ``t`` fall on this side's timeline — stance of ks[0], swing, stance of
+        ks[1], swing, …: even = stance of ks[seg // 2], odd = the swing after it, −1 before."""
+        tl, ks = self.tl, self.ks
+        bounds = np.stack([tl.land[ks], tl.lift[ks]], axis=-1).ravel()
+        return np.searchsorted(bounds, t, side="right") - 1
+
+    def stance_ankles(self, t: np.ndarray):
+        """(ankle (N, 3), planted (N,) bool) over times ``t`` (s, increasing): the ankle where the foot
+        bears weight, zeros elsewhere (cheap: for checks of where the weight-bearing ankle is)."""
+        t = np.asarray(t, float)
+        seg = self._segments(t)
+        planted = (seg >= 0) & (seg % 2 == 0)
+        ankle = np.zeros((len(t), 3))
+        if np.any(planted):
+            ankle[planted] = self.stance_at(self.ks[seg[planted] // 2], t[planted], ankle_only=True)[0]
+        return ankle, planted
+
+    def track(self, t: np.ndarray, progress: ProgressFn = no_progress) -> FootTrack:
+        """The foot over times ``t`` (s, increasing)."""
         t = np.asarray(t, float)
         N = len(t)
         ankle = np.zeros((N, 3))
@@ -248,24 +264,16 @@ class FootModel:
         swing_r = np.full(N, np.nan)
         swing_to = np.full(N, -1)
         tl, ks = self.tl, self.ks
-        # the side's timeline: stance of ks[0], swing, stance of ks[1], swing, …
-        bounds = np.stack([tl.land[ks], tl.lift[ks]], axis=-1).ravel()
-        seg = np.searchsorted(bounds, t, side="right") - 1
+        seg = self._segments(t)
         stance = (seg >= 0) & (seg % 2 == 0)
         if np.any(stance):
-            got = self.stance_at(ks[seg[stance] // 2], t[stance], ankle_only=not with_swing)
-            ankle[stance], contact[stance] = got[0], got[3]
-            if with_swing:
-                rot[stance], toe[stance] = got[1], got[2]
+            ankle[stance], rot[stance], toe[stance], contact[stance] = self.stance_at(ks[seg[stance] // 2], t[stance])
         progress(0.5)
         swing = (seg % 2 == 1) & (seg // 2 + 1 < len(ks))
         if np.any(swing):
             k = ks[seg[swing] // 2]
             swing_r[swing] = (t[swing] - tl.lift[k]) / (tl.land[k + 2] - tl.lift[k])
             swing_to[swing] = k + 2
-            if with_swing:
-                ankle[swing], rot[swing], toe[swing] = self.swings.at(np.searchsorted(self.swings.k, k), t[swing])
+            ankle[swing], rot[swing], toe[swing] = self.swings.at(np.searchsorted(self.swings.k, k), t[swing])
         progress(1.0)
         return FootTrack(ankle, rot, toe, contact, contact.any(axis=1), swing_r, swing_to)
-
-

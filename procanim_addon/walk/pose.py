@@ -82,33 +82,43 @@ def channels(sk, want: dict, frames, fps, progress: ProgressFn = no_progress) ->
     rots = tf.quat_identity((F, B))
     key_loc = np.zeros(B, dtype=bool)
     key_rot = np.zeros(B, dtype=bool)
-    pose: dict[int, np.ndarray] = {}
+    pose: dict[int, tuple] = {}  # bone: (rotation (F, 3, 3), head (F, 3)) of the posed bone
     order = with_ancestors(sk, want)
     parents = {int(sk.parents[i]) for i in order}
     tick = loop(progress, len(order))
     for n, i in enumerate(order):
         tick(n)
         par = sk.parents[i]
-        U = np.broadcast_to(sk.rest_rel[i], (F, 4, 4)) if par < 0 else pose[par] @ sk.rest_rel[i]
+        rest = sk.rest_rel[i]
+        if par < 0:
+            U_R, U_p = np.broadcast_to(rest[:3, :3], (F, 3, 3)), np.broadcast_to(rest[:3, 3], (F, 3))
+        else:  # pose[parent] @ rest_rel
+            P_R, P_p = pose[par]
+            U_R, U_p = P_R @ rest[:3, :3], P_R @ rest[:3, 3] + P_p
         if i not in want:
-            pose[i] = U
+            pose[i] = (U_R, U_p)
             continue
         R, pos = want[i]
         # basis = (pose[parent] @ rest_rel)⁻¹ @ W (Skeleton.basis_for) for a rigid parent: rotation
         # Uᵀ·R with the float32 rest matrices' tiny scale taken out (tf.decompose), location Uᵀ·(p − U_p)
-        Ut = np.swapaxes(U[:, :3, :3], -1, -2)
+        Ut = np.swapaxes(U_R, -1, -2)
         r = Ut @ R
         scale = np.linalg.norm(r, axis=-2)
-        scale[:, 0] *= np.where(np.einsum("fi,fi->f", np.cross(r[:, :, 0], r[:, :, 1]), r[:, :, 2]) < 0, -1.0, 1.0)
+        c0, c1, c2 = r[:, :, 0], r[:, :, 1], r[:, :, 2]
+        det = (c0[:, 1] * c1[:, 2] - c0[:, 2] * c1[:, 1]) * c2[:, 0] + (c0[:, 2] * c1[:, 0] - c0[:, 0] * c1[:, 2]) \
+            * c2[:, 1] + (c0[:, 0] * c1[:, 1] - c0[:, 1] * c1[:, 0]) * c2[:, 2]
+        scale[:, 0] *= np.where(det < 0, -1.0, 1.0)
         q = tf.mat3_to_quat(r / scale[:, None, :])
         loc = np.zeros((F, 3)) if pos is None else \
-            np.einsum("fij,fj->fi", Ut, pos) - np.einsum("fij,fj->fi", Ut, U[:, :3, 3])
+            np.einsum("fij,fj->fi", Ut, pos) - np.einsum("fij,fj->fi", Ut, U_p)
         locs[:, i] = loc
-        rots[:, i] = tf.quat_continuity(tf.quat_normalize(q), axis=0)
+        rots[:, i] = q
         key_rot[i] = True
         key_loc[i] = pos is not None and bool(np.max(np.abs(loc)) > 1e-6)
-        if i in parents:  # only bones with posed children need their own pose
-            pose[i] = U @ tf.compose(loc, q)
+        if i in parents:  # only bones with posed children need their own pose: U @ T(loc) R(q)
+            pose[i] = (U_R @ tf.quat_to_mat3(q), np.einsum("fij,fj->fi", U_R, loc) + U_p)
+    # quaternion signs made continuous per keyed bone (all of them at once)
+    rots[:, key_rot] = tf.quat_continuity(tf.quat_normalize(rots[:, key_rot]), axis=0)
     return Clip(list(sk.names), frames, fps, locs, rots, key_location=key_loc, key_rotation=key_rot)
 
 

@@ -654,20 +654,19 @@ def _lower_for_midstance(walk: _Walk, com, feet, extra: np.ndarray) -> float:
     n = len(walk.steps) - 1
     hs = walk.tl.heel_strike
     tt = np.arange(hs[1], hs[n], 1.0 / max(CHECK_HZ, walk.p.fps))
-    y_c = com.at(tt)[1]
+    y_c = np.interp(tt, com.t, com.y)
     xy, rot = walk.pelvis(com, tt)
-    check = {s: feet[s].track(tt, with_swing=False) for s in SIDES}
-    ank = {s: check[s].ankle for s in SIDES}
-    msk = {s: check[s].planted for s in SIDES}  # swings are handled by the final clamp
-    over = y_c - walk.limit.limit(xy, rot, ank, msk)
-    worst = 0.0
+    check = {s: feet[s].stance_ankles(tt) for s in SIDES}  # swings are handled by the final clamp
+    over = y_c - walk.limit.limit(xy, rot, {s: check[s][0] for s in SIDES}, {s: check[s][1] for s in SIDES})
     edge = np.searchsorted(tt, hs)  # step i's samples: tt[edge[i]:edge[i + 1]] (hs[i] ≤ tt < hs[i + 1])
-    for i in range(1, n):
-        if edge[i + 1] > edge[i]:
-            e = float(np.max(over[edge[i]:edge[i + 1]]))
-            worst = max(worst, e)
-            if e > 0 and not (walk.level[i] or walk.level[i + 1]):  # keys set the steady steps' heights
-                for j in (i, i + 1):
-                    if j >= 2:
-                        extra[j] += LOWER_SHARE * e
-    return worst
+    i = np.arange(1, n)
+    i = i[edge[i + 1] > edge[i]]
+    if not len(i):
+        return 0.0
+    e = np.maximum.reduceat(np.append(over, -np.inf), np.stack([edge[i], edge[i + 1]], axis=-1).ravel())[::2]
+    for step, worst in zip(i, e):
+        if worst > 0 and not (walk.level[step] or walk.level[step + 1]):  # keys set the steady steps' heights
+            for j in (step, step + 1):
+                if j >= 2:
+                    extra[j] += LOWER_SHARE * float(worst)
+    return max(float(np.max(e)), 0.0)
