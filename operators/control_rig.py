@@ -4,6 +4,9 @@
   rotation modes, locks, every enabled constraint with its evaluated influence (drivers applied),
   custom-property switches and which constraint influences they drive — into
   :class:`procanim_addon.controls.ControlRig`. No motion is computed here.
+* :func:`probe_ik_stretch` measures, once per bake, what Blender's IK solver does to each stretchy
+  IK chain (the IK control moved to a few distances from the hip, the chain's lengths read back),
+  so that the engine can cancel the stretch (:mod:`procanim_addon.controls.stretch`).
 * :func:`verify_samples` is the sampled verification of a bake onto controls: Blender evaluates a
   handful of frames (``scene.frame_set`` on the samples only, never per frame) and the deform
   bones are read back for the engine to compare with the pose it intended.
@@ -20,6 +23,7 @@ from dataclasses import replace
 
 import bpy
 import numpy as np
+from mathutils import Matrix
 
 from ..procanim_addon import transforms as tf
 from ..procanim_addon.clip import Clip
@@ -29,6 +33,7 @@ from ..procanim_addon.controls.deform import rest_offsets
 from ..procanim_addon.controls.intended import IntendedPose
 from ..procanim_addon.controls.residual import deform_checks, intended_deform, residual_m, summary
 from ..procanim_addon.controls.rig import Constraint, ControlRig
+from ..procanim_addon.controls.stretch import StretchResponse, probe_distances, stretchy_chain
 from ..procanim_addon.controls.structure import SWITCH, find_limbs
 from ..procanim_addon.errors import InputError
 from ..procanim_addon.skeleton import Skeleton
@@ -163,14 +168,14 @@ def _read_settings(obj, rest_flat: np.ndarray) -> tuple[ControlRig, list[int], l
 
 def _settings(obj) -> list:
     """The cache entry of ``obj``: [fingerprint, settings, constrained bones, bones with
-    properties, deform skeleton or None]."""
+    properties, deform skeleton or None, IK stretch responses by what they depend on]."""
     n = len(obj.data.bones)
     rest = np.empty(n * 16, dtype=np.float32)
     obj.data.bones.foreach_get("matrix_local", rest)
     key = _fingerprint(obj, rest)
     cached = _STATIC.get(obj.data.as_pointer())
     if cached is None or cached[0] != key:
-        cached = [key, *_read_settings(obj, rest), None]
+        cached = [key, *_read_settings(obj, rest), None, {}]
         _STATIC.clear()
         _STATIC[obj.data.as_pointer()] = cached
     return cached
@@ -207,7 +212,11 @@ def read_control_rig(obj, depsgraph=None) -> ControlRig:
         p = _properties(obj.pose.bones[settings.names[i]])
         if p:
             properties[settings.names[i]] = p
-    return replace(settings, constraints=constraints, properties=properties)
+    stretch = np.empty(len(settings.names), dtype=np.float32)
+    obj.pose.bones.foreach_get("ik_stretch", stretch)
+    by_name = dict(zip(obj.pose.bones.keys(), stretch.astype(float)))
+    ik_stretch = np.array([by_name[n] for n in settings.names])
+    return replace(settings, constraints=constraints, properties=properties, ik_stretch=ik_stretch)
 
 
 def _parents_first(bones) -> list[str]:
@@ -288,6 +297,98 @@ def _restore_switches(obj, saved: dict[str, float], keep=()) -> None:
     obj.update_tag()
 
 
+_CHANNELS = ("location", "rotation_quaternion", "rotation_euler", "rotation_axis_angle", "scale")
+
+
+def probe_ik_stretch(obj, rig: ControlRig) -> dict[int, StretchResponse]:
+    """What Blender's IK solver does to each stretchy IK chain of ``obj``, by the rig index of its IK
+    constraint's owner (:mod:`procanim_addon.controls.stretch`).
+
+    With the chain's first control at scale 1, the IK control is moved so that the IK target lies at
+    each of :func:`probe_distances` from the chain's root (on the line it is on now); Blender
+    evaluates the rig once per distance (every limb at once, a depsgraph update, no frame change)
+    and the distance reached and the two bones' scales are read. The controls' channels are put
+    back as they were.
+
+    The response depends on the rig's settings, not on the motion: it is kept with the rig's
+    cached settings, for the IK stretch values, switches and IK constraints it was measured with.
+    """
+    limbs = [limb for limb in find_limbs(rig) if limb.ik_control >= 0 and stretchy_chain(rig, limb)]
+    if not limbs:
+        return {}
+    cache = _settings(obj)[5]
+    key = (
+        rig.ik_stretch.tobytes(),
+        repr(sorted(rig.properties.items())),
+        repr([(c.influence, c.use_stretch, c.pole) for limb in limbs for c in rig.constraints[limb.ik_owner]]),
+    )
+    if key not in cache:
+        cache.clear()
+        cache[key] = _probe(obj, rig, limbs)
+    return cache[key]
+
+
+def _probe(obj, rig: ControlRig, limbs: list) -> dict[int, StretchResponse]:
+    pbs, layer = obj.pose.bones, bpy.context.view_layer
+    names = {rig.names[i] for limb in limbs for i in (limb.ik_control, limb.chain[0])}
+    saved = {n: {c: tuple(getattr(pbs[n], c)) for c in _CHANNELS} for n in names}
+    distances = [probe_distances(rig, limb) for limb in limbs]
+    measured: list[list[tuple[float, float, float]]] = [[] for _ in limbs]
+    try:
+        for limb in limbs:
+            pbs[rig.names[limb.chain[0]]].scale = (1.0, 1.0, 1.0)
+        layer.update()
+        start = [_chain_state(obj, rig, limb) for limb in limbs]
+        for k in range(len(distances[0])):
+            evaluated = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
+            for limb, (hip, target, control), ds in zip(limbs, start, distances):
+                along = (target - hip) / max(float(np.linalg.norm(target - hip)), 1e-9)
+                moved = control.copy()
+                moved[:3, 3] += hip + along * ds[k] - target
+                name = rig.names[limb.ik_control]
+                local = evaluated.convert_space(
+                    pose_bone=evaluated.pose.bones[name],
+                    matrix=Matrix(moved.tolist()),
+                    from_space="POSE",
+                    to_space="LOCAL",
+                )
+                pbs[name].location = local.translation
+            layer.update()
+            for limb, out in zip(limbs, measured):
+                out.append(_chain_lengths(obj, rig, limb))
+    finally:
+        for n, channels in saved.items():
+            for c, value in channels.items():
+                setattr(pbs[n], c, value)
+        layer.update()
+    return {limb.ik_owner: StretchResponse(*np.array(out).T) for limb, out in zip(limbs, measured)}
+
+
+def _evaluated_matrix(obj, name: str) -> np.ndarray:
+    return np.array(obj.evaluated_get(bpy.context.evaluated_depsgraph_get()).pose.bones[name].matrix)
+
+
+def _chain_state(obj, rig: ControlRig, limb) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The chain's root (head of its first bone), its IK target's head and the IK control's matrix."""
+    hip = _evaluated_matrix(obj, rig.names[limb.chain[0]])[:3, 3]
+    target = _evaluated_matrix(obj, rig.names[limb.ik_target])[:3, 3]
+    return hip, target, _evaluated_matrix(obj, rig.names[limb.ik_control])
+
+
+def _chain_lengths(obj, rig: ControlRig, limb) -> tuple[float, float, float]:
+    """Distance from the chain's root to its target, and the chain's two bones' scales relative to
+    the scale the chain's first bone inherits."""
+    first, second = (_evaluated_matrix(obj, rig.names[i]) for i in limb.chain)
+    parent = int(rig.parents[limb.chain[0]])
+    inherited = float(np.linalg.norm(_evaluated_matrix(obj, rig.names[parent])[:3, 1])) if parent >= 0 else 1.0
+    target = _evaluated_matrix(obj, rig.names[limb.ik_target])[:3, 3]
+    return (
+        float(np.linalg.norm(target - first[:3, 3])),
+        float(np.linalg.norm(first[:3, 1])) / inherited,
+        float(np.linalg.norm(second[:3, 1])) / inherited,
+    )
+
+
 def intended_channels(skeleton: Skeleton, clip: Clip) -> tuple[np.ndarray, np.ndarray]:
     """The local channels ``(F, B, 3)``, ``(F, B, 4)`` that ``clip`` gives the deform skeleton: the
     channels it keys (as a bake onto the bones would play them); channels it does not key, bones not
@@ -320,10 +421,11 @@ def bake_onto_controls(obj, clip: Clip, mode: str, notes: list | None = None):
     saved = _set_switches(obj, mode)
     try:
         rig = read_control_rig(obj)
+        stretch = probe_ik_stretch(obj, rig) if mode == "IK" else {}
         skeleton = read_deform_skeleton(obj)
         intended = IntendedPose(skeleton, *intended_channels(skeleton, clip), offsets=rest_offsets(rig, skeleton))
         t1 = time.perf_counter()
-        keys = convert(rig, skeleton, intended, mode)
+        keys = convert(rig, skeleton, intended, mode, stretch=stretch)
         t2 = time.perf_counter()
     except (InputError, Unsupported, ValueError) as err:
         undo()
@@ -369,6 +471,10 @@ def _write_control_keys(obj, rig, keys, clip: Clip, fcurves, groups, written: di
             n += write_location(fcurves, group, base, loc, frames, written)
         if keys.key_rotation[c]:
             n += write_rotation(fcurves, group, base, pb.rotation_mode, rot, frames, written)
+        if c in keys.scale:
+            for k in range(3):
+                write_curve(fcurves, group, base + "scale", k, frames, keys.scale[c][:, k], written)
+            n += 3
     ends = np.array([frames[0], frames[-1]], dtype=np.float32)
     for (bone, prop), value in keys.switches.items():
         group = groups.get(bone) or groups.new(bone)
@@ -396,8 +502,9 @@ def _verify(obj, rig, keys, clip: Clip, intended: IntendedPose, skeleton: Skelet
         worst = checks[int(np.argmax(residual.max(axis=0)))][1]
         if any(worst in limb.deform for limb in find_limbs(rig)):
             keys.notes.append(
-                "The rig's IK chains shorten as they bend (Rigify gives its IK bones some stretch), so knees "
-                "and elbows differ while feet and hands are exact; Key Target 'FK Controls' keys this motion exactly."
+                "Blender's IK solver puts knees and elbows off the generated pose (IK stretch, a chain the "
+                "conversion does not model) while feet and hands are exact; Key Target 'FK Controls' keys "
+                "this motion exactly."
             )
     return out
 

@@ -12,7 +12,8 @@ Order (parents first, so that each solve sees the controls above it already plac
 2. the torso: a rigid fit of the trunk (the deform chain from the root to the limbs);
 3. the limbs (IK mode: the chain is posed as the IK solver will place it, the main IK control
    follows the limb's end, the knee direction is the twist of the chain's first control or the
-   pole's place, other IK-side controls follow their bones; FK mode: each FK control follows its
+   pole's place, the chain's first control is scaled to cancel the IK solver's stretch
+   (:mod:`.stretch`), other IK-side controls follow their bones; FK mode: each FK control follows its
    bone) and every other deform bone that is not already where it should be (the control that
    drives it follows it) — in the rig's evaluation order of their controls, so that no solve
    moves a bone an earlier one placed (``ORG-spine`` is driven by ``spine_fk``, which hangs under
@@ -35,6 +36,7 @@ from .evaluate import RigPose
 from .intended import IntendedPose
 from .parenting import apply_basis, parent_transform
 from .rig import ControlRig
+from .stretch import StretchResponse, compensating_scale
 from .structure import SWITCH, Limb, common_control, driver_control, evaluation_order, find_limbs, trunk
 
 MODES = ("IK", "FK")
@@ -44,13 +46,16 @@ CHECK_FRAMES = 24  # frames on which "is this bone already where it should be?" 
 
 @dataclass
 class ControlKeys:
-    """What to key: per control (rig index) its basis ``(F, 4, 4)`` and whether its location and
-    rotation move; switch values ``{(bone, property): value}``; the deform bones (rig indices) the
-    verification compares; notes for the user (plain sentences)."""
+    """What to key: per control (rig index) its basis ``(F, 4, 4)`` (location and rotation) and
+    whether its location and rotation move; ``scale`` ``(F, 3)`` for the controls whose scale is
+    keyed (the first control of a stretchy IK chain, :mod:`.stretch`); switch values
+    ``{(bone, property): value}``; the deform bones (rig indices) the verification compares; notes
+    for the user (plain sentences)."""
 
     basis: dict[int, np.ndarray] = field(default_factory=dict)
     key_location: dict[int, bool] = field(default_factory=dict)
     key_rotation: dict[int, bool] = field(default_factory=dict)
+    scale: dict[int, np.ndarray] = field(default_factory=dict)
     switches: dict[tuple[str, str], float] = field(default_factory=dict)
     checked: list[int] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -58,7 +63,14 @@ class ControlKeys:
 
 
 class _Conversion:
-    def __init__(self, rig: ControlRig, skeleton: Skeleton, intended: np.ndarray | IntendedPose, mode: str):
+    def __init__(
+        self,
+        rig: ControlRig,
+        skeleton: Skeleton,
+        intended: np.ndarray | IntendedPose,
+        mode: str,
+        stretch: dict[int, StretchResponse] | None = None,
+    ):
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
         self.rig, self.sk, self.mode = rig, skeleton, mode
@@ -75,6 +87,8 @@ class _Conversion:
         self.limb_of = {d: limb for limb in self.limbs for d in limb.deform if d in self.sk_of}
         self.out = ControlKeys(mode=mode)
         self.solved: set[int] = set()
+        self.stretch = stretch or {}
+        self.scaled: set[int] = set()
 
     # ------------------------------------------------------------------ steps
     def goal(self, bone: int) -> np.ndarray:
@@ -138,6 +152,7 @@ class _Conversion:
         end = limb.deform[limb.ik.index(limb.ik_target)]
         self.follow(limb.ik_control, end, probe=limb.ik_target)
         self.knee(limb)
+        self.cancel_stretch(limb)
         for bone, src in zip(limb.deform, limb.ik):
             if rig.is_control(src) and src not in limb.chain and src != limb.ik_control and bone in self.sk_of:
                 self.follow(src, bone, probe=src)
@@ -187,6 +202,30 @@ class _Conversion:
         q = tf.quat_from_axis_angle(np.broadcast_to([0.0, 1.0, 0.0], (self.frames, 3)), angle)
         self.state.set_basis(top, tf.compose(None, q))
         self.key(top)
+
+    def cancel_stretch(self, limb: Limb) -> None:
+        """Scale the chain's first control so that the IK solver's stretch leaves the knee (elbow)
+        where it should be (:func:`~.stretch.compensating_scale`), when the bridge measured the
+        solver's response for this chain."""
+        response = self.stretch.get(limb.ik_owner)
+        top = limb.chain[0] if limb.chain else -1
+        if response is None or not response.stretches or top < 0 or not self.rig.is_control(top):
+            return
+        upper, lower = limb.deform[limb.ik.index(top)], limb.deform[limb.ik.index(limb.chain[-1])]
+        end = limb.deform[limb.ik.index(limb.ik_target)]
+        hip, knee, ankle = (self.goal(b)[:, :3, 3] for b in (upper, lower, end))
+        lengths = (float(self.rig.lengths[top]), float(self.rig.lengths[limb.chain[-1]]))
+        k, err = compensating_scale(response, lengths, hip, knee, ankle)
+        basis = self.state.basis.get(top)
+        basis = np.broadcast_to(np.eye(4), (self.frames, 4, 4)).copy() if basis is None else basis.copy()
+        basis[:, :3, :3] *= k[:, None, None]
+        self.state.set_basis(top, basis)
+        self.scaled.add(top)
+        self.key(top)
+        self.out.notes.append(
+            f"{self.rig.names[top]} is scaled {k.min():.3f}–{k.max():.3f} to cancel the IK stretch of its chain "
+            f"(as Rigify's IK snap does; the solver's knee within {err.max() * 100:.2f} cm)."
+        )
 
     def group(self, control: int, bones: list[int]) -> None:
         """Key ``control`` for the deform bones it drives: exactly for one bone, by the best rigid
@@ -245,11 +284,14 @@ class _Conversion:
             basis = self.state.basis.get(c)
             if basis is None:
                 continue
-            loc, rot, _ = tf.decompose(basis)
+            loc, rot, scale = tf.decompose(basis)
             moves_loc = bool(np.max(np.abs(loc)) > 1e-6) and not self.rig.connected[c]
             moves_rot = bool(np.max(tf.quat_angle(rot, tf.quat_identity(rot.shape[:-1]))) > 1e-6)
-            if not (moves_loc or moves_rot):
+            moves_scale = c in self.scaled and bool(np.max(np.abs(scale - 1.0)) > 1e-6)
+            if not (moves_loc or moves_rot or moves_scale):
                 continue
+            if moves_scale:
+                self.out.scale[c] = scale
             self.out.basis[c] = tf.compose(loc, rot)
             self.out.key_location[c] = moves_loc
             self.out.key_rotation[c] = moves_rot
@@ -261,8 +303,11 @@ def convert(
     intended: np.ndarray | IntendedPose,
     mode: str = "IK",
     progress: Progress = no_progress,
+    stretch: dict[int, StretchResponse] | None = None,
 ) -> ControlKeys:
     """Control channels that make ``rig``'s deform bones follow ``intended``: the armature-space pose
     of ``skeleton`` (the rig's deform skeleton), as matrices ``(F, B, 4, 4)`` or an
-    :class:`~.intended.IntendedPose` (computed bone by bone as needed). ``mode`` is ``'IK'`` or ``'FK'``."""
-    return _Conversion(rig, skeleton, intended, mode).run(progress)
+    :class:`~.intended.IntendedPose` (computed bone by bone as needed). ``mode`` is ``'IK'`` or ``'FK'``.
+    ``stretch``: the IK solver's response of each stretchy IK chain (by the rig index of its IK
+    constraint's owner), measured by the bridge; without it IK chains are keyed as if rigid."""
+    return _Conversion(rig, skeleton, intended, mode, stretch).run(progress)

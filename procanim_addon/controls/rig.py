@@ -74,7 +74,8 @@ class ControlRig:
     inherit_rotation, inherit_scale (Blender's enum names), local_location, connected: per bone;
     rotation_modes ('QUATERNION', 'XYZ' …, 'AXIS_ANGLE'); lock_location / lock_rotation (B, 3) bools;
     constraints: per bone, the enabled ones in evaluation order; properties: bone → {name: value}
-    for numeric custom properties (the rig's switches); rig_id: Rigify's id of a generated rig ('').
+    for numeric custom properties (the rig's switches); rig_id: Rigify's id of a generated rig ('');
+    ik_stretch: per bone, its IK stretch (0–1; how freely Blender's IK solver may change its length).
     """
 
     names: list[str]
@@ -91,6 +92,7 @@ class ControlRig:
     constraints: list[list[Constraint]]
     properties: dict[str, dict[str, float]] = field(default_factory=dict)
     rig_id: str = ""
+    ik_stretch: np.ndarray | None = None
 
     def __post_init__(self):
         self.parents = np.asarray(self.parents, dtype=int)
@@ -98,6 +100,8 @@ class ControlRig:
         self.lengths = np.asarray(self.lengths, dtype=float)
         self.lock_location = np.asarray(self.lock_location, dtype=bool).reshape(-1, 3)
         self.lock_rotation = np.asarray(self.lock_rotation, dtype=bool).reshape(-1, 3)
+        n = len(self.names)
+        self.ik_stretch = np.zeros(n) if self.ik_stretch is None else np.asarray(self.ik_stretch, dtype=float)
         for i, p in enumerate(self.parents):
             if p >= i:
                 raise ValueError("bones must be ordered parents first")
