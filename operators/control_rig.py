@@ -333,7 +333,7 @@ def _probe(obj, rig: ControlRig, limbs: list) -> dict[int, StretchResponse]:
     names = {rig.names[i] for limb in limbs for i in (limb.ik_control, limb.chain[0])}
     saved = {n: {c: tuple(getattr(pbs[n], c)) for c in _CHANNELS} for n in names}
     distances = [probe_distances(rig, limb) for limb in limbs]
-    measured: list[list[tuple[float, float, float]]] = [[] for _ in limbs]
+    measured: list[list[tuple[float, float, float, float]]] = [[] for _ in limbs]
     try:
         for limb in limbs:
             pbs[rig.names[limb.chain[0]]].scale = (1.0, 1.0, 1.0)
@@ -361,7 +361,10 @@ def _probe(obj, rig: ControlRig, limbs: list) -> dict[int, StretchResponse]:
             for c, value in channels.items():
                 setattr(pbs[n], c, value)
         layer.update()
-    return {limb.ik_owner: StretchResponse(*np.array(out).T) for limb, out in zip(limbs, measured)}
+    return {
+        limb.ik_owner: StretchResponse(*np.array(out).T, lengths=tuple(float(rig.lengths[i]) for i in limb.chain))
+        for limb, out in zip(limbs, measured)
+    }
 
 
 def _evaluated_matrix(obj, name: str) -> np.ndarray:
@@ -375,17 +378,20 @@ def _chain_state(obj, rig: ControlRig, limb) -> tuple[np.ndarray, np.ndarray, np
     return hip, target, _evaluated_matrix(obj, rig.names[limb.ik_control])
 
 
-def _chain_lengths(obj, rig: ControlRig, limb) -> tuple[float, float, float]:
-    """Distance from the chain's root to its target, and the chain's two bones' scales relative to
-    the scale the chain's first bone inherits."""
+def _chain_lengths(obj, rig: ControlRig, limb) -> tuple[float, float, float, float]:
+    """Distance from the chain's root to its target, the chain's two bones' scales relative to the
+    scale the chain's first bone inherits, and the fraction of that distance its end reached."""
     first, second = (_evaluated_matrix(obj, rig.names[i]) for i in limb.chain)
     parent = int(rig.parents[limb.chain[0]])
     inherited = float(np.linalg.norm(_evaluated_matrix(obj, rig.names[parent])[:3, 1])) if parent >= 0 else 1.0
     target = _evaluated_matrix(obj, rig.names[limb.ik_target])[:3, 3]
+    end = second[:3, 3] + second[:3, 1] * float(rig.lengths[limb.chain[1]])
+    d = float(np.linalg.norm(target - first[:3, 3]))
     return (
-        float(np.linalg.norm(target - first[:3, 3])),
+        d,
         float(np.linalg.norm(first[:3, 1])) / inherited,
         float(np.linalg.norm(second[:3, 1])) / inherited,
+        float(np.linalg.norm(end - first[:3, 3])) / max(d, 1e-9),
     )
 
 

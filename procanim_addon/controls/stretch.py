@@ -36,9 +36,17 @@ import numpy as np
 from .rig import ControlRig
 from .structure import Limb
 
-# Knee (elbow) angles at which the response is measured, degrees: dense near a straight limb, where
-# the solver's stretch changes fastest and a small error in length moves the knee most.
-PROBE_BEND_DEG = (0, 3, 6, 10, 15, 21, 29, 39, 52, 70, 95, 130)
+# Knee (elbow) bends at which the response is measured, in degrees beyond the chain's rest bend (at
+# which the solver has nothing to do: no stretch), and straighter than at rest. Dense near the
+# rest bend: a walk's stance leg comes back to it every step, the solver's stretch changes fastest
+# there, and near a straight limb a small error in length moves the knee most (0.05 % of the thigh's
+# length moves a knee bent 5° by about 1 cm).
+PROBE_FROM_REST_DEG = (0.0, 1.5, 3.5, 6.0, 9.5, 14.0, 20.0, 28.0, 38.0, 50.0, 65.0, 85.0, 110.0, 140.0)
+PROBE_STRAIGHTER = (0.0, 0.25, 0.5, 0.75)  # fractions of the rest bend
+MAX_BEND_DEG = 160.0
+# Beyond the chain's reach (fractions of its length): a chain scaled down reaches for a target past
+# its length when the engine straightens a knee more than the rig's rest bend.
+PROBE_PAST_REACH = (1.0015, 1.004, 1.008)
 SCALE_RANGE = (0.9, 1.15)  # the compensating scale is searched in this range
 SCALE_STEPS = (0.0025, 0.0001)  # coarse grid, then a fine one around the best coarse value
 
@@ -47,26 +55,51 @@ SCALE_STEPS = (0.0025, 0.0001)  # coarse grid, then a fine one around the best c
 class StretchResponse:
     """The IK solver's result for a two-bone chain at its rest scale, measured in Blender: with the
     target at ``distance[i]`` (m, from the chain's root, sorted ascending) the first bone ends
-    ``upper[i]`` times its length and the second ``lower[i]`` times its own."""
+    ``upper[i]`` times its length and the second ``lower[i]`` times its own, and its end stops at
+    ``reached[i]`` times that distance from the root (the solver stops a fraction of a millimetre
+    short of a nearly straight chain's target, which moves a nearly straight knee by millimetres).
+    ``lengths``: the two bones' rest lengths (m); the response is interpolated in the bend they make
+    at a distance (near a straight chain the distance hardly changes while the bend does)."""
 
     distance: np.ndarray
     upper: np.ndarray
     lower: np.ndarray
+    reached: np.ndarray | None = None
+    lengths: tuple[float, float] = (1.0, 1.0)
 
     def __post_init__(self):
         order = np.argsort(self.distance)
         self.distance = np.asarray(self.distance, float)[order]
         self.upper = np.asarray(self.upper, float)[order]
         self.lower = np.asarray(self.lower, float)[order]
+        self.reached = np.ones_like(self.distance) if self.reached is None else np.asarray(self.reached, float)[order]
 
     @property
     def stretches(self) -> bool:
         """Does the solver change the chain's length anywhere in the measured range?"""
         return bool(np.max(np.abs(np.concatenate([self.upper, self.lower]) - 1.0)) > 1e-5)
 
-    def at(self, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``s₁(d)``, ``s₂(d)`` by linear interpolation (held at the ends of the measured range)."""
-        return np.interp(d, self.distance, self.upper), np.interp(d, self.distance, self.lower)
+    def at(self, d: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``s₁(d)``, ``s₂(d)`` and the fraction of ``d`` reached, linear in the bend between
+        measured distances (in the distance past the chain's reach; held at the ends)."""
+        x, xp = self._param(np.asarray(d, float)), self._param(self.distance)[::-1]
+        return tuple(np.interp(x, xp, v[::-1]) for v in (self.upper, self.lower, self.reached))
+
+    def _param(self, d: np.ndarray) -> np.ndarray:
+        """Decreasing with ``d``: the bend (rad) within reach, minus the fraction past it beyond."""
+        reach = sum(self.lengths)
+        return bend(d, *self.lengths) - np.maximum(d / reach - 1.0, 0.0)
+
+
+def bend(d: np.ndarray, a: float, b: float) -> np.ndarray:
+    """The bend (rad, 0 = straight) of a two-bone chain of lengths ``a``, ``b`` whose ends are ``d`` apart."""
+    return np.arccos(np.clip((np.asarray(d, float) ** 2 - a * a - b * b) / (2.0 * a * b), -1.0, 1.0))
+
+
+def rest_bend(rig: ControlRig, limb: Limb) -> float:
+    """The bend (rad) of ``limb``'s IK chain at rest: the angle between its two bones."""
+    y0, y1 = (rig.matrix_local[i][:3, 1] for i in limb.chain[:2])
+    return float(np.arccos(np.clip(np.dot(y0, y1) / (np.linalg.norm(y0) * np.linalg.norm(y1)), -1.0, 1.0)))
 
 
 def stretchy_chain(rig: ControlRig, limb: Limb) -> bool:
@@ -81,11 +114,16 @@ def stretchy_chain(rig: ControlRig, limb: Limb) -> bool:
 
 
 def probe_distances(rig: ControlRig, limb: Limb) -> np.ndarray:
-    """Distances (m) from the chain's root at which the bridge measures the response: those of the
-    chain's two bones at their rest lengths bent by :data:`PROBE_BEND_DEG`."""
+    """Distances (m) from the chain's root at which the bridge measures the response, from the
+    straight chain to a deeply bent one: those of the chain's two bones at their rest lengths
+    bent by :data:`PROBE_STRAIGHTER` of their rest bend and by it plus :data:`PROBE_FROM_REST_DEG`,
+    and past the chain's length by :data:`PROBE_PAST_REACH`."""
     a, b = (float(rig.lengths[i]) for i in limb.chain)
-    bend = np.radians(PROBE_BEND_DEG)
-    return np.sqrt(a * a + b * b + 2.0 * a * b * np.cos(bend))
+    rest = rest_bend(rig, limb)
+    angles = np.concatenate([rest * np.asarray(PROBE_STRAIGHTER), rest + np.radians(PROBE_FROM_REST_DEG)])
+    angles = np.unique(np.minimum(angles, np.radians(MAX_BEND_DEG)))
+    past = (a + b) * np.asarray(PROBE_PAST_REACH)[::-1]
+    return np.concatenate([past, np.sqrt(a * a + b * b + 2.0 * a * b * np.cos(angles))])
 
 
 def _knee(d: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -108,8 +146,8 @@ def compensating_scale(
     h_want = np.sqrt(np.maximum(np.sum(rel * rel, axis=-1) - x_want**2, 0.0))
 
     def error(k: np.ndarray) -> np.ndarray:  # k (F, K) → knee error (F, K)
-        s1, s2 = response.at(d[:, None] / k)
-        x, h = _knee(d[:, None], k * s1 * lengths[0], k * s2 * lengths[1])
+        s1, s2, reached = response.at(d[:, None] / k)
+        x, h = _knee(d[:, None] * reached, k * s1 * lengths[0], k * s2 * lengths[1])
         return np.hypot(x - x_want[:, None], h - h_want[:, None])
 
     lo, hi = SCALE_RANGE
