@@ -427,7 +427,9 @@ def bake_onto_controls(obj, clip: Clip, mode: str, notes: list | None = None):
     saved = _set_switches(obj, mode)
     try:
         rig = read_control_rig(obj)
+        tp = time.perf_counter()
         stretch = probe_ik_stretch(obj, rig) if mode == "IK" else {}
+        probe_ms = (time.perf_counter() - tp) * 1000.0
         skeleton = read_deform_skeleton(obj)
         intended = IntendedPose(skeleton, *intended_channels(skeleton, clip), offsets=rest_offsets(rig, skeleton))
         t1 = time.perf_counter()
@@ -451,6 +453,7 @@ def bake_onto_controls(obj, clip: Clip, mode: str, notes: list | None = None):
             "controls_keyed": len(keys.basis),
             "control_notes": " ".join(keys.notes),
             "control_read_ms": (t1 - t0) * 1000.0,
+            "control_probe_ms": probe_ms,
             "control_convert_ms": (t2 - t1) * 1000.0,
             "control_write_ms": (t3 - t2) * 1000.0,
             "control_verify_ms": (t4 - t3) * 1000.0,

@@ -184,7 +184,8 @@ def stairs_walk(request, procanim_extension, rigify_library):
     }
     print(
         f"[{request.param}] residual stored {out['metrics']['control_residual_cm_max']:.3f} cm, "
-        f"every frame {out['every_frame_cm']:.3f} cm, skate {out['contact'][0].mean() * 100:.3f} cm/s"
+        f"every frame {out['every_frame_cm']:.3f} cm, skate {out['contact'][0].mean() * 100:.3f} cm/s, "
+        f"chain scale error {out['chain_scale_error'] * 100:.2f} %"
     )
     return out
 
