@@ -362,7 +362,9 @@ def _probe(obj, rig: ControlRig, limbs: list) -> dict[int, StretchResponse]:
                 setattr(pbs[n], c, value)
         layer.update()
     return {
-        limb.ik_owner: StretchResponse(*np.array(out).T, lengths=tuple(float(rig.lengths[i]) for i in limb.chain))
+        limb.ik_owner: StretchResponse(
+            *np.array(out).T, lengths=(float(rig.lengths[limb.chain[0]]), float(rig.lengths[limb.chain[1]]))
+        )
         for limb, out in zip(limbs, measured)
     }
 
