@@ -128,7 +128,8 @@ class FootModel:
 
     def hip_xy(self, t) -> np.ndarray:
         """(N, 2) horizontal position of the COM over the path at times ``t`` (s)."""
-        s, _y, z = self.com.at(t)
+        com = self.com
+        s, z = np.interp(t, com.t, com.s), np.interp(t, com.t, com.z)
         return (self.path.at(s) + self.path.left_at(s) * z[:, None])[:, :2]
 
     # ------------------------------------------------------------------ stance

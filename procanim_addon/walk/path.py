@@ -47,8 +47,10 @@ class WalkPath:
 
     def tangent_at(self, s) -> np.ndarray:
         s = np.asarray(s, float)
-        t = np.stack([np.interp(s, self.s, self.tangent[:, k]) for k in range(3)], axis=-1)
-        return t / np.maximum(np.linalg.norm(t, axis=-1, keepdims=True), 1e-12)
+        t = np.zeros(s.shape + (3,))  # horizontal: z stays 0
+        t[..., 0], t[..., 1] = np.interp(s, self.s, self.tangent[:, 0]), np.interp(s, self.s, self.tangent[:, 1])
+        norm = np.sqrt(t[..., 0] * t[..., 0] + t[..., 1] * t[..., 1])[..., None]
+        return t / np.maximum(norm, 1e-12)
 
     @functools.cached_property
     def heading(self) -> np.ndarray:
@@ -60,8 +62,11 @@ class WalkPath:
         return np.interp(np.asarray(s, float), self.s, self.heading)
 
     def left_at(self, s) -> np.ndarray:
-        """Horizontal unit vectors to the left of the tangent (up × tangent)."""
-        return np.cross(UP, self.tangent_at(s))
+        """Horizontal unit vectors to the left of the tangent (up × tangent = (−t_y, t_x, 0))."""
+        t = self.tangent_at(s)
+        out = np.zeros_like(t)
+        out[..., 0], out[..., 1] = -t[..., 1], t[..., 0]
+        return out
 
 
 def _horizontal_arclength(p: np.ndarray) -> np.ndarray:

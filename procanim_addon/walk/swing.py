@@ -159,19 +159,23 @@ class Swings:
         along = a_p[:len(r)] + (r**3 - 2 * r**2 + r) * (self.m0_h[j] - d0[j]) + (r**3 - r**2) * (self.m1_h[j] - d1[j])
         return _running_max_per_run(np.clip(along, 0.0, self.clen[j]), j)
 
-    def rotations(self, j, r, toe: bool = True):
+    def rotations(self, j, r):
         """Foot and toe rotations: pitch from θ_to (keeping the roll's rate at toe off, a bump that
         dies out) to −θ_hs of the next heel strike, heading and tilt eased; the toe bend eases from
         θ_ho at toe off back to 0."""
         f = self.foot
+        Rb, pitch, toe_bend = self._pitch(j, r)
+        return Rb @ f.pitch(pitch), Rb @ f.pitch(pitch - toe_bend)
+
+    def _pitch(self, j, r):
+        """(heading and tilt (N, 3, 3), foot pitch (N,), toe bend (N,)) of :meth:`rotations`."""
+        f = self.foot
         k = self.k[j]
-        Rb = self.base(j, r)
         level = self.level(j, r)
         rl = np.where(self.stairs[j], TOE_OFF_BUMP[1], TOE_OFF_BUMP[0])
         bump = np.where(r < rl, self.rate[j] * self.dur[j] * r * (1 - r / rl) ** 2, 0.0)
         pitch = f.th_to[k] + level * (-f.th_hs[k + 2] - f.th_to[k]) + bump
-        toe_bend = f.th_ho[k] * (1 - level)
-        return Rb @ f.pitch(pitch), (Rb @ f.pitch(pitch - toe_bend) if toe else None)
+        return self.base(j, r), pitch, f.th_ho[k] * (1 - level)
 
     def base(self, j, r):
         """Heading and ground tilt of the swinging foot, eased from footstep k to k + 2."""
@@ -214,9 +218,12 @@ class Swings:
             return apex, lift
         j = np.repeat(np.arange(S), Gn)
         r = np.tile(chk, S)
-        pts_rest = np.stack([f.geo.heel, f.joint_rest, f.geo.tip])
-        Rf = self.rotations(j, r, toe=False)[0]
-        offs = np.swapaxes(Rf @ (pts_rest - f.geo.ankle).T, 1, 2).reshape(S, Gn, 3, 3)  # (S·G, point, xyz)
+        # the sole points about the ankle, pitched (Rodrigues' formula on the three vectors) and turned
+        V = (np.stack([f.geo.heel, f.joint_rest, f.geo.tip]) - f.geo.ankle).T  # (xyz, point)
+        K, K2 = f._pitch_axis
+        Rb, pitch, _ = self._pitch(j, r)
+        W = V + np.sin(pitch)[:, None, None] * (K @ V) + (1.0 - np.cos(pitch))[:, None, None] * (K2 @ V)
+        offs = np.swapaxes(Rb @ W, 1, 2).reshape(S, Gn, 3, 3)  # (S, G, point, xyz)
         sole_xy = self.horizontal(j, r).reshape(S, Gn, 1, 2) + offs[..., :2]
         # the highest ground within a few mm along the chord: step edges between samples count
         shifts = np.array([-NOSING_PROBE_M, 0.0, NOSING_PROBE_M])
