@@ -100,12 +100,15 @@ def walk_metrics(skeleton, clip, char, tracks, ground, path, steps, tl, t, s_fra
     progress(0.9)
     n = len(steps) - 1
     hs = tl.heel_strike
+    # each level step's frames are a run of t: hs[i] ≤ t < hs[i + 1]
+    i = np.array([i for i in range(2, n - 1) if steps.mode_v[i] == "plane" and steps.mode_v[i - 1] == "plane"], int)
+    a, b = np.searchsorted(t, hs[i]), np.searchsorted(t, hs[i + 1])
+    i_ok = np.flatnonzero(b - a > 2)
     travel = []
-    for i in range(2, n - 1):
-        if steps.mode_v[i] == "plane" and steps.mode_v[i - 1] == "plane":
-            m = (t >= hs[i]) & (t < hs[i + 1])
-            if np.count_nonzero(m) > 2:
-                travel.append(np.ptp(hips[m, 2]))
+    if len(i_ok):
+        z = np.append(hips[:, 2], 0.0)
+        ab = np.stack([a[i_ok], b[i_ok]], axis=-1).ravel()
+        travel = list(np.maximum.reduceat(z, ab)[::2] - np.minimum.reduceat(z, ab)[::2])
     walking = (t >= hs[2]) & (t <= hs[n - 1])
     rest_inv = np.linalg.inv(skeleton.matrix_local[char.hips][:3, :3])
     fwd = np.einsum("fij,j->fi", pose[char.hips][:, :3, :3] @ rest_inv, char.forward)

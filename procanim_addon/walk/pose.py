@@ -61,12 +61,22 @@ def fk_of(sk, locations, rotations, bones) -> dict:
     """{bone: armature-space pose matrices (F, 4, 4)} as :meth:`Skeleton.fk` gives them, for
     ``bones`` and their ancestors only."""
     F = len(rotations)
-    pose: dict[int, np.ndarray] = {}
+    rt: dict[int, tuple] = {}  # bone: (rotation (F, 3, 3), head (F, 3)); rest_rel @ T(loc) R(q), parents first
     for i in with_ancestors(sk, bones):
-        loc = np.zeros((F, 3)) if sk.connected[i] else locations[:, i]
-        local = sk.rest_rel[i] @ tf.compose(loc, rotations[:, i])
+        rest = sk.rest_rel[i]
+        R = rest[:3, :3] @ tf.quat_to_mat3(rotations[:, i])
+        pos = np.broadcast_to(rest[:3, 3], (F, 3)) if sk.connected[i] else \
+            locations[:, i] @ rest[:3, :3].T + rest[:3, 3]
         p = sk.parents[i]
-        pose[i] = local if p < 0 else pose[p] @ local
+        if p >= 0:
+            P_R, P_p = rt[p]
+            R, pos = P_R @ R, np.einsum("fij,fj->fi", P_R, pos) + P_p
+        rt[i] = (R, pos)
+    pose = {}
+    for i, (R, pos) in rt.items():
+        m = np.zeros((F, 4, 4))
+        m[:, :3, :3], m[:, :3, 3], m[:, 3, 3] = R, pos, 1.0
+        pose[i] = m
     return pose
 
 
