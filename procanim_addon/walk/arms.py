@@ -62,7 +62,11 @@ def _simulate(theta0, T, t0_frac, u1, u2, k, xdd, n_sub: int = 64):
     def torque(frac):
         return np.where(frac < t0_frac, u1, u2)
 
+    still = not np.any(xdd)  # the shoulder does not accelerate: x·cos θ is 0 (the same sums without it)
+
     def acc(tq, th_, x_):
+        if still:
+            return tq - k * (G * np.sin(th_))
         return tq - k * (x_ * np.cos(th_) + G * np.sin(th_))
 
     tq1 = torque(0.0)
