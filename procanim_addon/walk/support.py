@@ -156,6 +156,8 @@ def solve_support(char, path, ground, steps, tl, p, psi, progress: ProgressFn = 
         tl_feet = tl if roll is None else dataclasses.replace(tl, lift=np.where(np.isnan(roll[2]), tl.lift, roll[2]))
         feet = {s: FootModel(char, s, steps, tl_feet, com, p, ground, path, cache[s], roll, like=feet[s])
                 for s in SIDES}
+        if it == MAX_PASSES - 1:  # what follows would only feed another pass
+            break
         landing, trailing = _heel_strike_heights(walk, com, feet)
         contact = np.minimum(landing, trailing)
         # C's boundary heights: the legs' where no keys correct C; where keys do, C rides at the
@@ -168,10 +170,9 @@ def solve_support(char, path, ground, steps, tl, p, psi, progress: ProgressFn = 
         roll = new_roll
         step(0.6)
         # the first pass only guessed the heights (and the feet's roll): its overreach says little
-        worst = _lower_for_midstance(walk, com, feet, extra if it else np.zeros(n + 1))
-        step(1.0)
-        if it >= 1 and worst < REACH_TOL_M and settled:
+        if it >= 1 and _lower_for_midstance(walk, com, feet, extra) < REACH_TOL_M and settled:
             break
+        step(1.0)
     if style is not None:
         _bounce(com, tl, style.bounce, style.sit_legs * char.leg_length)
     progress(1.0)
