@@ -55,7 +55,6 @@ def draw(layout, settings, context) -> None:
         row = layout.row(align=True)
         row.prop(settings, "frame_start", text="Start")
         row.prop(settings, "frame_end", text="End")
-    layout.prop(settings, "key_target")
 
 
 class PROCANIM_PT_adapt_terrain_advanced(ProcAnimPanel, bpy.types.Panel):

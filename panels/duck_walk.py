@@ -29,7 +29,6 @@ def draw(layout, duck, _context) -> None:
     for name in SLIDERS:
         col.prop(duck, name, slider=True)
     layout.prop(duck, "gait", expand=True)
-    layout.prop(duck, "key_target")
     layout.operator("procanim.duck_emotion", text="Reset", icon="LOOP_BACK").preset = "NEUTRAL"
 
 

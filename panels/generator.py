@@ -56,6 +56,15 @@ def settings_args(entry, op_module, panel_module, settings) -> SettingsArgs:
     return SettingsArgs(settings, op_module.OBJECTS, explicit=button_arguments(op_module, panel_module, settings))
 
 
+def draw_key_target(layout, settings) -> None:
+    """Where the keys go (every generator's common ``key_target``): its label on a row of its own
+    half, so that "Key Target" is read whole in a narrow sidebar."""
+    if hasattr(settings, "key_target"):
+        row = layout.row()
+        row.label(text="Key Target")
+        row.prop(settings, "key_target", text="")
+
+
 def draw_generate(layout, entry, op_module, panel_module, settings, context):
     """The Generate button, filled with the sidebar's settings and picks."""
     obj = active_armature(context)
@@ -136,6 +145,7 @@ def panel_class(entry, op_module, panel_module) -> type:
     def draw(self, context):
         settings = getattr(context.scene.procanim, entry.settings)
         panel_module.draw(self.layout, settings, context)
+        draw_key_target(self.layout, settings)
         draw_toggle(self.layout, entry, settings)
         draw_generate(self.layout, entry, op_module, panel_module, settings, context)
         draw_metrics(self.layout, entry, panel_module, _figures_object(op_module, settings, context))

@@ -31,7 +31,6 @@ def draw(layout, hs, _context) -> None:
             row.prop(obj.procanim_character, "dominance", slider=True)
     layout.prop(hs, "frame_start")
     layout.prop(hs, "accept")
-    layout.prop(hs, "key_target")
     layout.prop(hs, "show_timings", icon="TRIA_DOWN" if hs.show_timings else "TRIA_RIGHT", emboss=False)
     if hs.show_timings:
         col = layout.column(align=True)

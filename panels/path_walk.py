@@ -42,7 +42,6 @@ def draw(layout, walk, context) -> None:
     for name in STYLE_SLIDERS:
         col.prop(walk, name, slider=True)
     layout.prop(walk, "root_motion", expand=True)
-    layout.prop(walk, "key_target")
 
 
 class PROCANIM_PT_path_walk_advanced(ProcAnimPanel, bpy.types.Panel):

@@ -10,7 +10,6 @@ def draw(layout, settings, _context) -> None:
     col.prop(settings, "fps")
     if settings.kind == "WALK":
         col.prop(settings, "steps")
-    layout.prop(settings, "key_target")
 
 
 classes = ()
