@@ -8,7 +8,7 @@ import textwrap
 import bpy
 
 from ..operators.detect_rig import missing_roles, read_detection
-from ..procanim_addon.rig_roles import ROLES
+from ..procanim_addon.rig_roles import ARM_ROLES, ROLES
 
 
 class ProcAnimPanel:
@@ -55,6 +55,9 @@ def _draw_detection(box, obj, roles: dict[str, str]) -> None:
         _lines(box, f"{found} roles; missing leg roles: {', '.join(legs)}", icon="ERROR")
     else:
         box.label(text=f"{found} roles assigned", icon="CHECKMARK")
+    if set(ARM_ROLES) <= set(others):  # a rig without arms (a bird): say so, not six role names
+        others = [r for r in others if r not in ARM_ROLES]
+        box.label(text="No arms (the handshake needs them)", icon="INFO")
     if others:
         _lines(box, f"Missing: {', '.join(others)}", icon="INFO")
     for note in (detection or {}).get("notes", [])[:3]:
