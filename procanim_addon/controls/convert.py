@@ -287,7 +287,9 @@ class _Conversion:
             loc, rot, scale = tf.decompose(basis)
             moves_loc = bool(np.max(np.abs(loc)) > 1e-6) and not self.rig.connected[c]
             moves_rot = bool(np.max(tf.quat_angle(rot, tf.quat_identity(rot.shape[:-1]))) > 1e-6)
-            moves_scale = c in self.scaled and bool(np.max(np.abs(scale - 1.0)) > 1e-6)
+            # a stretch-cancelling scale is keyed even where it stays 1: a re-bake must not inherit
+            # the scale a previous bake left on the control (Blender keeps unkeyed channels)
+            moves_scale = c in self.scaled
             if not (moves_loc or moves_rot or moves_scale):
                 continue
             if moves_scale:
