@@ -68,8 +68,12 @@ def quat_rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 def quat_to_mat3(q: np.ndarray) -> np.ndarray:
     q = quat_normalize(np.asarray(q, float))
-    w, x, y, z = np.moveaxis(q, -1, 0)
-    m = np.empty(q.shape[:-1] + (3, 3))
+    return unit_quat_to_mat3(*np.moveaxis(q, -1, 0))
+
+
+def unit_quat_to_mat3(w, x, y, z) -> np.ndarray:
+    """The rotation matrices (..., 3, 3) of unit quaternions given by their components (...)."""
+    m = np.empty(np.shape(w) + (3, 3))
     m[..., 0, 0] = 1 - 2 * (y * y + z * z)
     m[..., 0, 1] = 2 * (x * y - w * z)
     m[..., 0, 2] = 2 * (x * z + w * y)

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import transforms as tf
+
 
 def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a × b`` over the last axis (length 3), as ``np.cross`` computes it."""
@@ -61,14 +63,4 @@ def turn_matrices(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         n = np.sqrt(w * w + x * x + y * y + z * z)
         n = np.where(n < 1e-300, 1.0, n)
         w, x, y, z = w / n, x / n, y / n, z / n
-    m = np.empty(w.shape + (3, 3))
-    m[..., 0, 0] = 1 - 2 * (y * y + z * z)
-    m[..., 0, 1] = 2 * (x * y - w * z)
-    m[..., 0, 2] = 2 * (x * z + w * y)
-    m[..., 1, 0] = 2 * (x * y + w * z)
-    m[..., 1, 1] = 1 - 2 * (x * x + z * z)
-    m[..., 1, 2] = 2 * (y * z - w * x)
-    m[..., 2, 0] = 2 * (x * z - w * y)
-    m[..., 2, 1] = 2 * (y * z + w * x)
-    m[..., 2, 2] = 1 - 2 * (x * x + y * y)
-    return m
+    return tf.unit_quat_to_mat3(w, x, y, z)
