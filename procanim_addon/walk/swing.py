@@ -24,6 +24,7 @@ import numpy as np
 
 from .. import transforms as tf
 from ..curves import envelope, hermite, smoothstep
+from ..ground import UP
 from .pose import yaw_tilt
 
 G = 9.81
@@ -182,7 +183,10 @@ class Swings:
         st, k = self.foot.steps, self.k[j]
         e = smoothstep(r)
         hd = st.heading[k] + e * (st.heading[k + 2] - st.heading[k])
-        nrm = tf.normalize(st.normal[k] * (1 - e)[:, None] + st.normal[k + 2] * e[:, None])
+        if np.all(st.normal[k] == UP) and np.all(st.normal[k + 2] == UP):  # level ends: level between
+            nrm = np.broadcast_to(UP, (len(k), 3))
+        else:
+            nrm = tf.normalize(st.normal[k] * (1 - e)[:, None] + st.normal[k + 2] * e[:, None])
         return yaw_tilt(hd, self.foot.char.rest_heading, nrm)
 
     def level(self, j, r):
