@@ -33,7 +33,7 @@ from ..procanim_addon.controls.deform import rest_offsets
 from ..procanim_addon.controls.intended import IntendedPose
 from ..procanim_addon.controls.residual import deform_checks, intended_deform, residual_m, summary
 from ..procanim_addon.controls.rig import Constraint, ControlRig
-from ..procanim_addon.controls.stretch import StretchResponse, probe_distances, stretchy_chain
+from ..procanim_addon.controls.stretch import StretchResponse, probe_distances, rest_bend, stretchy_chain
 from ..procanim_addon.controls.structure import SWITCH, find_limbs
 from ..procanim_addon.errors import InputError
 from ..procanim_addon.skeleton import Skeleton
@@ -284,9 +284,11 @@ def _set_switches(obj, mode: str) -> dict[str, float]:
     for pb in obj.pose.bones:
         if SWITCH in pb.keys():
             saved[pb.name] = float(pb[SWITCH])
-            pb[SWITCH] = value
-    obj.update_tag()
-    bpy.context.view_layer.update()
+            if saved[pb.name] != value:
+                pb[SWITCH] = value
+    if any(v != value for v in saved.values()):
+        obj.update_tag()
+    bpy.context.view_layer.update()  # evaluates only what changed (the switches, or edits before the bake)
     return saved
 
 
@@ -328,20 +330,61 @@ def probe_ik_stretch(obj, rig: ControlRig) -> dict[int, StretchResponse]:
     return cache[key]
 
 
+def _mirror_key(rig: ControlRig, limb) -> tuple:
+    """What the IK solver's response of ``limb``'s chain depends on, the same for a limb and its
+    mirror image: the chain's lengths, rest bend and IK stretch, the IK constraint's settings, the
+    influences of the constraints on the chain and its controls, and the limb's switches."""
+    bones = [*limb.chain, limb.ik_control, limb.ik_target, limb.ik_owner]
+    ik = [
+        (c.kind, c.influence, c.use_stretch, c.chain_count, c.use_tail, c.pole >= 0, abs(c.pole_angle))
+        for c in rig.constraints[limb.ik_owner]
+    ]
+    props = [sorted(rig.properties.get(rig.names[b], {}).items()) for b in (limb.ik_control, *limb.chain)]
+    return (
+        tuple(float(rig.lengths[i]) for i in limb.chain),
+        round(rest_bend(rig, limb), 12),
+        tuple(float(rig.ik_stretch[i]) for i in limb.chain) if rig.ik_stretch is not None else (),
+        repr(ik),
+        repr([[(c.kind, c.influence) for c in rig.constraints[b]] for b in bones]),
+        repr(props),
+        repr(sorted(rig.properties.get(limb.switch, {}).items())),
+    )
+
+
+def _probe_plan(rig: ControlRig, limbs: list) -> tuple[list[np.ndarray], list[list[int]]]:
+    """The distances each limb is measured at, and which limbs share one response: a limb and its
+    mirror image (same :func:`_mirror_key`) respond alike (bit for bit on generated Rigify humans),
+    so they split the distances between them and Blender evaluates half as many poses."""
+    groups: dict[tuple, list[int]] = {}
+    for j, limb in enumerate(limbs):
+        groups.setdefault(_mirror_key(rig, limb), []).append(j)
+    distances = [probe_distances(rig, limb) for limb in limbs]
+    return distances, list(groups.values())
+
+
 def _probe(obj, rig: ControlRig, limbs: list) -> dict[int, StretchResponse]:
     pbs, layer = obj.pose.bones, bpy.context.view_layer
     names = {rig.names[i] for limb in limbs for i in (limb.ik_control, limb.chain[0])}
     saved = {n: {c: tuple(getattr(pbs[n], c)) for c in _CHANNELS} for n in names}
-    distances = [probe_distances(rig, limb) for limb in limbs]
-    measured: list[list[tuple[float, float, float, float]]] = [[] for _ in limbs]
+    distances, groups = _probe_plan(rig, limbs)
+    # per limb: (index in its distances, measurement); member m of a group of n takes m, m+n, m+2n, ...
+    share = {j: (m, len(g)) for g in groups for m, j in enumerate(g)}
+    measured: list[list[tuple[int, tuple[float, float, float, float]]]] = [[] for _ in limbs]
+    steps = max(-(-len(distances[j]) // n) for j, (_, n) in share.items())
     try:
         for limb in limbs:
-            pbs[rig.names[limb.chain[0]]].scale = (1.0, 1.0, 1.0)
-        layer.update()
+            if tuple(pbs[rig.names[limb.chain[0]]].scale) != (1.0, 1.0, 1.0):
+                pbs[rig.names[limb.chain[0]]].scale = (1.0, 1.0, 1.0)
+        layer.update()  # nothing to evaluate when no scale changed
         start = [_chain_state(obj, rig, limb) for limb in limbs]
-        for k in range(len(distances[0])):
+        for step in range(steps):
             evaluated = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
-            for limb, (hip, target, control), ds in zip(limbs, start, distances):
+            moved_any = []
+            for j, (limb, (hip, target, control), ds) in enumerate(zip(limbs, start, distances)):
+                m, n = share[j]
+                k = step * n + m
+                if k >= len(ds):
+                    continue
                 along = (target - hip) / max(float(np.linalg.norm(target - hip)), 1e-9)
                 moved = control.copy()
                 moved[:3, 3] += hip + along * ds[k] - target
@@ -353,20 +396,22 @@ def _probe(obj, rig: ControlRig, limbs: list) -> dict[int, StretchResponse]:
                     to_space="LOCAL",
                 )
                 pbs[name].location = local.translation
+                moved_any.append((j, k))
             layer.update()
-            for limb, out in zip(limbs, measured):
-                out.append(_chain_lengths(obj, rig, limb))
+            for j, k in moved_any:
+                measured[j].append((k, _chain_lengths(obj, rig, limbs[j])))
     finally:
         for n, channels in saved.items():
             for c, value in channels.items():
                 setattr(pbs[n], c, value)
-        layer.update()
-    return {
-        limb.ik_owner: StretchResponse(
-            *np.array(out).T, lengths=(float(rig.lengths[limb.chain[0]]), float(rig.lengths[limb.chain[1]]))
-        )
-        for limb, out in zip(limbs, measured)
-    }
+        obj.update_tag()  # evaluated again when next needed (the verification's first frame)
+    out = {}
+    for group in groups:
+        rows = [row for _, row in sorted(r for j in group for r in measured[j])]
+        lengths = (float(rig.lengths[limbs[group[0]].chain[0]]), float(rig.lengths[limbs[group[0]].chain[1]]))
+        for j in group:
+            out[limbs[j].ik_owner] = StretchResponse(*np.array(rows).T, lengths=lengths)
+    return out
 
 
 def _evaluated_matrix(obj, name: str) -> np.ndarray:
