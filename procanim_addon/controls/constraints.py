@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import transforms as tf
+from .parenting import norms
 from .rig import Constraint
 
 
@@ -25,7 +26,7 @@ class Unsupported(Exception):
 
 
 def _scale(m: np.ndarray) -> np.ndarray:
-    return np.linalg.norm(m[..., :3, :3], axis=-2)
+    return norms(m[..., :3, :3], axis=-2)
 
 
 def _rotation(m: np.ndarray) -> np.ndarray:
@@ -154,7 +155,7 @@ def damped_track(c: Constraint, owner: np.ndarray, point: np.ndarray) -> np.ndar
     current = tf.normalize(owner[..., :3, axis] * sign)
     wanted = point - owner[..., :3, 3]
     q = tf.rotation_between(current, wanted)
-    degenerate = np.linalg.norm(wanted, axis=-1) < 1e-12
+    degenerate = norms(wanted) < 1e-12
     q[degenerate] = (1.0, 0.0, 0.0, 0.0)
     return _rotate_about_own_origin(owner, tf.quat_to_mat3(q))
 
@@ -165,7 +166,7 @@ def stretch_to(c: Constraint, owner: np.ndarray, point: np.ndarray, rest_length:
     size = _scale(owner)
     old = _rotation(owner)
     vec = point - owner[..., :3, 3]
-    dist = np.linalg.norm(vec, axis=-1)
+    dist = norms(vec)
     y = vec / np.maximum(dist, 1e-12)[..., None]
     dist = dist / np.maximum(size[..., 1], 1e-12)
     sy = dist / rest_length
@@ -195,7 +196,7 @@ def stretch_to(c: Constraint, owner: np.ndarray, point: np.ndarray, rest_length:
 
 def limit_distance(c: Constraint, owner: np.ndarray, point: np.ndarray) -> np.ndarray:
     offset = owner[..., :3, 3] - point
-    dist = np.linalg.norm(offset, axis=-1)
+    dist = norms(offset)
     limit = c.distance
     if c.limit_mode == "LIMITDIST_INSIDE":
         factor = np.where(dist > limit, limit / np.maximum(dist, 1e-12), 1.0)

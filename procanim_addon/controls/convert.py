@@ -34,7 +34,7 @@ from .constraints import Unsupported
 from .deform import rest_offsets
 from .evaluate import RigPose
 from .intended import IntendedPose
-from .parenting import apply_basis, parent_transform
+from .parenting import apply_basis, norms, parent_transform
 from .rig import ControlRig
 from .stretch import StretchResponse, compensating_scale
 from .structure import SWITCH, Limb, common_control, driver_control, evaluation_order, find_limbs, trunk
@@ -120,7 +120,7 @@ class _Conversion:
         except Unsupported:
             return True  # not evaluable here: left to the rig (and out of the verification)
         want = solve.bone_points(self.intended.sampled(self.sk_of[bone]), float(self.rig.lengths[bone]))
-        return float(np.max(np.linalg.norm(got - want, axis=-1))) < solve.TOLERANCE_M * 10
+        return float(np.max(norms(got - want))) < solve.TOLERANCE_M * 10
 
     def root_and_torso(self) -> None:
         rig = self.rig
@@ -165,7 +165,7 @@ class _Conversion:
                 rest = np.broadcast_to(rig.matrix_local[b], (self.frames, 4, 4))
                 got = solve.bone_points(self.goal(b), float(rig.lengths[b]))
                 want = solve.bone_points(rest, float(rig.lengths[b]))
-                if float(np.max(np.linalg.norm(got - want, axis=-1))) > STATIC_M:
+                if float(np.max(norms(got - want))) > STATIC_M:
                     return False
         return True
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import transforms as tf
 from .evaluate import RigPose
-from .parenting import affine_inverse
+from .parenting import affine_inverse, norms
 
 TOLERANCE_M = 1e-6
 MAX_ITERATIONS = 24
@@ -54,7 +54,7 @@ def follow(state: RigPose, control: int, probe: int, goal: np.ndarray) -> float:
     err, previous = np.inf, None
     for _ in range(MAX_ITERATIONS):
         got = state.pose(probe)
-        err = float(np.max(np.linalg.norm(bone_points(got, length) - want, axis=-1)))
+        err = float(np.max(norms(bone_points(got, length) - want)))
         if err < TOLERANCE_M:
             break
         ratio = err / previous if previous else 1.0
@@ -66,7 +66,7 @@ def follow(state: RigPose, control: int, probe: int, goal: np.ndarray) -> float:
             wanted_control = _power(wanted_control @ affine_inverse(_rigid(c)), min(1.0 / (1.0 - ratio), 4.0)) @ _rigid(
                 c
             )
-        wanted_control[:, :3, :3] *= np.linalg.norm(c[:, :3, :3], axis=-2)[:, None, :]
+        wanted_control[:, :3, :3] *= norms(c[:, :3, :3], axis=-2)[:, None, :]
         state.set_basis(control, _unscaled(state.basis_for(control, wanted_control)))
     return err
 
@@ -111,7 +111,7 @@ def rigid_fit(state: RigPose, control: int, bones: list[int], goals: dict[int, n
     err = np.inf
     for _ in range(MAX_ITERATIONS):
         got = np.concatenate([bone_points(state.pose(b), float(rig.lengths[b]), True) for b in bones], axis=1)
-        err = float(np.max(np.linalg.norm(got - want, axis=-1)))
+        err = float(np.max(norms(got - want)))
         if err < TOLERANCE_M or previous - err < TOLERANCE_M:
             break
         previous = err
