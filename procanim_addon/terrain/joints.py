@@ -58,22 +58,25 @@ class JointSet:
 
     def restore_lengths(self, p: np.ndarray) -> np.ndarray:
         """Eq. 4, parents first: ``p_j ← p_k + l_jk (p_j − p_k)/|p_j − p_k|`` (p_k the parent joint).
-        The joints of one depth in the tree are independent of each other: they move together."""
-        p = p.copy()
+        The joints of one depth in the tree are independent of each other: they move together, on a
+        copy laid out joints first ``(J, 3, …)`` (a depth's joints are whole rows; the same
+        operations in the same order, bit-identical)."""
+        q = np.ascontiguousarray(np.moveaxis(p, (-2, -1), (0, 1)))
         for j, k, length in self.levels:
-            v = p[..., j, :] - p[..., k, :]
-            n = np.sqrt(np.sum(v * v, axis=-1, keepdims=True))
-            p[..., j, :] = p[..., k, :] + length * v / np.maximum(n, 1e-12)
-        return p
+            qk = q[k]
+            v = q[j] - qk
+            n = np.sqrt(v[:, 0] * v[:, 0] + v[:, 1] * v[:, 1] + v[:, 2] * v[:, 2])
+            q[j] = qk + length * v / np.maximum(n, 1e-12)[:, None]
+        return np.moveaxis(q, (0, 1), (-2, -1))
 
     @property
     def levels(self) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        """Per depth below the hips joint: (joints, their parent joints, rest lengths (…, 1))."""
+        """Per depth below the hips joint: (joints, their parent joints, rest lengths (…, 1, 1))."""
         if getattr(self, "_levels", None) is None:
             depth = np.zeros(self.count, int)
             for j in range(self.count):  # parents come before their children
                 depth[j] = 0 if self.parent[j] < 0 else depth[self.parent[j]] + 1
-            self._levels = [(js, self.parent[js], self.rest_length[js][:, None])
+            self._levels = [(js, self.parent[js], self.rest_length[js][:, None, None])
                             for d in range(1, int(depth.max()) + 1) for js in [np.nonzero(depth == d)[0]]]
         return self._levels
 
