@@ -87,9 +87,7 @@ def gaps(points: np.ndarray, surface, below: bool = False):
     flat = points.reshape(-1, 3)
     z, _, hit = surface.ray_down(flat, normals=False) if below else surface.height(flat[:, :2], normals=False)
     if below:  # a point under the reference (penetrating): measure to the top instead
-        tz, _, thit = surface.height(flat[:, :2], normals=False)
-        z = np.where(hit, z, tz)
-        hit = hit | thit
+        z, hit = _top_where_missed(surface, flat, z, hit)
     g = (flat[:, 2] - z).reshape(f, n)
     ok = hit.reshape(f, n)
     return np.where(ok, g, np.inf).min(axis=1), ok.all(axis=1)
@@ -101,12 +99,20 @@ def point_gaps(points: np.ndarray, surface, below: bool) -> np.ndarray:
     flat = points.reshape(-1, 3)
     if below:
         z, _, hit = surface.ray_down(flat, normals=False)
-        tz, _, thit = surface.height(flat[:, :2], normals=False)
-        z = np.where(hit, z, tz)
-        hit = hit | thit
+        z, hit = _top_where_missed(surface, flat, z, hit)
     else:
         z, _, hit = surface.height(flat[:, :2], normals=False)
     return np.where(hit, flat[:, 2] - z, np.inf).reshape(points.shape[:-1])
+
+
+def _top_where_missed(surface, flat, z, hit):
+    """``z, hit`` of a downward ray cast from points ``flat (N, 3)``, with the top surface's height
+    where it missed (a point under the surface); the top is queried there only."""
+    miss = np.nonzero(~hit)[0]
+    if miss.size:
+        z, hit = z.copy(), hit.copy()
+        z[miss], _, hit[miss] = surface.height(flat[miss, :2], normals=False)
+    return z, hit
 
 
 def ramp_envelope(values: np.ndarray, half_width: int) -> np.ndarray:
