@@ -333,7 +333,7 @@ def _final_fix(skeleton, rigmap, src: _Source, terrain, loc, rot, pose, p: Adapt
         trial = fix.run(loc.copy(), rot.copy(), pose.copy(), policy, tick)
         if best is None or trial.score < best.score:
             best = trial
-        if not trial.nudged or trial.score[0] == 0:
+        if not trial.decided or trial.score[0] == 0:  # the other policy would repeat it, or nothing to gain
             break
     tick.done()
     return best, lb

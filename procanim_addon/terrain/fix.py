@@ -74,14 +74,15 @@ CLEARANCE_DONE_M = 1e-4
 @dataclass
 class Trial:
     """One run of the fix: channels, pose, collisions ``(F, M)``, ``score`` (collision frames, worst
-    contact error m rounded to mm), whether a footprint was moved, and the footing policy."""
+    contact error m rounded to mm), whether the footing policy decided where a footprint went (the
+    other policy would have moved one elsewhere: only then is it worth trying), and the policy."""
 
     loc: np.ndarray
     rot: np.ndarray
     pose: np.ndarray
     hits: np.ndarray
     score: tuple
-    nudged: bool
+    decided: bool
     policy: str
 
 
@@ -123,9 +124,9 @@ class FinalFix:
     def run(self, loc, rot, pose, policy: str, tick: Ticker) -> Trial:
         """Steps a–d on ``loc``/``rot``/``pose`` (changed in place) with footing ``policy``
         (``back`` or ``near_hip``)."""
-        nudged = False
+        decided = False
         for e in self.effs:  # a. planted ends: source orientation, one level footprint each
-            nudged |= _plant(self.skeleton, loc, rot, pose, self.pose_src, e, self.contact[e.name], self.reference,
+            decided |= _plant(self.skeleton, loc, rot, pose, self.pose_src, e, self.contact[e.name], self.reference,
                              self.terrain, self.ramp, self.hint(e), self.fps, policy, tick, self.side(e))
         _lower_hips_for_reach(self.skeleton, self.js.hips, loc, rot, pose, self.pose_src, self.effs, self.src_gap,
                               self.contact, self.terrain, self.ramp)  # b.
@@ -146,7 +147,7 @@ class FinalFix:
                 err = max(err, float(np.abs(g - self.src_gap[e.name])[c].max()))
         score = (int(np.any(hits, axis=1).sum()), round(err, 3))
         resolve_channels(self.skeleton, loc, rot, pose)
-        return Trial(loc, rot, pose, hits, score, nudged, policy)
+        return Trial(loc, rot, pose, hits, score, decided, policy)
 
     def collisions(self, pose) -> np.ndarray:
         return colliding(self.skeleton, self.lb, pose, self.terrain, self.p.collision_tolerance_m)
@@ -304,7 +305,7 @@ def _plant(skeleton, loc, rot, pose, pose_src, e, contact, reference, terrain, r
            policy: str, tick: Ticker, side=None) -> bool:
     """Contact frames: the end bone (and toe) take the source's orientation, turned as the ground
     normal turns from reference to terrain; then the footprint is made level (:func:`_nudge_footing`).
-    True when a footprint was moved."""
+    True when ``policy`` decided where a footprint went (the other policy would have moved it elsewhere)."""
     tick()
     if not np.any(contact):
         return False
@@ -389,7 +390,9 @@ def _nudge_footing(skeleton, loc, rot, pose, pose_src, e, contact, reference, te
     terrain (uneven under the foot where the reference was even) slides along ``direction`` to the
     nearest place, back or forward, where it stands on one level — with policy ``back`` the one on
     the side the foot comes from, with ``near_hip`` the one that keeps the foot nearer under its hip
-    (legs reach). The slide fades in and out over ``ramp`` frames."""
+    (legs reach). The slide fades in and out over ``ramp`` frames. True when the two policies pick
+    different places for some footprint (a run with the other policy would end differently; when
+    they agree everywhere it would repeat this one exactly)."""
     n = pose.shape[0]
     pts = e.points(skeleton, pose)
     src = e.points(skeleton, pose_src)
@@ -401,6 +404,7 @@ def _nudge_footing(skeleton, loc, rot, pose, pose_src, e, contact, reference, te
     speed = np.zeros(n)
     speed[1:] = np.linalg.norm(np.diff(src[:, 0, :2], axis=0), axis=-1) * fps
     d2 = np.asarray(direction, float)[:2]
+    decided = False
     for a, b in intervals(contact):
         tick()
         still = np.arange(a, b)[speed[a:b] < PLANTED_SPEED_M_S]  # judge the footprint where the end is planted
@@ -409,12 +413,11 @@ def _nudge_footing(skeleton, loc, rot, pose, pose_src, e, contact, reference, te
         options = [x for x in (back, fwd) if x is not None]
         if not options or 0.0 in options:
             continue
-        if policy == "back":
-            s = options[0]
-        else:
-            hip = pose_src[sel, e.upper, :2, 3]
-            ankle = pose_src[sel, e.end, :2, 3]
-            s = min(options, key=lambda x: float(np.max(np.linalg.norm(ankle + x * d2 - hip, axis=-1))))
+        hip = pose_src[sel, e.upper, :2, 3]
+        ankle = pose_src[sel, e.end, :2, 3]
+        near = min(options, key=lambda x: float(np.max(np.linalg.norm(ankle + x * d2 - hip, axis=-1))))
+        decided |= near != options[0]
+        s = options[0] if policy == "back" else near
         ind = np.zeros(n)
         ind[a:b] = 1.0
         env = ramp_envelope(ind, ramp)
@@ -425,7 +428,7 @@ def _nudge_footing(skeleton, loc, rot, pose, pose_src, e, contact, reference, te
     offset = total / np.maximum(weight, 1.0)[:, None]
     offset[:, 2] = 0.0
     move_end(skeleton, loc, rot, pose, e, offset, weight > 0, direction, side=side)
-    return True
+    return decided
 
 
 def _first_that_works(frames: np.ndarray, values: np.ndarray, works, tick: Ticker) -> np.ndarray:
