@@ -14,6 +14,7 @@ from ..procanim_addon.errors import InputError
 from ..procanim_addon.frames import uniform_scale
 from ..procanim_addon.rig_roles import ROLES, RigMap, chain_between, detect
 from ..procanim_addon.skeleton import Skeleton
+from ..procanim_addon.terrain.rotations import affine_inverse
 from .compat import action_fcurves
 
 
@@ -176,7 +177,9 @@ def store_rigmap(obj, rigmap: RigMap) -> None:
 
 def _to_armature_space(armature, world_to_points: np.ndarray, points: np.ndarray) -> np.ndarray:
     """Points given in an object's space → the armature's space (metres)."""
-    m = np.linalg.inv(np.array(armature.matrix_world, dtype=float)) @ world_to_points
+    # the adjugate inverse (an affine matrix), not np.linalg.inv: a LAPACK call wakes OpenBLAS's
+    # other threads, which then spin through the engine's work that follows (CPU time, measured)
+    m = affine_inverse(np.array(armature.matrix_world, dtype=float)) @ world_to_points
     return points @ m[:3, :3].T + m[:3, 3]
 
 
