@@ -121,22 +121,60 @@ def build_path(points, ground=None, corner_radius: float = 0.15, ds: float = 0.0
 
 class PathHeightGround:
     """A ground made of the path's own heights (used when no ground object is given): the height
-    at a horizontal position is that of the nearest path sample."""
+    at a horizontal position is that of the nearest path sample.
 
-    def __init__(self, path: WalkPath, reach: float = 1.0):
+    The nearest sample is found through a grid of ``cell`` m squares (built once): any sample
+    within ``cell`` of a query lies in the 3 × 3 cells around it, so the search there is exact for
+    those queries; the others (farther than ``cell`` from the path) are searched among all samples.
+    Ties go to the lower sample index, as a search over all samples gives them."""
+
+    def __init__(self, path: WalkPath, reach: float = 1.0, cell: float = 0.25):
         self.path = path
         self.reach = reach
+        self.cell = cell
+        xy = path.points[:, :2]
+        c = np.floor(xy / cell).astype(np.int64)
+        self._lo = c.min(axis=0) - 1
+        self._dims = c.max(axis=0) - self._lo + 2  # a free ring of cells around the samples
+        keys = np.ravel_multi_index((c - self._lo).T, self._dims)
+        self._order = np.argsort(keys, kind="stable")  # by cell, then by sample index
+        self._keys = keys[self._order]
 
     def height(self, xy):
         xy = np.asarray(xy, float).reshape(-1, 2)
         pts = self.path.points
-        out = np.empty(len(xy))
-        # chunked nearest-sample search (paths hold a few thousand samples)
-        for a in range(0, len(xy), 512):
-            d = np.sum((xy[a:a + 512, None, :] - pts[None, :, :2]) ** 2, axis=-1)
-            out[a:a + 512] = pts[np.argmin(d, axis=1), 2]
+        near = self._nearest(xy)
         n = len(xy)
-        return out, np.broadcast_to(UP, (n, 3)).copy(), np.ones(n, dtype=bool)
+        return pts[near, 2], np.broadcast_to(UP, (n, 3)).copy(), np.ones(n, dtype=bool)
+
+    def _nearest(self, xy: np.ndarray) -> np.ndarray:
+        pts = self.path.points[:, :2]
+        best_d = np.full(len(xy), np.inf)
+        best_i = np.zeros(len(xy), dtype=np.int64)
+        qc = np.floor(xy / self.cell).astype(np.int64) - self._lo
+        inside = np.all((qc >= 1) & (qc <= self._dims - 2), axis=1)
+        for ox in (-1, 0, 1):
+            for oy in (-1, 0, 1):
+                cell = np.where(inside[:, None], qc + (ox, oy), 0)
+                k = np.ravel_multi_index(cell.T, self._dims)
+                start = np.searchsorted(self._keys, k, "left")
+                count = np.where(inside, np.searchsorted(self._keys, k, "right") - start, 0)
+                m = int(count.max(initial=0))
+                if m == 0:
+                    continue
+                slot = np.arange(m)
+                cand = self._order[np.minimum(start[:, None] + slot, len(self._order) - 1)]
+                d = np.sum((xy[:, None, :] - pts[cand]) ** 2, axis=-1)
+                d[slot[None, :] >= count[:, None]] = np.inf
+                j = np.argmin(d, axis=1)
+                dj, ij = d[np.arange(len(xy)), j], cand[np.arange(len(xy)), j]
+                better = (dj < best_d) | ((dj == best_d) & (ij < best_i))
+                best_d, best_i = np.where(better, dj, best_d), np.where(better, ij, best_i)
+        far = np.flatnonzero(~(best_d <= self.cell ** 2))
+        for a in range(0, len(far), 512):  # farther than a cell from every sample: all samples
+            q = far[a:a + 512]
+            best_i[q] = np.argmin(np.sum((xy[q, None, :] - pts[None, :, :]) ** 2, axis=-1), axis=1)
+        return best_i
 
 
 def deviation_from_polyline(points_xy: np.ndarray, polyline: np.ndarray, s_hint=None,

@@ -147,3 +147,21 @@ def test_a_curve_drawn_as_stairs_keeps_its_steps_without_a_ground():
     on_flight = (st.s > 1.5) & (st.s < 1.5 + 3 * 0.3)
     assert np.allclose(np.diff(st.pos[on_flight, 2]), 0.16)  # one foot per tread
     assert set(np.round(st.pos[on_flight, 2] / 0.16).astype(int)) <= {1, 2, 3}
+
+
+@pytest.mark.parametrize("radius", [0.6, 2.0])
+def test_the_path_height_ground_takes_the_height_of_the_nearest_sample(radius):
+    """Its grid search gives what a search over every sample gives (ties to the lower index), on a
+    spiral ramp that passes over itself: points near the path, far from it, and on its samples."""
+    from procanim_addon.walk.path import PathHeightGround
+
+    t = np.linspace(0, 6 * np.pi, 60)
+    path = build_path(np.stack([radius * np.cos(t), radius * np.sin(t), 0.25 * t], -1), None)
+    rng = np.random.default_rng(7)
+    near = path.points[rng.integers(0, len(path.points), 1500), :2] + rng.normal(0, 0.15, (1500, 2))
+    far = rng.uniform(-3 * radius - 2, 3 * radius + 2, (300, 2))
+    xy = np.concatenate([near, far, path.points[::97, :2]])
+    z, normal, hit = PathHeightGround(path).height(xy)
+    d = np.sum((xy[:, None, :] - path.points[None, :, :2]) ** 2, axis=-1)
+    np.testing.assert_array_equal(z, path.points[np.argmin(d, axis=1), 2])
+    assert hit.all() and np.allclose(normal, [0, 0, 1])
