@@ -26,6 +26,7 @@ import traceback
 from pathlib import Path
 
 from .hashing import extension_version
+from .worker import process_alive
 
 
 def _partial(final: Path, suffix: str) -> Path:
@@ -39,18 +40,9 @@ def _sweep(final: Path) -> None:
     host = socket.gethostname()
     for stale in final.parent.glob(f".{final.stem}.{host}.*.partial*"):
         pid = stale.name[len(f".{final.stem}.{host}.") :].split(".")[0]
-        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+        if pid.isdigit() and int(pid) != os.getpid() and not process_alive(int(pid)):
             stale.unlink(missing_ok=True)
 
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def write_json(path: Path, data: dict) -> None:

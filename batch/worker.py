@@ -37,6 +37,17 @@ CLEANUPS: list = []  # called by the watchdog before a worker whose parent is go
 ONE_BLAS_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
+def process_alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists on this host (one of another user counts as alive)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 class WorkerDied(RuntimeError):
     """The worker process ended (crash, kill) or timed out before it answered."""
 

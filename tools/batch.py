@@ -74,20 +74,12 @@ def install(zip_path: Path) -> str:
 
 def _sweep_stale_installs() -> None:
     """Remove the temporary installs of batch processes that no longer exist."""
+    alive = importlib.import_module(f"{PACKAGE}.batch.worker").process_alive
     for folder in Path(tempfile.gettempdir()).glob(f"procanim-{REPO_PURPOSE}[0-9]*-*"):
         pid = folder.name[len(f"procanim-{REPO_PURPOSE}") :].split("-")[0]
-        if pid.isdigit() and not _alive(int(pid)):
+        if pid.isdigit() and not alive(int(pid)):
             shutil.rmtree(folder, True)
 
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def worker() -> int:
