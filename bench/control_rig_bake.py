@@ -25,31 +25,16 @@ import time
 from pathlib import Path
 
 import bpy
-import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 from benchlog import emit  # noqa: E402
 from blender_install import install_extension  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "bench"))
+from path_walk_blender import add_curve, s_curve  # noqa: E402
+
 STEP_M = 1.0 / 24  # about 1 m/s: metres of path per frame, to size the curve
-
-
-def s_curve(length: float, amp: float = 1.5, wavelength: float = 10.0) -> np.ndarray:
-    y = np.linspace(0.0, -length, int(length * 20) + 1)
-    return np.stack([amp * np.sin(2 * np.pi * (-y) / wavelength), y, np.zeros_like(y)], -1)
-
-
-def add_curve(name: str, points: np.ndarray):
-    cu = bpy.data.curves.new(name, "CURVE")
-    cu.dimensions = "3D"
-    sp = cu.splines.new("POLY")
-    sp.points.add(len(points) - 1)
-    for p, co in zip(sp.points, points):
-        p.co = (*co, 1.0)
-    ob = bpy.data.objects.new(name, cu)
-    bpy.context.collection.objects.link(ob)
-    return ob
 
 
 def rigify_human():
