@@ -12,8 +12,9 @@ def add_human(name="Human", **kw):
     return bpy.data.objects[name]
 
 
-def add_curve(name, points):
+def add_curve(name, points, bevel=0.0):
     cu = bpy.data.curves.new(name, "CURVE")
+    cu.bevel_depth = bevel
     sp = cu.splines.new("POLY")
     sp.points.add(len(points) - 1)
     for p, co in zip(sp.points, points):
@@ -35,9 +36,9 @@ def pick_pair(scene):
     scene.procanim.handshake.initiator, scene.procanim.handshake.partner = a, b
 
 
-def pick_walker(scene):
+def pick_walker(scene, length=3.0):
     scene.procanim.armature = add_human()
-    scene.procanim.path_walk.path = add_curve("Line", [(0.0, 0.0, 0.0), (0.0, -3.0, 0.0)])
+    scene.procanim.path_walk.path = add_curve("Line", [(0.0, 0.0, 0.0), (0.0, -length, 0.0)])
 
 
 def pick_adapt(scene):

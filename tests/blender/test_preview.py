@@ -4,36 +4,19 @@ bakes the previewed Clip, the ghost equals the baked pose, and every hook is rem
 
 from __future__ import annotations
 
-import math
 import time
 
 import bpy
 import numpy as np
 import pytest
 from harness import addon_module, button_args, draw_log, evaluated_pose
+from scenes import add_curve, add_human, pick_adapt, pick_duck, pick_pair, pick_source, pick_walker
 
 TIMEOUT_S = 120.0
 
 
 # --------------------------------------------------------------------------------------------
 # Scenes
-
-
-def add_human(name="Human", **kw):
-    assert bpy.ops.procanim.add_human(name=name, **kw) == {"FINISHED"}
-    return bpy.data.objects[name]
-
-
-def add_curve(name, points, bevel=0.0):
-    cu = bpy.data.curves.new(name, "CURVE")
-    cu.bevel_depth = bevel
-    sp = cu.splines.new("POLY")
-    sp.points.add(len(points) - 1)
-    for p, co in zip(sp.points, points):
-        p.co = (*co, 1.0)
-    obj = bpy.data.objects.new(name, cu)
-    bpy.context.collection.objects.link(obj)
-    return obj
 
 
 def add_floor(name="Floor", size=20.0, z=0.0):
@@ -46,37 +29,25 @@ def add_floor(name="Floor", size=20.0, z=0.0):
 
 
 def _duck(scene):
-    assert bpy.ops.procanim.add_duck(name="Duck") == {"FINISHED"}
-    scene.procanim.armature = bpy.data.objects["Duck"]
+    pick_duck(scene)
     scene.procanim.duck.frame_end = 48
 
 
-def _pair(scene):
-    a, b = add_human("Ann"), add_human("Bob", location=(0.0, -0.9, 0.0))
-    b.rotation_euler[2] = math.pi
-    bpy.context.view_layer.update()
-    scene.procanim.handshake.initiator, scene.procanim.handshake.partner = a, b
-
-
 def _walker(scene):
-    scene.procanim.armature = add_human()
-    scene.procanim.path_walk.path = add_curve("Line", [(0.0, 0.0, 0.0), (0.0, -2.0, 0.0)])
+    pick_walker(scene, length=2.0)
 
 
 def _adapt(scene):
-    human = add_human()
-    scene.procanim.armature = human
-    assert bpy.ops.procanim.source_motion(armature=human.name, kind="WALK", steps=2) == {"FINISHED"}
-    assert bpy.ops.procanim.add_zigzag(armature=human.name, level="ANKLE") == {"FINISHED"}
+    pick_adapt(scene)
     scene.procanim.terrain.terrain = bpy.data.objects["Zigzag"]
 
 
 def _source(scene):
-    scene.procanim.armature = add_human()
+    pick_source(scene)
     scene.procanim.source_motion.steps = 2
 
 
-SCENES = {"duck_walk": _duck, "handshake": _pair, "path_walk": _walker, "adapt_terrain": _adapt,
+SCENES = {"duck_walk": _duck, "handshake": pick_pair, "path_walk": _walker, "adapt_terrain": _adapt,
           "source_motion": _source}
 CHANGE = {"duck_walk": ("amplitude", 8.0), "handshake": ("shake_frames", 16), "path_walk": ("cadence", 120.0),
           "adapt_terrain": ("damping", 0.3), "source_motion": ("steps", 3)}
@@ -479,7 +450,7 @@ def test_what_the_views_draw(procanim_extension, runtime):
     """The drawing layer's input (the GPU calls themselves need a window): the ghost's bones at the
     scene's frame, the pelvis path, plants, the handshake's grips and point of contact; a status line."""
     scene = bpy.context.scene
-    _pair(scene)
+    pick_pair(scene)
     settings_of("handshake").preview = True
     settle(runtime)
     draw = addon_module(procanim_extension, "preview.draw")
