@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 
 from ..procanim_addon.registry import GENERATORS
-from . import add_rigs, add_zigzag, detect_rig
+from . import add_rigs, add_zigzag, crowd_walk, detect_rig
 from .base import operator_class
 
 
@@ -26,4 +26,5 @@ classes = (
     *detect_rig.classes,
     *add_zigzag.classes,
     *GENERATOR_OPERATORS,
+    *crowd_walk.classes,
 )

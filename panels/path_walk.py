@@ -61,4 +61,37 @@ class PROCANIM_PT_path_walk_advanced(ProcAnimPanel, bpy.types.Panel):
             col.prop(walk, name)
 
 
-classes = (PRESET_MENU, PRESET_ADD, STYLE, PROCANIM_PT_path_walk_advanced)
+class PROCANIM_PT_path_walk_crowd(ProcAnimPanel, bpy.types.Panel):
+    """Many characters at once: each selected armature walks the selected curve nearest to it with
+    the settings above, in one bake (``procanim.crowd_walk``)."""
+
+    bl_label = "Crowd"
+    bl_idname = "PROCANIM_PT_path_walk_crowd"
+    bl_parent_id = "PROCANIM_PT_path_walk"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw(self, context):
+        from ..operators import path_walk as op_module
+        from .generator import button_arguments
+
+        layout = self.layout
+        walk = context.scene.procanim.path_walk
+        selected = context.selected_objects
+        armatures = sum(o.type == "ARMATURE" for o in selected)
+        curves = sum(o.type == "CURVE" for o in selected)
+        layout.label(text=f"Selected: {armatures} armatures, {curves} curves")
+        row = layout.row()
+        row.enabled = armatures > 0 and curves >= armatures
+        op = row.operator("procanim.crowd_walk", text="Walk Selected", icon="COMMUNITY")
+        for name in button_arguments(op_module, None, walk):
+            if name in ("armature", "path"):
+                continue
+            value = getattr(walk, name)
+            if name == "ground":  # a picked object becomes its name
+                value = value.name if value is not None else ""
+            setattr(op, name, value)
+        if armatures and curves < armatures:
+            layout.label(text="Select one curve per armature", icon="INFO")
+
+
+classes = (PRESET_MENU, PRESET_ADD, STYLE, PROCANIM_PT_path_walk_advanced, PROCANIM_PT_path_walk_crowd)

@@ -181,14 +181,22 @@ def _speed_path_walk(run: Run) -> list[str] | None:
 
 
 def _speed_crowd(run: Run) -> list[str] | None:
-    r = run.row("crowd", "humans")
+    """The crowd row: judged on ``procanim.crowd_walk`` (one call) when the run has it, with one
+    ``procanim.path_walk`` call per character beside it."""
+    single = run.row("crowd", "humans")
+    one_call = run.row("crowd", "crowd operator")
+    r = one_call or single
     if r is None:
         return None
+    how = "one `procanim.crowd_walk` call" if one_call else "one `procanim.path_walk` call per character"
+    beside = f"the engine alone, same inputs: {f(r['engine_per_1000_wall_s'], 3)} s"
+    if one_call and single:
+        beside = f"one `procanim.path_walk` call per character: {f(single['per_1000_wall_s'], 3)} s; " + beside
     return [
         f"crowd: {r['characters']} ProcAnim humans on parallel curves, {f(r['character_frames'], 0)} "
-        "character-frames, one process",
+        f"character-frames, one process, {how}",
         f"{f(r['per_1000_wall_s'], 3)} s per 1,000 character-frames (CPU {f(r['per_1000_cpu_s'], 3)})",
-        f"the engine alone, same inputs: {f(r['engine_per_1000_wall_s'], 3)} s",
+        beside,
         "",
         f"≤ {GOAL_CROWD_S:g} s",
         verdict(r["per_1000_wall_s"] <= GOAL_CROWD_S),
@@ -477,8 +485,9 @@ def _headline(run: Run, log: BenchLog) -> str:
             lines.append(f"metarig {r['frames']} frames: Bake Action / ProcAnim {f(r['ratio_wall'], 1)}× wall, "
                          f"{f(r['ratio_cpu'], 1)}× CPU")
         elif t == "crowd":
-            lines.append(f"{f(r['per_1000_wall_s'], 3)} s wall, {f(r['per_1000_cpu_s'], 3)} s CPU per 1,000 "
-                         "character-frames")
+            how = "crowd_walk" if r["row"] == "crowd operator" else "path_walk per character"
+            lines.append(f"{how}: {f(r['per_1000_wall_s'], 3)} s wall, {f(r['per_1000_cpu_s'], 3)} s CPU per "
+                         "1,000 character-frames")
         elif t == "handshake" and r["row"] != "Blender IK":
             lines.append(f"{r['row']} {f(r['ms_initiator'], 2)} ms, {f(r['fps'], 0)} fr/s")
         elif t == "handshake":

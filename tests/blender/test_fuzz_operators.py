@@ -32,6 +32,7 @@ EXAMPLES = int(os.environ.get("PROCANIM_FUZZ_EXAMPLES", "12"))
 OUTCOMES: Counter = Counter()  # (operator, outcome) -> draws: printed at the end (pytest -s)
 USER_ACTION = "UserAction"
 OBJECT_ARGUMENTS = {"armature", "path", "ground", "terrain", "reference", "initiator", "partner"}
+OBJECT_LISTS = {"armatures", "paths"}  # comma-separated names (procanim.crowd_walk)
 MISSING = "NoSuchObject"
 INT32 = (-(2**31), 2**31 - 1)
 FLOAT32_MAX = 3.4e38
@@ -218,6 +219,8 @@ def argument_strategy(prop, names):
     """Values the RNA property can hold, extremes and the interesting boundaries first."""
     if prop.identifier in OBJECT_ARGUMENTS:
         return st.sampled_from(names)
+    if prop.identifier in OBJECT_LISTS:
+        return st.lists(st.sampled_from(names), max_size=3).map(",".join)
     kind = prop.type
     if kind == "BOOLEAN":
         return st.booleans()
@@ -244,7 +247,7 @@ def operator_strategy(idname: str):
 
 
 OPERATORS = ["duck_walk", "handshake", "path_walk", "adapt_terrain", "source_motion", "add_human", "add_duck",
-             "detect_rig", "add_zigzag"]
+             "detect_rig", "add_zigzag", "crowd_walk"]
 
 
 @pytest.mark.parametrize("idname", OPERATORS)
