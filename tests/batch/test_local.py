@@ -4,11 +4,18 @@ for render farms (``--shot``), and resuming by content hash."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 import textwrap
+from pathlib import Path
 
 import bpy
 import harness
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
 
 JOB = """
 [defaults]
@@ -185,3 +192,31 @@ def test_a_shot_imports_an_fbx_onto_a_new_armature(cli, inputs, tmp_path, capsys
     rig = bpy.data.objects["Imported"]
     assert rig.type == "ARMATURE" and rig.animation_data.action.procanim.generator == "source_motion"
     assert len(harness.fcurves_of(rig.animation_data.action, rig)) > 10
+
+
+BLAS_PROBE = """
+import ctypes, json, sys
+import numpy
+sys.path.insert(0, sys.argv[1])
+from batch.worker import limit_blas_threads
+libs = sorted({l.split()[-1] for l in open('/proc/self/maps') if 'openblas' in l.lower() and '/' in l})
+lib = ctypes.CDLL(libs[0])
+get = next(getattr(lib, n) for n in ('openblas_get_num_threads64_', 'openblas_get_num_threads',
+                                      'scipy_openblas_get_num_threads64_') if hasattr(lib, n))
+before = get()
+took = limit_blas_threads()
+print(json.dumps({'before': before, 'took': took, 'after': get()}))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")
+def test_shots_baked_in_the_commands_own_process_use_one_blas_thread():
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")}
+    out = subprocess.run([sys.executable, "-c", BLAS_PROBE, str(ROOT)], env=env, capture_output=True, text=True,
+                         check=True).stdout
+    figures = json.loads(out.strip().splitlines()[-1])
+    assert figures["took"] >= 1 and figures["after"] == 1, figures
+    # the caller's own setting wins
+    out = subprocess.run([sys.executable, "-c", BLAS_PROBE, str(ROOT)], env={**env, "OPENBLAS_NUM_THREADS": "2"},
+                         capture_output=True, text=True, check=True).stdout
+    assert json.loads(out.strip().splitlines()[-1])["took"] == 0
