@@ -83,7 +83,8 @@ def main(argv=None) -> int:
         print(f"{name:40s} {c.wall:8.2f} {c.cpu:8.2f} {c.wall * per:18.3f} {c.cpu * per:17.3f}")
     for name, c in rows[:2]:
         rest_wall, rest_cpu = c.wall - engine.wall, c.cpu - engine.cpu
-        print(f"{'  ' + name.split(',')[0].split(' per')[0] + ' beyond the engine':40s} {rest_wall:8.2f} {rest_cpu:8.2f} {rest_wall * per:18.3f} "
+        label = "  " + name.split(",")[0].split(" per")[0] + " beyond the engine"
+        print(f"{label:40s} {rest_wall:8.2f} {rest_cpu:8.2f} {rest_wall * per:18.3f} "
               f"{rest_cpu * per:17.3f}")
     for row, c in (("crowd operator", one_call), ("humans", crowd)):
         emit("crowd", row, characters=args.characters, bones=len(sk), character_frames=frames,
