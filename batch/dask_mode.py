@@ -143,4 +143,5 @@ def run(address: str, specs: list[dict], on_result: Callable[[dict, dict], None]
             except Exception as err:  # KilledWorker, a task that kept failing …: that shot fails alone
                 result = {"shot": spec["name"], "status": "failed", "message": f"dask: {type(err).__name__}: {err}"}
             on_result(spec, result)
-        return {"dask_workers": sorted(client.scheduler_info()["workers"]), "ready_s": ready_s}
+        done_s = time.perf_counter() - t0  # the last result (closing the client comes after it)
+        return {"dask_workers": sorted(client.scheduler_info()["workers"]), "ready_s": ready_s, "done_s": done_s}

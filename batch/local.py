@@ -48,8 +48,11 @@ def run_inline(specs: list[dict], on_result: OnResult) -> None:
 
 
 def run_pool(specs: list[dict], n: int, start_worker: StartWorker, on_result: OnResult, timeout: float | None) -> dict:
-    """Bake ``specs`` on ``n`` workers; returns pool figures: each worker's start-up seconds and
-    ``ready_s``, when the last of the first ``n`` was up (seconds after the call)."""
+    """Bake ``specs`` on ``n`` workers; returns pool figures: each worker's start-up seconds,
+    ``ready_s``, when the last of the first ``n`` was up, and ``done_s``, when the last shot's result
+    came (seconds after the call; the workers' exit comes after it)."""
+    t0 = time.perf_counter()
+    done_s = 0.0
     started = [start_worker(i) for i in range(n)]  # every worker ever started (closed at the end)
     idle: queue.Queue[Worker] = queue.Queue()
     for w in started:
@@ -88,6 +91,7 @@ def run_pool(specs: list[dict], n: int, start_worker: StartWorker, on_result: On
                     done, _ = wait(pending, return_when=FIRST_COMPLETED)
                     for future in done:
                         on_result(pending.pop(future), future.result())
+                    done_s = time.perf_counter() - t0
                 # closed while the pool's threads live: a worker started by one of them is killed
                 # when that thread ends (Linux's parent-death signal, see worker.py)
                 for w in list(started):
@@ -101,7 +105,7 @@ def run_pool(specs: list[dict], n: int, start_worker: StartWorker, on_result: On
     finally:
         for w in list(started):
             w.close()
-    return {"workers": n, "worker_startup_s": startups, "ready_s": max(startups, default=0.0)}
+    return {"workers": n, "worker_startup_s": startups, "ready_s": max(startups, default=0.0), "done_s": done_s}
 
 
 def log_path(log_dir: Path | None, name: str) -> Path | None:

@@ -13,7 +13,8 @@ cadence varies a little from shot to shot, so every shot is its own bake), throu
 
 Columns: the command's wall time; ``ready`` — seconds until every worker had Blender up (the pool
 starts its workers in the run; Dask's workers start their Blender when the run registers the
-worker plugin); ``baking`` — the rest of the run, shots only; the speed-ups over sequential, on
+worker plugin); ``baking`` — from then to the last shot's result (the workers' exit after it counts in the
+wall time only); the speed-ups over sequential, on
 ``baking`` (throughput) and on the wall time (the whole command); the mean operator time per shot
 (``bake``); the per-shot overhead beyond it inside the worker (open the .blend, save the .blend and
 the metrics JSON) and end to end (``baking`` × workers / shots − ``bake``: also the dispatch,
@@ -87,7 +88,9 @@ def figures(report: dict, workers: int) -> dict:
     inside = statistics.mean(r["seconds"]["total"] - r["seconds"]["bake"] for r in rows)
     cpu = statistics.mean(r["seconds"]["cpu"] for r in rows)
     ready = report.get("ready_s", 0.0)
-    baking = report["batch_s"] - ready
+    # from the workers' start-up to the last result: the pool's and Dask's workers then exit (Blender
+    # shutting down), which is neither baking nor start-up; the whole command is the wall time
+    baking = report.get("done_s", report["batch_s"]) - ready
     return {
         "wall": report["command_wall_s"],
         "ready": ready,

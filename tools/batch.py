@@ -90,7 +90,14 @@ def worker() -> int:
     import bpy  # noqa: F401  (Blender up before the extension is installed)
 
     install(Path(os.environ["PROCANIM_ZIP"]))
-    return serve(setup_seconds=time.perf_counter() - t0)
+    code = serve(setup_seconds=time.perf_counter() - t0)
+    # Every result is sent and every output written: skip Blender's own shutdown (0.2-0.4 s per
+    # worker, which the pool waits for at the end of a run; the bpy 4.5 wheel can also hang there).
+    for cleanup in importlib.import_module(f"{PACKAGE}.batch.worker").CLEANUPS:
+        cleanup()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def main(argv: list[str]) -> int:

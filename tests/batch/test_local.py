@@ -54,6 +54,8 @@ def test_one_failing_shot_fails_alone_and_the_report_says_why(run_batch, inputs,
     report = json.loads((tmp_path / "out" / "report.json").read_text())
     rows = {row["shot"]: row for row in report["shots"]}
     assert report["mode"] == "pool" and report["workers"] == 2
+    # the last result came after the workers were up and before the command's batch ended (workers' exit)
+    assert 0.0 < report["ready_s"] < report["done_s"] <= report["batch_s"]
     assert report["summary"] == {"total": 3, "done": 2, "skipped": 0, "failed": 1}
     assert rows["duck_a"]["status"] == rows["duck_b"]["status"] == "done"
     failed = rows["walk_rock"]
