@@ -155,6 +155,18 @@ def _object_motion(clip, basis: np.ndarray, unit_scale: float) -> None:
     clip.object_rotations = tf.mat3_to_quat(np.einsum("ij,fjk->fik", rot0, R))
 
 
+def _read(args, what: str, objects: tuple, build):
+    """``build()``; the live preview passes ``args.reads``, which returns what ``build()`` made
+    last time while those objects are unchanged (``preview/reads.py``)."""
+    reads = getattr(args, "reads", None)
+    return build() if reads is None else reads.get(what, objects, build)
+
+
+def _rig(obj):
+    skeleton = read_skeleton(obj)
+    return skeleton, read_rigmap(obj, skeleton)
+
+
 def prepare(args, context) -> Job:
     obj = ARMATURE.resolve(args, context, ENTRY.settings)
     curve = PATH.resolve(args, context, ENTRY.settings)
@@ -162,10 +174,10 @@ def prepare(args, context) -> Job:
     params = _params(args, obj_fps(obj))
     if params.root_motion == "OBJECT":
         require_uniform_scale(obj)
-    points = read_curve_polyline(curve, obj)
-    ground = _ground(ground_obj, obj, points, context.evaluated_depsgraph_get())
-    skeleton = read_skeleton(obj)
-    rigmap = read_rigmap(obj, skeleton)
+    points = _read(args, "path", (curve, obj), lambda: read_curve_polyline(curve, obj))
+    ground = _read(args, "ground", (ground_obj, curve, obj),
+                   lambda: _ground(ground_obj, obj, points, context.evaluated_depsgraph_get()))
+    skeleton, rigmap = _read(args, "rig", (obj,), lambda: _rig(obj))
     missing = [r for r in LEG_ROLES if not skeleton.has(rigmap.get(r) or "")]
     if missing:
         raise InputError(

@@ -3,11 +3,19 @@
 While at least one generator's Preview is on, the preview holds:
 
 * a timer (``bpy.app.timers``) that ticks every session, stops them all when the active object
-  changes to an object none of them uses, and tags the 3D views for redraw;
+  changes to an object none of them uses, and tags the 3D views for redraw. It runs every
+  :data:`IDLE_S` while nothing is generating; while a worker runs, at every turn of Blender's main
+  loop (~5 ms when idle), where it only looks whether the worker has ended (~20 µs) unless
+  :data:`LOOK_S` have passed since the settings were last read — so a result is taken within a
+  turn of the worker ending;
+* ``msgbus`` subscriptions to the settings of the running previews: Blender delivers them in the
+  main-loop turn of the change, after the event handlers and before the redraw, and the sessions
+  step at once (a setting change starts its regeneration without waiting for the timer);
 * two draw handlers on ``SpaceView3D`` (the ghosts in the view, the status lines in pixels; one
   pair serves every 3D view);
 * a ``depsgraph_update_post`` handler that marks curves, meshes and actions whose content changed
-  (their digests are recomputed, see :mod:`.inputs`);
+  (their digests are recomputed, see :mod:`.inputs`) and, when an object a preview reads was
+  updated (moved, edited), runs the timer at the next turn;
 * a ``load_pre`` handler: loading a file stops every preview (the handler is not persistent, so
   Blender drops it with the old file; the timer is not persistent either).
 
@@ -34,13 +42,19 @@ from bpy.app.handlers import persistent
 from . import inputs
 from .session import Session
 
-IDLE_S = 0.02  # timer interval while nothing runs: how soon a changed setting is seen (s)
+IDLE_S = 0.02  # timer interval while nothing runs: how soon a change no message reports is seen (s)
 REFRESH_S = 1.0  # digests of geometry and actions are recomputed this often (changes no update reported)
-BUSY_S = 0.01  # while a worker runs: how soon its result is drawn (s)
+LOOK_S = 0.02  # while a worker runs, the settings are read at least this often (changes no message reports)
 LOG_PATH = os.environ.get("PROCANIM_PREVIEW_LOG", "")
 
+# Blender's timers and message bus, as the preview uses them (the timing test puts a model of
+# Blender's main loop here: the bpy wheel has no main loop that would run them).
+TIMERS: Any = bpy.app.timers
+MSGBUS: Any = bpy.msgbus
+
 SESSIONS: dict[str, Session] = {}
-_state: dict[str, Any] = {"draw": [], "active": None}  # draw handler handles, the active object's name
+_state: dict[str, Any] = {"draw": [], "active": None, "msgbus": 0}  # draw handles, active object, subscriptions
+_OWNER = object()  # owner of the preview's msgbus subscriptions
 
 
 # ----------------------------------------------------------------------------- starting, stopping
@@ -60,9 +74,11 @@ def start(generator_id: str, context=None) -> Session:
         return SESSIONS[generator_id]
     entry = registry.get(generator_id)
     session = Session(entry, generator_module(entry), panel_module(entry))
+    context = context or bpy.context
     if not SESSIONS:
-        _install(context or bpy.context)
+        _install(context)
     SESSIONS[generator_id] = session
+    _subscribe(context)
     return session
 
 
@@ -73,6 +89,8 @@ def stop(generator_id: str) -> None:
         session.stop()
     if not SESSIONS:
         _uninstall()
+    elif session is not None:
+        _subscribe(bpy.context)
     _redraw()
 
 
@@ -101,8 +119,19 @@ def _install(context) -> None:
         bpy.app.handlers.depsgraph_update_post.append(on_depsgraph)
     if on_load_pre not in bpy.app.handlers.load_pre:
         bpy.app.handlers.load_pre.append(on_load_pre)
-    if not bpy.app.timers.is_registered(tick):
-        bpy.app.timers.register(tick, first_interval=0.0)
+    if not TIMERS.is_registered(tick):
+        TIMERS.register(tick, first_interval=0.0)
+
+
+def _subscribe(context) -> None:
+    """msgbus: any property of the running previews' settings, and the scene's ProcAnim settings
+    (the armature pick), calls :func:`on_change`."""
+    MSGBUS.clear_by_owner(_OWNER)
+    procanim = context.scene.procanim
+    kinds = {type(procanim)} | {type(getattr(procanim, s.entry.settings)) for s in SESSIONS.values()}
+    for kind in kinds:
+        MSGBUS.subscribe_rna(key=kind, owner=_OWNER, args=(), notify=on_change)
+    _state["msgbus"] = len(kinds)
 
 
 def _uninstall(keep_load_pre: bool = False) -> None:
@@ -115,16 +144,20 @@ def _uninstall(keep_load_pre: bool = False) -> None:
     for handlers, fn in hooked:
         while fn in handlers:
             handlers.remove(fn)
-    if bpy.app.timers.is_registered(tick):
-        bpy.app.timers.unregister(tick)
+    if TIMERS.is_registered(tick):
+        TIMERS.unregister(tick)
+    MSGBUS.clear_by_owner(_OWNER)
+    _state["msgbus"] = 0
     inputs.forget()
 
 
 def hooks() -> dict:
-    """How many of each hook the preview holds now (draw handlers, timers, app handlers)."""
+    """How many of each hook the preview holds now (draw handlers, timers, app handlers, msgbus
+    subscriptions — Blender lists those nowhere: the preview's own count)."""
     return {
         "draw_handlers": len(_state["draw"]),
-        "timers": int(bpy.app.timers.is_registered(tick)),
+        "timers": int(TIMERS.is_registered(tick)),
+        "msgbus": _state["msgbus"],
         "depsgraph_update_post": bpy.app.handlers.depsgraph_update_post.count(on_depsgraph),
         "load_pre": bpy.app.handlers.load_pre.count(on_load_pre),
     }
@@ -140,12 +173,39 @@ def on_load_pre(*_args) -> None:
 
 @persistent
 def on_depsgraph(_scene, depsgraph) -> None:
+    used = set().union(*(s.objects for s in SESSIONS.values()))
+    wake = False
     for update in depsgraph.updates:
         data = update.id
-        if isinstance(data, bpy.types.Object) and update.is_updated_geometry:
-            inputs.note_update("OB", data.original.name)
+        if isinstance(data, bpy.types.Object):
+            name = data.original.name
+            if update.is_updated_geometry:
+                inputs.note_update("OB", name)
+            wake |= name in used and (update.is_updated_geometry or update.is_updated_transform)
         elif isinstance(data, bpy.types.Action):
             inputs.note_update("AC", data.original.name)
+    if wake:
+        _state["wake"] = True
+        _schedule(0.0)
+
+
+def on_change(*_args) -> None:
+    """msgbus: a setting of a running preview changed. Blender calls this in the main-loop turn of
+    the change, before the redraw: the sessions step now (a new regeneration starts at once), and
+    the timer is rescheduled for its result. Never stops a preview here (that would clear the
+    message bus's subscriptions while Blender runs them): the timer does."""
+    if not SESSIONS or _playing():
+        return
+    _step(bpy.context, source="msgbus")
+    _schedule(_interval())
+
+
+
+def _schedule(interval: float) -> None:
+    """Run the timer in ``interval`` seconds (instead of when it was due)."""
+    if TIMERS.is_registered(tick):
+        TIMERS.unregister(tick)
+    TIMERS.register(tick, first_interval=interval)
 
 
 def _playing() -> bool:
@@ -177,13 +237,31 @@ def tick() -> float | None:
     if _playing():
         return IDLE_S
     now = time.perf_counter()
+    if not _looking(now):
+        return _interval()
     if now - _state.get("refreshed", 0.0) >= REFRESH_S:
         inputs.forget()
         _state["refreshed"] = now
+    _step(context, source="timer")
+    return _interval()
+
+
+def _looking(now: float) -> bool:
+    """Whether the timer steps the sessions now: always while no worker runs; while one runs,
+    when one has ended, when a depsgraph update woke the timer, or LOOK_S after the last step."""
+    busy = [s.worker for s in SESSIONS.values() if s.worker is not None]
+    if _state.pop("wake", False) or not busy or any(w.done for w in busy):
+        return True
+    return now - _state.get("stepped", 0.0) >= LOOK_S
+
+
+def _step(context, source: str) -> None:
+    """One step of every session (main thread), the views redrawn when what is drawn changed."""
+    now = _state["stepped"] = time.perf_counter()
     changed = False
     for session in list(SESSIONS.values()):
         try:
-            changed |= session.tick(context)
+            changed |= session.tick(context, now, source=source)
         except Exception as err:  # a timer that raises is dropped by Blender: never let one out
             session.error = f"ProcAnim preview failed: {type(err).__name__}: {err}"
             changed = True
@@ -194,7 +272,12 @@ def tick() -> float | None:
     if changed:
         _redraw(("WINDOW",))
         _state["sidebar"] = True
-    return BUSY_S if any(s.busy for s in SESSIONS.values()) else IDLE_S
+
+
+def _interval() -> float:
+    """When the timer should run next: IDLE_S while nothing runs, the next turn of the main loop
+    while a worker runs."""
+    return 0.0 if any(s.busy for s in SESSIONS.values()) else IDLE_S
 
 
 def _redraw(regions=("WINDOW", "UI")) -> None:

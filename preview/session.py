@@ -6,7 +6,8 @@
    a new key cancels a running worker through the progress contract (the engine raises
    :class:`~procanim_addon.progress.Cancelled` at its next report);
 2. once no worker runs and the key has been stable for ``debounce_s``, ``prepare`` reads the
-   scene on the main thread and a :class:`Worker` thread runs only ``Job.compute`` and the ghost
+   scene on the main thread — what it read from objects that have not changed since is reused
+   (:class:`.reads.Reads`) — and a :class:`Worker` thread runs only ``Job.compute`` and the ghost
    (numpy);
 3. a finished worker's Clips and ghosts become the :class:`Result` drawn and offered to Generate;
    an error becomes the status line, and the last good ghost stays.
@@ -24,10 +25,12 @@ from typing import Any
 import numpy as np
 
 from ..operators.bridge import read_rigmap, read_skeleton
+from ..operators.objects import SettingsArgs
 from ..procanim_addon.errors import InputError
 from ..procanim_addon.ghost import Body, Ghost, build_ghosts
 from ..procanim_addon.progress import Cancelled, Progress
 from . import inputs
+from .reads import Reads
 
 DEBOUNCE_S = 0.0  # a key must be this old before it is generated (the cancel does the debouncing)
 SHOW_BUSY_S = 0.5  # a regeneration running this long redraws the status line as "generating…"
@@ -58,6 +61,16 @@ def failure_text(err: BaseException) -> str:
     return str(err) if isinstance(err, InputError) else f"ProcAnim failed: {type(err).__name__}: {err}"
 
 
+class PreviewArgs(SettingsArgs):
+    """The sidebar's settings seen as the operator's arguments (:class:`SettingsArgs`), and
+    ``reads``: the preview's kept scene reads, which a generator's ``prepare`` may use
+    (``operators/path_walk.py``; an operator or batch job has no ``reads``)."""
+
+    def __init__(self, settings, objects, explicit, reads: Reads):
+        super().__init__(settings, objects, explicit=explicit)
+        self.reads = reads
+
+
 @dataclass
 class Result:
     """A finished regeneration: its key, Clips (Generate may bake them) and ghosts (drawn)."""
@@ -67,6 +80,7 @@ class Result:
     ghosts: list[Ghost]
     compute_ms: float  # the worker: engine and ghosts
     engine_ms: float  # the engine alone
+    engine_cpu_ms: float  # the engine's CPU time in the worker thread (wall time less waits for the CPU)
     change_to_ghost_ms: float
     changed_wall: float  # time.time() when the change was seen (for the test log)
     ready_wall: float
@@ -88,6 +102,7 @@ class Worker:
         self.cancelled = False
         self.seconds = 0.0  # compute and ghosts
         self.engine_seconds = 0.0  # compute alone
+        self.engine_cpu_seconds = 0.0  # compute alone, CPU time of this thread
         self.done_wall = 0.0  # time.time() when the thread finished
         self._thread = threading.Thread(target=self._run, name="procanim-preview", daemon=True)
 
@@ -103,10 +118,11 @@ class Worker:
         self._thread.join(timeout)
 
     def _run(self) -> None:
-        t0 = time.perf_counter()
+        t0, cpu0 = time.perf_counter(), time.thread_time()
         try:
             clips = self.job.compute(self.progress)
             self.engine_seconds = time.perf_counter() - t0
+            self.engine_cpu_seconds = time.thread_time() - cpu0
             if not all(clip.is_finite() for clip in clips):
                 raise InputError(NAN_MESSAGE)
             self.ghosts = build_ghosts(clips, self.bodies)
@@ -141,13 +157,15 @@ class Session:
     starts: int = 0  # workers started
     shown_busy: bool = False  # the status line has been redrawn as "generating…" for this worker
     events: list = field(default_factory=list)  # (name, detail) for the test log, drained by the runtime
+    reads: Reads = field(default_factory=Reads)  # what prepare read from the scene, kept while unchanged
     _explicit: dict = field(default_factory=dict)  # button_skip set → the arguments the button sets
+    _bodies: dict = field(default_factory=dict)  # armature name → (its state, its Body)
 
     # ------------------------------------------------------------------ reading the settings
-    def args(self, context):
+    def args(self, context) -> PreviewArgs:
         """The sidebar's settings as the operator's arguments: what Generate would pass
-        (:func:`~..panels.generator.settings_args`, its explicit names made once per skip set)."""
-        from ..operators.objects import SettingsArgs
+        (:func:`~..panels.generator.settings_args`, its explicit names made once per skip set),
+        with this preview's kept scene reads."""
         from ..panels.generator import button_arguments
 
         settings = getattr(context.scene.procanim, self.entry.settings)
@@ -155,7 +173,8 @@ class Session:
         explicit = self._explicit.get(skip)
         if explicit is None:
             explicit = self._explicit[skip] = button_arguments(self.op_module, self.panel_module, settings)
-        return SettingsArgs(settings, self.op_module.OBJECTS, explicit=explicit)
+        self.reads.bind(self.op_module, context)
+        return PreviewArgs(settings, self.op_module.OBJECTS, explicit, self.reads)
 
     def _key(self, context) -> tuple:
         """The inputs' key, or ``("error", message)`` when an object cannot be resolved."""
@@ -168,8 +187,9 @@ class Session:
             return ("error", failure_text(err))
 
     # ------------------------------------------------------------------ the state machine
-    def tick(self, context, now: float | None = None) -> bool:
-        """One step (main thread); True when what is drawn changed."""
+    def tick(self, context, now: float | None = None, source: str = "timer") -> bool:
+        """One step (main thread; ``source``: who called it, for the test log); True when what is
+        drawn changed."""
         now = time.perf_counter() if now is None else now
         key = self._key(context)
         changed = False
@@ -184,13 +204,23 @@ class Session:
             worker.progress.cancel()
             self.cancels += 1
         if worker is None and self.wanted != self.attempted and now - self.changed_at >= self.debounce_s:
-            self._start(context, now)
+            self._start(context, now, source)
             changed = self.worker is None  # an error to show; a start is shown once it takes a while
         elif self.worker is not None and not self.shown_busy and now - self.started_at >= SHOW_BUSY_S:
             self.shown_busy = changed = True  # "generating…" for a regeneration that takes a while
         return changed
 
-    def _start(self, context, now: float) -> None:
+    def _body(self, obj, context) -> Body:
+        """:func:`read_body`, kept while the armature's state (matrices, bones, roles) is unchanged."""
+        state = inputs.object_state(obj, self.op_module, context)
+        kept = self._bodies.get(obj.name)
+        if kept is not None and kept[0] == state:
+            return kept[1]
+        body = read_body(obj)
+        self._bodies[obj.name] = (state, body)
+        return body
+
+    def _start(self, context, now: float, source: str = "timer") -> None:
         key = self.wanted
         self.attempted = key
         if key is None or key[0] == "error":
@@ -198,7 +228,7 @@ class Session:
             return
         try:
             job = self.op_module.prepare(self.args(context), context)
-            bodies = [read_body(obj) for obj in job.targets]
+            bodies = [self._body(obj, context) for obj in job.targets]
         except Exception as err:  # InputError from prepare, or a bug: status line
             self.error = failure_text(err)
             return
@@ -207,7 +237,7 @@ class Session:
         self.started_at = time.perf_counter()
         self.shown_busy = False
         self.starts += 1
-        self.events.append(("started", {"prepare_ms": (time.perf_counter() - now) * 1000.0}))
+        self.events.append(("started", {"prepare_ms": (time.perf_counter() - now) * 1000.0, "by": source}))
 
     def _harvest(self, worker: Worker, now: float) -> None:
         if worker.cancelled:
@@ -224,6 +254,7 @@ class Session:
             ghosts=worker.ghosts or [],
             compute_ms=worker.seconds * 1000.0,
             engine_ms=worker.engine_seconds * 1000.0,
+            engine_cpu_ms=worker.engine_cpu_seconds * 1000.0,
             change_to_ghost_ms=(now - self.changed_at) * 1000.0 if worker.key == self.wanted else float("nan"),
             changed_wall=self.changed_wall,
             ready_wall=time.time(),

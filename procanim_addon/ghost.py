@@ -198,12 +198,13 @@ def channels_at(clip: Clip, skeleton: Skeleton, frames: np.ndarray, rotation_mod
     return locations, rotations, scales
 
 
-def object_worlds(clip: Clip, body: Body, frames: np.ndarray) -> np.ndarray:
-    """The armature object's world matrix ``(N, 4, 4)`` at ``frames``."""
+def object_worlds(clip: Clip, body: Body, frames: np.ndarray, still: bool = False) -> np.ndarray:
+    """The armature object's world matrix ``(N, 4, 4)`` at ``frames``; ``still``: ``(4, 4)`` when
+    the Clip does not move the object (the same matrix on every frame)."""
     world = np.asarray(body.world, float)
     moves = clip.object_locations is not None or clip.object_rotations is not None
     if not moves or body.parent_world is None:
-        return np.broadcast_to(world, (len(frames), 4, 4)).copy()
+        return world.copy() if still else np.broadcast_to(world, (len(frames), 4, 4)).copy()
     parent = np.asarray(body.parent_world, float)
     basis = np.linalg.inv(parent) @ world  # the object's own transform when the scene was read
     scale = np.linalg.norm(basis[:3, :3], axis=0) if body.object_scale is None else np.asarray(body.object_scale)
@@ -220,8 +221,11 @@ def object_worlds(clip: Clip, body: Body, frames: np.ndarray) -> np.ndarray:
 
 
 def _apply(worlds: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """Armature-space points ``(N, K, 3)`` → world, one matrix per frame ``(N, 4, 4)``."""
-    return np.einsum("nij,nkj->nki", worlds[:, :3, :3], points) + worlds[:, None, :3, 3]
+    """Armature-space points ``(N, K, 3)`` → world, one matrix per frame ``(N, 4, 4)``; a matrix
+    ``(4, 4)``: the same for every frame (the object does not move: one matrix product)."""
+    if worlds.ndim == 2:
+        return points @ worlds[:3, :3].T + worlds[:3, 3]
+    return points @ worlds[:, :3, :3].swapaxes(-1, -2) + worlds[:, None, :3, 3]
 
 
 # ----------------------------------------------------------------------------- what is drawn
@@ -240,13 +244,18 @@ def foot_plants(heel: np.ndarray, ball: np.ndarray, tip: np.ndarray, frames: np.
     planted[:-1] |= slow
     planted[1:] |= slow
     edges = np.flatnonzero(np.diff(np.concatenate(([0], planted.astype(np.int8), [0]))))
-    out = []
-    for start, stop in zip(edges[0::2], edges[1::2]):
-        if stop - start >= PLANT_MIN_FRAMES:
-            sl = slice(start, stop)
-            out.append(Plant(side, float(frames[start]), float(frames[stop - 1]), heel[sl].mean(axis=0),
-                             ball[sl].mean(axis=0), tip[sl].mean(axis=0)))
-    return out
+    starts, stops = edges[0::2], edges[1::2]
+    keep = stops - starts >= PLANT_MIN_FRAMES
+    starts, stops = starts[keep], stops[keep]
+    if not len(starts):
+        return []
+    # the mean heel, ball and tip of each stretch: sums over [start, stop) by reduceat, all at once
+    points = np.concatenate((heel, ball, tip), axis=1)
+    cuts = np.stack((starts, stops), axis=1).ravel()
+    sums = np.add.reduceat(np.vstack((points, np.zeros((1, 9)))), cuts, axis=0)[0::2]
+    means = sums / (stops - starts)[:, None]
+    return [Plant(side, float(frames[a]), float(frames[b - 1]), m[0:3], m[3:6], m[6:9])
+            for a, b, m in zip(starts, stops, means)]
 
 
 def _plants(body: Body, pose_world: np.ndarray, tails_world: np.ndarray, frames, fps, world_scale) -> list[Plant]:
@@ -287,7 +296,7 @@ def build_ghost(clip: Clip, body: Body) -> Ghost:
     frames = display_frames(clip)
     locations, rotations, scales = channels_at(clip, sk, frames, body.rotation_modes)
     pose = sk.fk(locations, rotations, scales)
-    worlds = object_worlds(clip, body, frames)
+    worlds = object_worlds(clip, body, frames, still=True)
     heads = _apply(worlds, pose[..., :3, 3])
     tails = _apply(worlds, sk.tails_of(pose))
     drawn = [sk.index(n) for n in body.drawn if sk.has(n)] or list(range(len(sk)))

@@ -104,8 +104,9 @@ def preview_hooks(procanim_extension, runtime) -> dict:
         name: sum(1 for fn in getattr(bpy.app.handlers, name) if getattr(fn, "__module__", "").startswith(prefix))
         for name in ("depsgraph_update_post", "load_pre", "load_post", "frame_change_post", "undo_post")
     }
+    own = runtime.hooks()  # Blender lists draw handlers and msgbus subscriptions nowhere
     return {"timers": int(bpy.app.timers.is_registered(runtime.tick)), **handlers,
-            "draw_handlers": runtime.hooks()["draw_handlers"]}
+            "draw_handlers": own["draw_handlers"], "msgbus": own["msgbus"]}
 
 
 def file_state():
@@ -138,15 +139,16 @@ def test_preview_toggle_hooks_and_unhooks_everything(procanim_extension, runtime
     _duck(bpy.context.scene)
     st = settings_of("duck_walk")
     none = {"timers": 0, "depsgraph_update_post": 0, "load_pre": 0, "load_post": 0, "frame_change_post": 0,
-            "undo_post": 0, "draw_handlers": 0}
+            "undo_post": 0, "draw_handlers": 0, "msgbus": 0}
     assert preview_hooks(procanim_extension, runtime) == none
     assert st.preview is False
     st.preview = True
     assert st.preview is True and runtime.is_on("duck_walk")
     on = preview_hooks(procanim_extension, runtime)
-    assert on == {**none, "timers": 1, "depsgraph_update_post": 1, "load_pre": 1, "draw_handlers": 2}
-    settings_of("handshake").preview = True  # a second preview shares the hooks
-    assert preview_hooks(procanim_extension, runtime) == on
+    # msgbus: the duck walk's settings and the scene's ProcAnim settings (the armature pick)
+    assert on == {**none, "timers": 1, "depsgraph_update_post": 1, "load_pre": 1, "draw_handlers": 2, "msgbus": 2}
+    settings_of("handshake").preview = True  # a second preview shares the hooks, its settings added
+    assert preview_hooks(procanim_extension, runtime) == {**on, "msgbus": 3}
     st.preview = False
     assert preview_hooks(procanim_extension, runtime) == on
     settings_of("handshake").preview = False
@@ -272,15 +274,54 @@ def test_a_newer_change_cancels_the_running_regeneration(procanim_extension, run
     first_worker = session.worker
     st.amplitude = 2.0
     t0 = time.perf_counter()
-    runtime.tick()
+    runtime.on_change()  # Blender's message bus delivers the change (the wheel has no main loop)
     assert first_worker.progress.cancelled and session.cancels == 1
     first_worker.join(1.0)
     assert first_worker.done and time.perf_counter() - t0 < 0.5 and first_worker.cancelled
     assert first_worker.clips is None and computed == []
+    runtime.tick()  # the timer: the first worker has ended, the newest settings start
+    second_worker = session.worker
+    assert second_worker is not None and second_worker is not first_worker and session.starts == 2
+    # a change no message reports: while a worker runs the timer reads the settings every LOOK_S
+    st.amplitude = 3.0
+    time.sleep(runtime.LOOK_S)
+    runtime.tick()
+    assert second_worker.progress.cancelled and session.cancels == 2
     settle(runtime)
-    assert computed == [2.0] and session.starts == 2
-    assert dict(session.result.key[1])["amplitude"] == pytest.approx(2.0)
+    assert computed == [3.0] and session.starts == 3
+    assert dict(session.result.key[1])["amplitude"] == pytest.approx(3.0)
     assert "generating" not in session.status()[1]
+
+
+def test_a_change_starts_in_its_own_turn_and_the_result_is_taken_at_the_next(procanim_extension, runtime,
+                                                                             monkeypatch):
+    """Under a model of Blender's main loop (test_preview_timing.MainLoop): the message bus's
+    delivery of a setting change starts the regeneration in the turn of the change (the idle timer
+    is made too slow to do it); while the worker runs the timer asks to run at every turn, and the
+    result is taken at the first turn after the worker ended."""
+    from test_preview_timing import MainLoop
+
+    loop = MainLoop()
+    monkeypatch.setattr(runtime, "TIMERS", loop)
+    monkeypatch.setattr(runtime, "MSGBUS", loop)
+    monkeypatch.setattr(runtime, "IDLE_S", 60.0)
+    _duck(bpy.context.scene)
+    st = settings_of("duck_walk")
+    loop.set(st, "preview", True)
+    loop.turn()
+    session = runtime.SESSIONS["duck_walk"]
+    assert session.starts == 1 and session.busy
+    assert runtime.tick() == 0.0  # a worker runs: the next turn
+    while session.busy:
+        loop.turn()
+    assert runtime.tick() == 60.0  # nothing runs: IDLE_S
+    loop.set(st, "amplitude", 7.0)
+    loop.turn()
+    assert session.starts == 2 and session.busy  # in the turn of the change, not at the idle timer
+    worker = session.worker
+    worker.join(TIMEOUT_S)
+    loop.turn()
+    assert not session.busy and session.result.key == worker.key
 
 
 def test_invalid_settings_show_the_message_and_keep_the_last_ghost(procanim_extension, runtime):
@@ -329,6 +370,38 @@ def test_moving_or_editing_the_path_and_ground_regenerates(procanim_extension, r
     assert len({id(r) for r in results}) == 4 and session.error == ""
     pelvis = [r.ghosts[0].pelvis[-1] for r in results[:2]]
     assert pelvis[1][0] - pelvis[0][0] == pytest.approx(0.5, abs=0.05)  # the walk followed the curve
+
+
+def test_a_slider_change_reuses_the_scene_reads_and_makes_the_fresh_clip(procanim_extension, runtime):
+    """A setting change reads no path, ground or armature again (kept while their state is
+    unchanged); the Clip is the one a fresh read makes; moving the ground reads it again."""
+    scene = bpy.context.scene
+    _walker(scene)
+    floor = add_floor()
+    st = settings_of("path_walk")
+    st.ground = floor
+    st.preview = True
+    settle(runtime)
+    session = runtime.SESSIONS["path_walk"]
+    reads = session.reads
+    assert reads.hits == 0
+    st.cadence = 112.0
+    settle(runtime)
+    assert reads.hits == 3  # path, ground, rig
+    module = addon_module(procanim_extension, "operators.path_walk")
+    generator = addon_module(procanim_extension, "panels.generator")
+    panels = addon_module(procanim_extension, "panels")
+    entry = addon_module_cached("procanim_addon.registry").get("path_walk")
+    fresh = module.prepare(generator.settings_args(entry, module, panels.panel_module(entry), st), bpy.context)
+    want, got = fresh.compute(lambda _f: None)[0], session.result.clips[0]
+    for name in ("frames", "locations", "rotations"):
+        assert np.array_equal(getattr(got, name), getattr(want, name)), name
+    floor.location.z = 0.1
+    bpy.context.view_layer.update()
+    settle(runtime)
+    assert reads.hits == 5  # path and rig kept, the ground read again
+    raised = session.result.clips[0]
+    assert not np.array_equal(raised.locations, got.locations)
 
 
 def test_a_bevelled_path_is_read_without_a_loop(procanim_extension, runtime):
