@@ -23,9 +23,9 @@ Turning the last Preview off, loading a file or disabling the extension removes 
 (:func:`stop_all`; :func:`hooks` counts them for the tests).
 
 Test mode: with ``PROCANIM_PREVIEW_LOG=<path>`` in the environment (or :data:`LOG_PATH` set) each
-regeneration appends a JSON line — ``ready`` (change → ghost, compute and prepare times, frames)
-and ``drawn`` (change → first draw of the new ghost) — with wall-clock times, so a GUI harness
-can relate them to the input events it sent.
+regeneration appends a JSON line — ``started`` (prepare time, what started it), ``ready`` (change →
+ghost, compute and engine times, frames) and ``drawn`` (change → first draw of the new ghost) — with
+wall-clock times, so a GUI harness can relate them to the input events it sent.
 """
 
 from __future__ import annotations
@@ -334,6 +334,7 @@ def _log_events(session: Session) -> None:
                 "change_to_ghost_ms": r.change_to_ghost_ms,
                 "compute_ms": r.compute_ms,
                 "engine_ms": r.engine_ms,
+                "engine_cpu_ms": r.engine_cpu_ms,
                 "frames": len(r.ghosts[0].frames) if r.ghosts else 0,
                 "changed_wall": r.changed_wall,
                 "ready_wall": r.ready_wall,

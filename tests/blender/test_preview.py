@@ -516,7 +516,10 @@ def test_test_mode_logs_change_to_ghost_times(procanim_extension, runtime, tmp_p
     ready = [e for e in events if e["event"] == "ready"]
     assert len(ready) == 2 and all(e["generator"] == "duck_walk" for e in ready)
     assert all(0 < e["compute_ms"] <= e["change_to_ghost_ms"] for e in ready)
+    assert all(0 < e["engine_cpu_ms"] and e["engine_ms"] <= e["compute_ms"] for e in ready)
     assert ready[-1]["frames"] == 49
+    started = [e for e in events if e["event"] == "started"]
+    assert len(started) == 2 and all(e["by"] == "timer" and e["prepare_ms"] > 0 for e in started)
 
 
 def test_what_the_views_draw(procanim_extension, runtime):
