@@ -130,7 +130,10 @@ def solve_swings(theta_i, theta_f, T, t0_frac, k, xdd=None, n_sub: int = 40, ite
         for j in range(2):
             sl = slice((j + 1) * m, (j + 2) * m)
             J[:, :, j] = (np.stack([th3[sl, -1] - theta_f[a], om3[sl, -1] * T[a]], axis=-1) - r) / du[:, j:j + 1]
-        step = np.linalg.solve(J, r[..., None])[..., 0]
+        # J⁻¹ r by Cramer's rule (2×2: no LAPACK call per iteration)
+        det = J[:, 0, 0] * J[:, 1, 1] - J[:, 0, 1] * J[:, 1, 0]
+        step = np.stack([J[:, 1, 1] * r[:, 0] - J[:, 0, 1] * r[:, 1],
+                         J[:, 0, 0] * r[:, 1] - J[:, 1, 0] * r[:, 0]], axis=-1) / det[:, None]
         u[a[~done]] = u[a[~done]] - step[~done]
     a = np.flatnonzero(active)
     th_out[a], om_out[a] = _simulate(theta_i[a], T[a], t0_frac[a], u[a, 0], u[a, 1], k[a], xdd[a], n_sub)

@@ -19,6 +19,7 @@ from .. import transforms as tf
 from ..clip import Clip
 from ..errors import InputError
 from ..limits import check_bake_size
+from ..posing import affine_inverse
 from ..progress import ProgressFn, no_progress, part
 from . import style as style_model
 from .arms import arm_poses, swing_angles
@@ -217,7 +218,7 @@ def _root_motion(char, sk, want: dict, D, root_motion: str):
     object (``OBJECT``: every wanted matrix is taken into the moving object's frame D⁻¹, and D is
     returned as the object's (locations, quaternions)); (None, None) for ``BONE``."""
     if root_motion == "OBJECT":
-        Dinv = np.linalg.inv(D)
+        Dinv = affine_inverse(D)
         for b, (R, pos) in list(want.items()):
             R2 = Dinv[:, :3, :3] @ R
             pos2 = None if pos is None else np.einsum("fij,fj->fi", Dinv[:, :3, :3], pos) + Dinv[:, :3, 3]
