@@ -23,10 +23,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import transforms as tf
 from ..ground import UP
 from .character import SIDES
-from .pose import map_rot, rz
+from .pose import map_rot, rz, unit
 
 G = 9.81
 ELBOW_SWING = 0.6  # β = β_c·(1 + 0.6·(φ1 − mid)/span): ±30 % of β_c over the swing's span (ProcAnim's)
@@ -58,22 +57,22 @@ def _simulate(theta0, T, t0_frac, u1, u2, k, xdd, n_sub: int = 64):
     th = np.array(theta0, float)
     om = np.zeros(P)
     ths, oms = [th], [om]
-
-    def torque(frac):
-        return np.where(frac < t0_frac, u1, u2)
-
+    # the torque at every half step (a step function of the step's fraction), all at once
+    fracs = np.array([(j + 0.5 * h2) / n_sub if h2 else j / n_sub for j in range(n_sub + 1) for h2 in (0, 1)])[:-1]
+    tqs = np.where(fracs[:, None] < np.asarray(t0_frac)[None, :], u1, u2)
     still = not np.any(xdd)  # the shoulder does not accelerate: x·cos θ is 0 (the same sums without it)
+    x0 = x1 = xm = None
 
     def acc(tq, th_, x_):
         if still:
             return tq - k * (G * np.sin(th_))
         return tq - k * (x_ * np.cos(th_) + G * np.sin(th_))
 
-    tq1 = torque(0.0)
     for j in range(n_sub):
-        tq0, tqm, tq1 = tq1, torque((j + 0.5) / n_sub), torque((j + 1) / n_sub)
-        x0, x1 = xdd[:, j], xdd[:, j + 1]
-        xm = 0.5 * (x0 + x1)
+        tq0, tqm, tq1 = tqs[2 * j], tqs[2 * j + 1], tqs[2 * j + 2]
+        if not still:
+            x0, x1 = xdd[:, j], xdd[:, j + 1]
+            xm = 0.5 * (x0 + x1)
         k1t, k1o = om, acc(tq0, th, x0)
         k2t = om + hh * k1o
         k2o = acc(tqm, th + hh * k1t, xm)
@@ -201,7 +200,7 @@ def arm_poses(char, sk, arm_info: dict, chest_yaw, p, want: dict) -> None:
         hang = -UP * np.cos(rho) + sgn * char.left * np.sin(rho)
         d_local = np.sin(phi1)[:, None] * char.forward + np.cos(phi1)[:, None] * hang
         fperp = char.forward - np.sum(char.forward * d_local, axis=-1, keepdims=True) * d_local
-        fperp = tf.normalize(fperp)
+        fperp = unit(fperp)
         e_local = np.cos(beta)[:, None] * d_local + np.sin(beta)[:, None] * fperp
         d = np.einsum("fij,fj->fi", Rc, d_local)
         e = np.einsum("fij,fj->fi", Rc, e_local)

@@ -16,15 +16,24 @@ from ..progress import ProgressFn, loop, no_progress
 
 
 def rz(angle):
-    """(…, 3, 3) rotations about +Z (the vertical) by ``angle`` (rad)."""
+    """(…, 3, 3) rotations about +Z (the vertical) by ``angle`` (rad), written out (no quaternion)."""
     angle = np.asarray(angle, float)
-    return tf.quat_to_mat3(tf.quat_from_axis_angle(np.broadcast_to(UP, angle.shape + (3,)), angle))
+    c, s = np.cos(angle), np.sin(angle)
+    m = np.zeros(angle.shape + (3, 3))
+    m[..., 0, 0], m[..., 0, 1], m[..., 1, 0], m[..., 1, 1], m[..., 2, 2] = c, -s, s, c, 1.0
+    return m
 
 
 def raxis(axis, angle):
-    """(…, 3, 3) rotations about one fixed unit ``axis`` by ``angle`` (rad)."""
-    angle = np.asarray(angle, float)
-    return tf.quat_to_mat3(tf.quat_from_axis_angle(np.broadcast_to(axis, angle.shape + (3,)), angle))
+    """(…, 3, 3) rotations about one fixed ``axis`` by ``angle`` (rad) (Rodrigues' formula)."""
+    return pitch_rot(axis, angle)
+
+
+def unit(v, eps: float = 1e-12):
+    """``v`` (…, 3) over its length (at least ``eps``), as ``transforms.normalize`` without
+    ``np.linalg.norm``'s per-call overhead."""
+    v = np.asarray(v, float)
+    return v / np.maximum(np.sqrt(np.einsum("...i,...i->...", v, v)), eps)[..., None]
 
 
 def wrap(a):
@@ -34,9 +43,9 @@ def wrap(a):
 
 def _frame(y, n):
     """Orthonormal frames (…, 3, 3) with columns (n⊥, y, n⊥ × y)."""
-    y = tf.normalize(y)
+    y = unit(y)
     n = n - np.sum(n * y, axis=-1, keepdims=True) * y
-    n = tf.normalize(n)
+    n = unit(n)
     return np.stack([n, y, np.cross(n, y)], axis=-1)
 
 
@@ -64,7 +73,7 @@ def fk_of(sk, locations, rotations, bones) -> dict:
     rt: dict[int, tuple] = {}  # bone: (rotation (F, 3, 3), head (F, 3)); rest_rel @ T(loc) R(q), parents first
     for i in with_ancestors(sk, bones):
         rest = sk.rest_rel[i]
-        R = rest[:3, :3] @ tf.quat_to_mat3(rotations[:, i])
+        R = rest[:3, :3] @ tf.unit_quat_to_mat3(*np.moveaxis(rotations[:, i], -1, 0))  # the Clip's are unit
         pos = np.broadcast_to(rest[:3, 3], (F, 3)) if sk.connected[i] else \
             locations[:, i] @ rest[:3, :3].T + rest[:3, 3]
         p = sk.parents[i]
@@ -113,12 +122,13 @@ def channels(sk, want: dict, frames, fps, progress: ProgressFn = no_progress) ->
         # Uᵀ·R with the float32 rest matrices' tiny scale taken out (tf.decompose), location Uᵀ·(p − U_p)
         Ut = np.swapaxes(U_R, -1, -2)
         r = Ut @ R
-        scale = np.linalg.norm(r, axis=-2)
+        scale = np.sqrt(np.einsum("fij,fij->fj", r, r))  # the columns' lengths
         c0, c1, c2 = r[:, :, 0], r[:, :, 1], r[:, :, 2]
         det = (c0[:, 1] * c1[:, 2] - c0[:, 2] * c1[:, 1]) * c2[:, 0] + (c0[:, 2] * c1[:, 0] - c0[:, 0] * c1[:, 2]) \
             * c2[:, 1] + (c0[:, 0] * c1[:, 1] - c0[:, 1] * c1[:, 0]) * c2[:, 2]
         scale[:, 0] *= np.where(det < 0, -1.0, 1.0)
-        q = tf.mat3_to_quat(r / scale[:, None, :])
+        r = r / scale[:, None, :]
+        q = tf.mat3_to_quat(r)
         loc = np.zeros((F, 3)) if pos is None else \
             np.einsum("fij,fj->fi", Ut, pos) - np.einsum("fij,fj->fi", Ut, U_p)
         locs[:, i] = loc
@@ -135,9 +145,9 @@ def channels(sk, want: dict, frames, fps, progress: ProgressFn = no_progress) ->
 def yaw_tilt(heading: np.ndarray, rest_heading: float, normal: np.ndarray) -> np.ndarray:
     """(…, 3, 3) rotation: turn the rest foot to ``heading`` then tilt its up onto ``normal``."""
     heading = np.asarray(heading, float)
-    qz = tf.quat_from_axis_angle(np.broadcast_to(UP, heading.shape + (3,)), heading - rest_heading)
     if np.all(np.asarray(normal) == UP):  # level ground: no tilt (the same rotation, cheaper)
-        return tf.quat_to_mat3(qz)
+        return rz(heading - rest_heading)
+    qz = tf.quat_from_axis_angle(np.broadcast_to(UP, heading.shape + (3,)), heading - rest_heading)
     qt = tf.rotation_between(np.broadcast_to(UP, np.shape(normal)), normal)
     return tf.quat_to_mat3(tf.quat_mul(qt, qz))
 

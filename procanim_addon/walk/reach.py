@@ -37,7 +37,8 @@ class PelvisHeight:
         ``pelvis_xy`` (P, 2) turned by ``rot`` (P, 3, 3); ``shorten`` (m) comes off the reach."""
         off = np.einsum("...ij,j->...i", rot, self.char.hip_joint_rest[side] - self.char.pelvis_rest)
         R = self.kr * self.char.ankle_reach(side) - shorten
-        horiz = np.linalg.norm(pelvis_xy + off[..., :2] - ankle[..., :2], axis=-1)
+        d = pelvis_xy + off[..., :2] - ankle[..., :2]
+        horiz = np.sqrt(d[..., 0] * d[..., 0] + d[..., 1] * d[..., 1])
         return ankle[..., 2] - off[..., 2] + np.sqrt(np.maximum(R * R - horiz * horiz, 0.0))
 
     def limit(self, pelvis_xy, rot, ankles, masks, shorten: float = 0.0):

@@ -22,10 +22,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import transforms as tf
 from ..curves import envelope, hermite, smoothstep
 from ..ground import UP
-from .pose import yaw_tilt
+from .pose import unit, yaw_tilt
 
 G = 9.81
 # ProcAnim's choices where the paper gives no numbers (tuned on the demo's human and Rigify's metarig):
@@ -186,7 +185,7 @@ class Swings:
         if np.all(st.normal[k] == UP) and np.all(st.normal[k + 2] == UP):  # level ends: level between
             nrm = np.broadcast_to(UP, (len(k), 3))
         else:
-            nrm = tf.normalize(st.normal[k] * (1 - e)[:, None] + st.normal[k + 2] * e[:, None])
+            nrm = unit(st.normal[k] * (1 - e)[:, None] + st.normal[k + 2] * e[:, None])
         return yaw_tilt(hd, self.foot.char.rest_heading, nrm)
 
     def level(self, j, r):
