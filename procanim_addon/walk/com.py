@@ -75,13 +75,13 @@ class Bases:
         return len(self.start)
 
     def combine(self, c: np.ndarray) -> np.ndarray:
-        """(N,) Σ_j c_j·basis_j."""
-        out = np.zeros(self.N)
-        cols = np.arange(self.values.shape[1])
-        m = cols[None, :] < self.length[:, None]
-        idx = (self.start[:, None] + cols[None, :])[m]
-        np.add.at(out, idx, (self.values * np.asarray(c, float)[:, None])[m])
-        return out
+        """(N,) Σ_j c_j·basis_j (summed in the order of ``np.add.at`` over the windows, by bincount)."""
+        if "combine" not in self.systems:
+            cols = np.arange(self.values.shape[1])
+            m = cols[None, :] < self.length[:, None]
+            self.systems["combine"] = (m, (self.start[:, None] + cols[None, :])[m])
+        m, idx = self.systems["combine"]
+        return np.bincount(idx, weights=(self.values * np.asarray(c, float)[:, None])[m], minlength=self.N)[:self.N]
 
     def scaled(self, factor: float) -> Bases:
         """The same bases times ``factor``."""

@@ -21,6 +21,7 @@ Stance of footstep k (times from :mod:`.timing`, the COM from :mod:`.com`):
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import numpy as np
@@ -102,6 +103,31 @@ class FootModel:
         self.heel_w, self.joint_w, self.tip_w = flat(g.heel), flat(self.joint_rest), flat(g.tip)
         self.ankle_flat = flat(g.ankle)
         self._arms: dict = {}  # :meth:`turned`'s lever arms per footstep
+
+    def both(self, other: FootModel) -> FootModel:
+        """This model and the other foot's (same footsteps, timeline, COM and roll) as one that
+        answers :meth:`stance_at`, :meth:`rolled_ankle`, :meth:`landing_ankle` and ``ankle_flat``
+        for footsteps of either side with that footstep's own foot: the same numbers per footstep,
+        one call for both sides (kept on this model)."""
+        got = getattr(self, "_both", None)
+        if got is not None and got[0] is other:
+            return got[1]
+        left = self if self.side == "L" else other
+        right = other if left is self else self
+        on_left = self.steps.side == 1
+        pick = lambda a, b: np.where(on_left.reshape((-1,) + (1,) * (a.ndim - 1)), a, b)  # noqa: E731
+        out = copy.copy(left)
+        out.side, out.ks, out._swings = None, None, None
+        out._phase = left._phase  # the phases depend on the timeline and the COM only (both sides')
+        for name in ("heel_w", "joint_w", "tip_w", "ankle_flat"):
+            setattr(out, name, pick(getattr(left, name), getattr(right, name)))
+        none = np.zeros(0, int)
+        for v in ("heel", "ball", "toe"):
+            left.turned(none, v, np.zeros(0))
+            right.turned(none, v, np.zeros(0))
+        out._arms = {v: tuple(pick(a, b) for a, b in zip(left._arms[v], right._arms[v])) for v in left._arms}
+        self._both = (other, out)
+        return out
 
     @property
     def phase(self):

@@ -268,11 +268,8 @@ def heel_strike_fractions(walk: _Walk, feet) -> np.ndarray:
 
 def _ankles(feet, steps, k, pose: str) -> np.ndarray:
     """(len(k), 3) ankles of footsteps ``k`` flat on the ground (``flat``) or at heel strike (``landing``)."""
-    out = np.empty((len(k), 3))
-    for s in SIDES:
-        m = steps.side[k] == (1 if s == "L" else -1)
-        out[m] = feet[s].ankle_flat[k[m]] if pose == "flat" else feet[s].landing_ankle(k[m])
-    return out
+    both = feet["L"].both(feet["R"])
+    return both.ankle_flat[k] if pose == "flat" else both.landing_ankle(k)
 
 
 def knee_offset(com, tl, keys: tuple, t, cache: dict | None = None) -> np.ndarray:
@@ -556,34 +553,44 @@ def _least_roll(walk: _Walk, feet, k, pelvis, rot, knee_deg: float, heel_off) ->
     hip-ankle distance falls as the foot rolls: bisection, on the grid of pitches it can visit
     (:func:`_roll_grid`), its steps taken in :data:`ROLL_ROUNDS` rounds, the pitches a round can
     visit tried together."""
-    steps, char = walk.steps, walk.char
     grid = _roll_grid()[0]
     bits = int(round(np.log2(len(grid) - 1)))
-    out = np.full(len(k), grid[-1])
-    for s in SIDES:
-        m = np.flatnonzero(steps.side[k] == (1 if s == "L" else -1))
-        if not len(m):
-            continue
-        hip = pelvis[m] + np.einsum("nij,j->ni", rot[m], char.hip_joint_rest[s] - char.pelvis_rest)
-        leg = (feet[s], k[m], hip, _bent_length(char, s, knee_deg), None if heel_off is None else heel_off[m])
-        lo, hi = np.zeros(len(m), int), np.full(len(m), len(grid) - 1)  # indices into the grid
-        rows = np.arange(len(m))
-        done = None
-        left = bits
-        for b in (bits // ROLL_ROUNDS + (r < bits % ROLL_ROUNDS) for r in range(ROLL_ROUNDS)):
-            gap = 1 << (left - b)  # the pitches this round's steps can visit: lo, lo + gap, …, hi
-            first = lo.copy()
-            ok = _bent_enough(leg, first[:, None] + gap * np.arange((1 << b) + 1)[None, :])
-            if done is None:
-                done = ok[:, 0]
-            for _ in range(b):
-                mid = (lo + hi) >> 1
-                hit = ok[rows, (mid - first) // gap]
-                hi, lo = np.where(hit, mid, hi), np.where(hit, lo, mid)
-            left -= b
-        # hi is a pitch found enough, or the largest (taken when none is)
-        out[m] = np.where(done, grid[0], grid[hi])
-    return out
+    if not len(k):
+        return np.full(0, grid[-1])
+    # both sides at once, each footstep with its own leg (hip joint, wanted length) and foot
+    hip = pelvis + _hip_offsets(walk, k, rot)
+    leg = (feet["L"].both(feet["R"]), k, hip, _per_side(walk, k, lambda s: _bent_length(walk.char, s, knee_deg)),
+           heel_off)
+    lo, hi = np.zeros(len(k), int), np.full(len(k), len(grid) - 1)  # indices into the grid
+    rows = np.arange(len(k))
+    done = None
+    left = bits
+    for b in (bits // ROLL_ROUNDS + (r < bits % ROLL_ROUNDS) for r in range(ROLL_ROUNDS)):
+        gap = 1 << (left - b)  # the pitches this round's steps can visit: lo, lo + gap, …, hi
+        first = lo.copy()
+        ok = _bent_enough(leg, first[:, None] + gap * np.arange((1 << b) + 1)[None, :])
+        if done is None:
+            done = ok[:, 0]
+        for _ in range(b):
+            mid = (lo + hi) >> 1
+            hit = ok[rows, (mid - first) // gap]
+            hi, lo = np.where(hit, mid, hi), np.where(hit, lo, mid)
+        left -= b
+    # hi is a pitch found enough, or the largest (taken when none is)
+    return np.where(done, grid[0], grid[hi])
+
+
+def _per_side(walk: _Walk, k, value) -> np.ndarray:
+    """(len(k),) ``value(side)`` (a number) of the side of each footstep k."""
+    return np.where(walk.steps.side[k] == 1, value("L"), value("R"))
+
+
+def _hip_offsets(walk: _Walk, k, rot) -> np.ndarray:
+    """(len(k), 3) hip joint − pelvis of footstep k's leg, the pelvis turned by ``rot`` (N, 3, 3)."""
+    char = walk.char
+    rest = np.where((walk.steps.side[k] == 1)[:, None], char.hip_joint_rest["L"] - char.pelvis_rest,
+                    char.hip_joint_rest["R"] - char.pelvis_rest)
+    return np.einsum("nij,nj->ni", rot, rest)
 
 
 @functools.cache
@@ -612,7 +619,7 @@ def _bent_enough(leg, j) -> np.ndarray:
     th = grid[j]
     toe = None if heel_off is None else np.maximum(th - heel_off[:, None], 0.0)
     d = hip[:, None] - foot.rolled_ankle(k, th, toe, (sin[j], cos[j]))
-    return np.sqrt(d[..., 0] * d[..., 0] + d[..., 1] * d[..., 1] + d[..., 2] * d[..., 2]) <= want
+    return np.sqrt(d[..., 0] * d[..., 0] + d[..., 1] * d[..., 1] + d[..., 2] * d[..., 2]) <= want[:, None]
 
 
 def _bent_length(char, side: str, knee_deg):
@@ -626,10 +633,7 @@ def _leg_heights(walk: _Walk, com, feet, k, t, knee_deg, margin: float = 0.0) ->
     ankle with the knee bent ``knee_deg`` (None: at the knee reach), and at least ``margin`` m under
     the reach."""
     xy, rot = walk.pelvis(com, t)
-    ankle = np.empty((len(k), 3))
-    for s in SIDES:
-        m = walk.steps.side[k] == (1 if s == "L" else -1)
-        ankle[m] = feet[s].stance_at(k[m], t[m], ankle_only=True)[0]
+    ankle = feet["L"].both(feet["R"]).stance_at(k, t, ankle_only=True)[0]
     return _heights_at(walk, k, xy, rot, ankle, knee_deg, margin)
 
 
@@ -637,15 +641,21 @@ def _heights_at(walk: _Walk, k, xy, rot, ankle, knee_deg, margin: float = 0.0) -
     """(len(k),) pelvis heights, the pelvis at ``xy`` (N, 2) turned by ``rot`` (N, 3, 3), at which the
     leg of footstep k[i] reaches ``ankle`` (N, 3) with the knee bent ``knee_deg`` (None: the reach)
     and at least ``margin`` m under the reach."""
-    limit = walk.limit
-    z = np.empty(len(k))
-    for s in SIDES:
-        m = walk.steps.side[k] == (1 if s == "L" else -1)
-        reach = limit.kr * walk.char.ankle_reach(s)
-        bent = 0.0 if knee_deg is None else reach - _bent_length(walk.char, s, np.asarray(knee_deg)[m]
-                                                                  if np.ndim(knee_deg) else knee_deg)
-        z[m] = limit.leg(s, xy[m], rot[m], ankle[m], np.maximum(np.maximum(bent, 0.0), margin))
-    return z
+    char, kr = walk.char, walk.limit.kr
+    on_left = walk.steps.side[k] == 1
+    reach = np.where(on_left, kr * char.ankle_reach("L"), kr * char.ankle_reach("R"))
+    if knee_deg is None:
+        bent = 0.0
+    else:
+        a = np.where(on_left, char.len_thigh["L"], char.len_thigh["R"])
+        b = np.where(on_left, char.len_shin["L"], char.len_shin["R"])
+        bent = reach - np.sqrt(a * a + b * b + 2 * a * b * np.cos(np.radians(knee_deg)))  # _bent_length
+    # reach.PelvisHeight.leg with each footstep's own leg
+    off = _hip_offsets(walk, k, rot)
+    R = reach - np.maximum(np.maximum(bent, 0.0), margin)
+    d = xy + off[:, :2] - ankle[:, :2]
+    horiz = np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1])
+    return ankle[:, 2] - off[:, 2] + np.sqrt(np.maximum(R * R - horiz * horiz, 0.0))
 
 
 def _lower_for_midstance(walk: _Walk, com, feet, extra: np.ndarray) -> float:
