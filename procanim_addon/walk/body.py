@@ -16,7 +16,7 @@ import numpy as np
 
 from ..curves import envelope, gaussian_smooth
 from .character import SIDES
-from .pose import raxis, rz
+from .pose import mat_const, raxis, rz, vec_const
 from .reach import LIFT_KNEE_M, SWING_END_SHORTEN, PelvisHeight, swing_ends
 
 LEAN_DEG = {"plane": 2.0, "up": 7.0, "down": 1.0}  # trunk lean forward per vertical mode (ProcAnim's)
@@ -113,7 +113,7 @@ def _root_delta(char, path, centre, s_c, Psi, stride):
     rest_origin = np.array([char.pelvis_rest[0], char.pelvis_rest[1], char.rest_ground_z])
     D = np.tile(np.eye(4), (len(s_c), 1, 1))
     D[:, :3, :3] = rz(Psi - char.rest_heading)
-    D[:, :3, 3] = root_pos - np.einsum("fij,j->fi", D[:, :3, :3], rest_origin)
+    D[:, :3, 3] = root_pos - vec_const(D[:, :3, :3], rest_origin)
     return D
 
 
@@ -138,12 +138,12 @@ def trunk_poses(char, sk, rigmap, body: BodyFrames, p, want: dict, style=None) -
         f = (j + 1) / m
         R = rz(Psi - rh + rot_pr * (1 - f) + sigma * f) @ raxis(char.left, lean * f) \
             @ raxis(char.forward, body.list_pl * (1 - f))
-        want[b] = (R @ ml[b][:3, :3], None)
+        want[b] = (mat_const(R, ml[b][:3, :3]), None)
     head_yaw = gaussian_smooth(Psi[:, None], HEAD_YAW_SMOOTH_S * p.fps)[:, 0]
     for role, share in (("neck", NECK_SHARE), ("head", 1.0)):
         b = rigmap.get(role)
         if b and sk.has(b):
             yaw = chest_yaw + share * (head_yaw - chest_yaw)
             pitch = lean * (1 - share) + head_pitch * share
-            want[sk.index(b)] = (rz(yaw - rh) @ raxis(char.left, pitch) @ ml[sk.index(b)][:3, :3], None)
+            want[sk.index(b)] = (mat_const(rz(yaw - rh) @ raxis(char.left, pitch), ml[sk.index(b)][:3, :3]), None)
     return chest_yaw

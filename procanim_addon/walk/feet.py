@@ -28,7 +28,7 @@ import numpy as np
 
 from ..curves import hermite
 from ..progress import ProgressFn, no_progress
-from .pose import axis_matrices, pitch_rot, yaw_tilt
+from .pose import axis_matrices, pitch_rot, turn_then_pitch, yaw_tilt
 from .swing import Swings
 
 # ProcAnim's choices where the paper gives no numbers (tuned on the demo's human and Rigify's metarig):
@@ -259,7 +259,8 @@ class FootModel:
         if ankle_only:
             return ankle, None, None, contact
         R = self.R_flat[k]
-        return ankle, R @ self.pitch(pitch), R @ self.pitch(toe_pitch), contact
+        ax = self._pitch_axis
+        return ankle, turn_then_pitch(R, pitch, ax), turn_then_pitch(R, toe_pitch, ax), contact
 
     # ------------------------------------------------------------------ whole clip
     def _segments(self, t):

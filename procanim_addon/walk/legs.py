@@ -12,7 +12,7 @@ import numpy as np
 from ..ik.two_bone import solve_two_bone
 from .body import BodyFrames
 from .character import SIDES
-from .pose import map_rot, unit, wrap
+from .pose import map_rot, mat_const, unit, vec_const, wrap
 from .reach import LIFT_KNEE_M, lift_into_reach, lift_knee
 from .turning import PSI_ANKLE_SHARE
 
@@ -22,17 +22,17 @@ def leg_poses(char, sk, body: BodyFrames, tracks, p, want: dict, straight=None) 
     distance (m) between a planted foot's planned and reached ankle (an IK miss). ``straight`` (K,)
     bool: footsteps a swing lands on with the leg reaching straight (:func:`~.reach.lift_knee`)."""
     ml = sk.matrix_local
-    want[char.hips] = (body.R_pelvis @ ml[char.hips][:3, :3], body.pelvis)
+    want[char.hips] = (mat_const(body.R_pelvis, ml[char.hips][:3, :3]), body.pelvis)
     miss = 0.0
     for s in SIDES:
-        hip_joint = body.pelvis + np.einsum("fij,j->fi", body.R_pelvis, char.hip_joint_rest[s] - char.pelvis_rest)
+        hip_joint = body.pelvis + vec_const(body.R_pelvis, char.hip_joint_rest[s] - char.pelvis_rest)
         miss = max(miss, _one_leg(char, sk, s, hip_joint, body, tracks[s], p, want, straight))
     return miss
 
 
 def _one_leg(char, sk, s, hip_joint, body: BodyFrames, tr, p, want: dict, straight=None) -> float:
     ml = sk.matrix_local
-    fwd_foot = np.einsum("fij,j->fi", tr.rot, char.forward)
+    fwd_foot = vec_const(tr.rot, char.forward)
     h_foot = np.arctan2(fwd_foot[:, 1], fwd_foot[:, 0])
     h_knee = h_foot + PSI_ANKLE_SHARE * wrap(body.Psi + body.rot_pr - h_foot)  # ψ1 share: the leg's twist
     pole = np.stack([np.cos(h_knee), np.sin(h_knee), np.zeros_like(h_knee)], axis=-1)
@@ -59,7 +59,7 @@ def _one_leg(char, sk, s, hip_joint, body: BodyFrames, tr, p, want: dict, straig
     n1 = np.where(weak[:, None], np.cross(pole, y1t), n1)
     want[th] = (map_rot(ml[th][:3, :3], y0t, n0, y1t, n1), hip_joint)
     want[sh] = (map_rot(ml[sh][:3, :3], y0s, n0, y1s, n1), knee)
-    want[ft] = (tr.rot @ ml[ft][:3, :3], end)
+    want[ft] = (mat_const(tr.rot, ml[ft][:3, :3]), end)
     if char.toe[s] is not None:
-        want[char.toe[s]] = (tr.toe_rot @ ml[char.toe[s]][:3, :3], None)
+        want[char.toe[s]] = (mat_const(tr.toe_rot, ml[char.toe[s]][:3, :3]), None)
     return miss

@@ -22,7 +22,7 @@ from .. import metrics as common
 from ..posing import affine_inverse
 from ..progress import ProgressFn, no_progress
 from .path import deviation_from_polyline
-from .pose import fk_of
+from .pose import fk_of, mat_const, vec_const
 
 
 def bone_pose(pose, i: int) -> np.ndarray:
@@ -39,9 +39,9 @@ def sole_points(skeleton, pose, char, side):
     inv_f, inv_t = affine_inverse(skeleton.matrix_local[[fi, ti]])  # no LAPACK call (its threads spin)
     loc = lambda inv, p: inv[:3, :3] @ p + inv[:3, 3]  # noqa: E731
     pf, pt = bone_pose(pose, fi), bone_pose(pose, ti)
-    heel = np.einsum("fij,j->fi", pf[:, :3, :3], loc(inv_f, g.heel)) + pf[:, :3, 3]
-    ball = np.einsum("fij,j->fi", pt[:, :3, :3], loc(inv_t, g.ball)) + pt[:, :3, 3]
-    tip = np.einsum("fij,j->fi", pt[:, :3, :3], loc(inv_t, g.tip)) + pt[:, :3, 3]
+    heel = vec_const(pf[:, :3, :3], loc(inv_f, g.heel)) + pf[:, :3, 3]
+    ball = vec_const(pt[:, :3, :3], loc(inv_t, g.ball)) + pt[:, :3, 3]
+    tip = vec_const(pt[:, :3, :3], loc(inv_t, g.tip)) + pt[:, :3, 3]
     return np.stack([heel, ball, tip], axis=1)
 
 
@@ -111,7 +111,7 @@ def walk_metrics(skeleton, clip, char, tracks, ground, path, steps, tl, t, s_fra
         travel = list(np.maximum.reduceat(z, ab)[::2] - np.minimum.reduceat(z, ab)[::2])
     walking = (t >= hs[2]) & (t <= hs[n - 1])
     rest_inv = affine_inverse(skeleton.matrix_local[char.hips])[:3, :3]
-    fwd = np.einsum("fij,j->fi", pose[char.hips][:, :3, :3] @ rest_inv, char.forward)
+    fwd = vec_const(mat_const(pose[char.hips][:, :3, :3], rest_inv), char.forward)
     tan = path.tangent_at(s_frames[walking])
     f = fwd[walking]
     cross = tan[:, 0] * f[:, 1] - tan[:, 1] * f[:, 0]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .character import SIDES
+from .pose import vec_const
 
 EARLY_SWING = 0.0  # the pelvis also lets the swing leg reach its ankle before this fraction of the swing
 LATE_SWING = 0.75  # … and after this one (so the foot lands without a jump)
@@ -35,7 +36,7 @@ class PelvisHeight:
     def leg(self, side: str, pelvis_xy, rot, ankle, shorten: float = 0.0):
         """(P,) highest pelvis z (m) from which leg ``side`` reaches ``ankle`` (P, 3), the pelvis at
         ``pelvis_xy`` (P, 2) turned by ``rot`` (P, 3, 3); ``shorten`` (m) comes off the reach."""
-        off = np.einsum("...ij,j->...i", rot, self.char.hip_joint_rest[side] - self.char.pelvis_rest)
+        off = vec_const(rot, self.char.hip_joint_rest[side] - self.char.pelvis_rest)
         R = self.kr * self.char.ankle_reach(side) - shorten
         d = pelvis_xy + off[..., :2] - ankle[..., :2]
         horiz = np.sqrt(d[..., 0] * d[..., 0] + d[..., 1] * d[..., 1])

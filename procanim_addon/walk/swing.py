@@ -24,7 +24,7 @@ import numpy as np
 
 from ..curves import envelope, hermite, smoothstep
 from ..ground import UP
-from .pose import unit, yaw_tilt
+from .pose import mat_const, turn_then_pitch, unit, yaw_tilt
 
 G = 9.81
 # ProcAnim's choices where the paper gives no numbers (tuned on the demo's human and Rigify's metarig):
@@ -165,7 +165,7 @@ class Swings:
         θ_ho at toe off back to 0."""
         f = self.foot
         Rb, pitch, toe_bend = self._pitch(j, r)
-        return Rb @ f.pitch(pitch), Rb @ f.pitch(pitch - toe_bend)
+        return turn_then_pitch(Rb, pitch, f._pitch_axis), turn_then_pitch(Rb, pitch - toe_bend, f._pitch_axis)
 
     def _pitch(self, j, r):
         """(heading and tilt (N, 3, 3), foot pitch (N,), toe bend (N,)) of :meth:`rotations`."""
@@ -225,8 +225,9 @@ class Swings:
         V = (np.stack([f.geo.heel, f.joint_rest, f.geo.tip]) - f.geo.ankle).T  # (xyz, point)
         K, K2 = f._pitch_axis
         Rb, pitch, _ = self._pitch(j, r)
-        W = V + np.sin(pitch)[:, None, None] * (K @ V) + (1.0 - np.cos(pitch))[:, None, None] * (K2 @ V)
-        offs = np.swapaxes(Rb @ W, 1, 2).reshape(S, Gn, 3, 3)  # (S, G, point, xyz)
+        RW = mat_const(Rb, V) + np.sin(pitch)[:, None, None] * mat_const(Rb, K @ V) \
+            + (1.0 - np.cos(pitch))[:, None, None] * mat_const(Rb, K2 @ V)  # Rb (V + sin K V + (1 − cos) K² V)
+        offs = np.swapaxes(RW, 1, 2).reshape(S, Gn, 3, 3)  # (S, G, point, xyz)
         sole_xy = self.horizontal(j, r).reshape(S, Gn, 1, 2) + offs[..., :2]
         # the highest ground within a few mm along the chord: step edges between samples count
         shifts = np.array([-NOSING_PROBE_M, 0.0, NOSING_PROBE_M])
