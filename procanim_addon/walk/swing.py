@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..curves import envelope, hermite, smoothstep
-from ..ground import UP
+from ..ground import UP, FlatGround
 from .pose import mat_const, turn_then_pitch, unit, yaw_tilt
 
 G = 9.81
@@ -148,15 +148,18 @@ class Swings:
         ends = np.array([0.0, SLOPE_EPS, 1 - SLOPE_EPS, 1.0])
         jj = np.concatenate([j, np.repeat(js, 4)])
         rr = np.concatenate([r, np.tile(ends, len(js))])
-        th = self.th0[jj] * np.cos(self.w[jj] * rr * self.dur[jj]) + self.B[jj] * np.sin(self.w[jj] * rr * self.dur[jj])
-        hip = self.foot.hip_xy(self.t0[jj] + rr * self.dur[jj])
+        dur = self.dur[jj]
+        wt = self.w[jj] * rr * dur
+        th = self.th0[jj] * np.cos(wt) + self.B[jj] * np.sin(wt)
+        hip = self.foot.hip_xy(self.t0[jj] + rr * dur)
         a_p = np.sum((hip - self.A0[jj, :2]) * self.cdir[jj], axis=-1) + self.l_leg * np.sin(th)
         a_e = a_p[len(r):].reshape(len(js), 4)
         d0 = np.zeros(len(self))
         d1 = np.zeros(len(self))
         d0[js] = (a_e[:, 1] - a_e[:, 0]) / SLOPE_EPS
         d1[js] = (a_e[:, 3] - a_e[:, 2]) / SLOPE_EPS
-        along = a_p[:len(r)] + (r**3 - 2 * r**2 + r) * (self.m0_h[j] - d0[j]) + (r**3 - r**2) * (self.m1_h[j] - d1[j])
+        r2, r3 = r**2, r**3
+        along = a_p[:len(r)] + (r3 - 2 * r2 + r) * (self.m0_h[j] - d0[j]) + (r3 - r2) * (self.m1_h[j] - d1[j])
         return _running_max_per_run(np.clip(along, 0.0, self.clen[j]), j)
 
     def rotations(self, j, r):
@@ -229,11 +232,13 @@ class Swings:
             + (1.0 - np.cos(pitch))[:, None, None] * mat_const(Rb, K2 @ V)  # Rb (V + sin K V + (1 − cos) K² V)
         offs = np.swapaxes(RW, 1, 2).reshape(S, Gn, 3, 3)  # (S, G, point, xyz)
         sole_xy = self.horizontal(j, r).reshape(S, Gn, 1, 2) + offs[..., :2]
-        # the highest ground within a few mm along the chord: step edges between samples count
-        shifts = np.array([-NOSING_PROBE_M, 0.0, NOSING_PROBE_M])
-        probe = sole_xy[None] + shifts[:, None, None, None, None] * self.cdir[None, :, None, None, :]
-        gz, _, hit = f.ground.height(probe.reshape(-1, 2))
-        ground_z = np.max(np.where(hit, gz, -np.inf).reshape(probe.shape[:-1]), axis=0)  # (S, G, 3)
+        if type(f.ground) is FlatGround:  # one height under every probe (the same numbers, no probing)
+            ground_z = np.full(sole_xy.shape[:-1], float(f.ground.z))
+        else:  # the highest ground within a few mm along the chord: step edges between samples count
+            shifts = np.array([-NOSING_PROBE_M, 0.0, NOSING_PROBE_M])
+            probe = sole_xy[None] + shifts[:, None, None, None, None] * self.cdir[None, :, None, None, :]
+            gz, _, hit = f.ground.height(probe.reshape(-1, 2))
+            ground_z = np.max(np.where(hit, gz, -np.inf).reshape(probe.shape[:-1]), axis=0)  # (S, G, 3)
         lo, ramp = CLEARANCE_TAPER
         wanted = f.p.clearance_m * np.clip((np.minimum(chk, 1 - chk) - lo) / ramp, 0.0, 1.0)
         outer = (chk > lo) & (chk < 1 - lo)
