@@ -127,11 +127,16 @@ def _subscribe(context) -> None:
     """msgbus: any property of the running previews' settings, and the scene's ProcAnim settings
     (the armature pick), calls :func:`on_change`."""
     MSGBUS.clear_by_owner(_OWNER)
-    procanim = context.scene.procanim
-    kinds = {type(procanim)} | {type(getattr(procanim, s.entry.settings)) for s in SESSIONS.values()}
-    for kind in kinds:
-        MSGBUS.subscribe_rna(key=kind, owner=_OWNER, args=(), notify=on_change)
-    _state["msgbus"] = len(kinds)
+    _state["msgbus"] = 0
+    try:
+        procanim = context.scene.procanim
+        kinds = {type(procanim)} | {type(getattr(procanim, s.entry.settings)) for s in SESSIONS.values()}
+        for kind in kinds:
+            MSGBUS.subscribe_rna(key=kind, owner=_OWNER, args=(), notify=on_change)
+            _state["msgbus"] += 1
+    except Exception:  # no message bus here: the timer alone sees the changes (within IDLE_S)
+        MSGBUS.clear_by_owner(_OWNER)
+        _state["msgbus"] = 0
 
 
 def _uninstall(keep_load_pre: bool = False) -> None:

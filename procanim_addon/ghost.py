@@ -224,7 +224,7 @@ def _apply(worlds: np.ndarray, points: np.ndarray) -> np.ndarray:
     """Armature-space points ``(N, K, 3)`` → world, one matrix per frame ``(N, 4, 4)``; a matrix
     ``(4, 4)``: the same for every frame (the object does not move: one matrix product)."""
     if worlds.ndim == 2:
-        return points @ worlds[:3, :3].T + worlds[:3, 3]
+        return (points.reshape(-1, 3) @ worlds[:3, :3].T).reshape(points.shape) + worlds[:3, 3]
     return points @ worlds[:, :3, :3].swapaxes(-1, -2) + worlds[:, None, :3, 3]
 
 
