@@ -27,6 +27,7 @@ import numpy as np
 from ..curves import hermite
 from ..progress import ProgressFn, no_progress
 from . import forces as fr
+from .lstsq import LeastSquares
 
 G = 9.81
 # Shooting weights (ProcAnim's; the paper iterates each step's scales until C meets its boundary
@@ -140,32 +141,15 @@ def solve_axis(t, q0, v0, bases: Bases, bias, rows, nominal, reg_weight) -> Axis
         vel_b, pos_b = bases.integrals_at(idx, dt)
         a_rows = weight[:, None] * np.where(is_pos[:, None], pos_b, vel_b)
         A = np.vstack([a_rows.reshape(-1, m), np.diag(reg)])
-        # A has full column rank (the pulls): QR is exact and cheaper than an SVD; the least-squares
-        # solution is c = R⁻¹ Qᵀ b, R⁻¹ kept (by back substitution: a LAPACK solve starts threads)
-        Q, R = np.linalg.qr(A)
-        bases.systems[key] = (idx, Q, _upper_inverse(R))
-    idx, Q, R_inv = bases.systems[key]
+        # A has full column rank (the pulls): QR (exact, cheaper than an SVD), without OpenBLAS threads
+        bases.systems[key] = (idx, LeastSquares(A))
+    idx, lsq = bases.systems[key]
     value = np.array([v for _, _, v, _ in rows], float)
     b_rows = weight * (value - np.where(is_pos, pos_0[idx], vel_0[idx]))
-    b = np.concatenate([b_rows, reg * np.asarray(nominal, float)])
-    # einsum, not @: BLAS would start its threads on the larger walks' matrices
-    c = np.einsum("ij,j->i", R_inv, np.einsum("ji,j->i", Q, b))
+    c = lsq.solve(np.concatenate([b_rows, reg * np.asarray(nominal, float)]))
     acc_b = bases.combine(c)
     vel_c = cumtrapz0(acc_b, dt)
     return AxisSolution(t, pos_0 + cumtrapz0(vel_c, dt), vel_0 + vel_c, bias + acc_b, c)
-
-
-def _upper_inverse(R: np.ndarray) -> np.ndarray:
-    """The inverse of the upper triangular ``R`` (m, m), row by row from the last (back
-    substitution: X[i] = (e_i − R[i, i+1:] X[i+1:]) / R[i, i]), without LAPACK."""
-    m = len(R)
-    X = np.zeros((m, m))
-    for i in range(m - 1, -1, -1):
-        X[i, i] = 1.0
-        if i < m - 1:
-            X[i, i + 1:] -= np.einsum("j,jk->k", R[i, i + 1:], X[i + 1:, i + 1:])
-        X[i, i:] /= R[i, i]
-    return X
 
 
 @dataclass
