@@ -92,6 +92,7 @@ class FootModel:
         th_ho = np.where(steps.on_stairs, np.maximum(th_ho, np.radians(STAIRS_HEEL_OFF_DEG)), th_ho)
         self.th_ho = np.minimum(th_ho, self.th_to)
         self._phase = None
+        self._phase_rows = None  # the phases as (K, 5) rows: one selection per stance query
         self._swings: Swings | None = None
         self._handed_clearance = clearance
         if like is not None and like.steps is steps and like.char is char and like.side == side:
@@ -118,14 +119,19 @@ class FootModel:
         pick = lambda a, b: np.where(on_left.reshape((-1,) + (1,) * (a.ndim - 1)), a, b)  # noqa: E731
         out = copy.copy(left)
         out.side, out.ks, out._swings = None, None, None
-        out._phase = left._phase  # the phases depend on the timeline and the COM only (both sides')
+        if left.com is not None and left.com is right.com and left.tl is right.tl:
+            # the phases depend on the timeline and the COM only: one computation for both feet
+            if left._phase is None:
+                left._phase = right._phase if right._phase is not None else left._phases()
+            right._phase = left._phase
+        out._phase, out._phase_rows = left._phase, None
         for name in ("heel_w", "joint_w", "tip_w", "ankle_flat"):
             setattr(out, name, pick(getattr(left, name), getattr(right, name)))
         none = np.zeros(0, int)
         for v in ("heel", "ball", "toe"):
             left.turned(none, v, np.zeros(0))
             right.turned(none, v, np.zeros(0))
-        out._arms = {v: tuple(pick(a, b) for a, b in zip(left._arms[v], right._arms[v])) for v in left._arms}
+        out._arms = {v: pick(left._arms[v], right._arms[v]) for v in left._arms}
         self._both = (other, out)
         return out
 
@@ -169,10 +175,12 @@ class FootModel:
             rest = {"heel": self.geo.ankle - self.geo.heel, "ball": self.geo.ankle - self.joint_rest,
                     "toe": self.joint_rest - self.geo.tip}[v]
             K, K2 = self._pitch_axis
-            arms = self._arms[v] = tuple(self.R_flat @ w for w in (rest, K @ rest, K2 @ rest))
+            # (K, 3 vectors, xyz): one selection per call
+            arms = self._arms[v] = np.stack([self.R_flat @ w for w in (rest, K @ rest, K2 @ rest)], axis=1)
         angle = np.asarray(angle, float)
         sin, cos = (np.sin(angle), np.cos(angle)) if sin_cos is None else sin_cos
-        a, b, c = (x[k] for x in arms)
+        sel = arms[k]
+        a, b, c = sel[:, 0], sel[:, 1], sel[:, 2]
         if angle.ndim == 2:
             a, b, c = a[:, None], b[:, None], c[:, None]
         return a + sin[..., None] * b + (1.0 - cos)[..., None] * c
@@ -225,37 +233,44 @@ class FootModel:
     def stance_at(self, k: np.ndarray, t: np.ndarray, ankle_only: bool = False):
         """The same for footstep ``k[i]`` at time ``t[i]``; ``ankle_only``: (ankle (N, 3), None,
         None, contact) — the rotations are not built."""
-        land, t_flat, t_rise, t_c, t_d = (ph[k] for ph in self.phase)
+        if self._phase_rows is None:
+            self._phase_rows = np.stack(self.phase, axis=1)
+        land, t_flat, t_rise, t_c, t_d = self._phase_rows[k].T
         N = len(t)
         pitch = np.zeros(N)
         toe_pitch = np.zeros(N)
-        a = t < t_flat
-        if np.any(a):
-            u = (t[a] - land[a]) / np.maximum(t_flat[a] - land[a], 1e-6)
-            pitch[a] = -self.th_hs[k[a]] * (1 - np.clip(u, 0, 1)) ** 2
-            toe_pitch[a] = pitch[a]
-        b = (t >= t_rise) & (t < t_c)
-        if np.any(b):
-            u = (t[b] - t_rise[b]) / np.maximum(t_c[b] - t_rise[b], 1e-6)
-            pitch[b] = self.th_ho[k[b]] * u * u
-        c = t >= t_c
-        if np.any(c):
-            kc, tc, td = k[c], t_c[c], t_d[c]
-            u = np.clip((t[c] - tc) / np.maximum(td - tc, 1e-6), 0, 1)
-            m0 = 2 * self.th_ho[kc] * (td - tc) / np.maximum(tc - t_rise[c], 1e-6)
-            pitch[c] = hermite(self.th_ho[kc], m0, self.th_to[kc], self.th_to[kc] - self.th_ho[kc], u)
-            toe_pitch[c] = pitch[c] - self.th_ho[kc]
-        ankle = self.ankle_flat[k].copy()
+        ankle = self.ankle_flat[k]  # (a fancy index: a copy)
         contact = np.zeros((N, 3), dtype=bool)
+        a = t < t_flat
+        b = (t >= t_rise) & (t < t_c)
+        c = t >= t_c
         contact[~(a | b | c)] = True
         # (a) about the heel, (b) about the ball joint M, (c) about the toe tip
-        ankle[a] = self.heel_w[k[a]] + self.turned(k[a], "heel", pitch[a])
-        contact[a, 0] = True
-        ankle[b] = self.joint_w[k[b]] + self.turned(k[b], "ball", pitch[b])
-        contact[b, 1:] = True
-        if np.any(c):
-            ankle[c] = self.tip_w[k[c]] + self.turned(k[c], "toe", toe_pitch[c]) + self.turned(k[c], "ball", pitch[c])
-        contact[c, 2] = True
+        if a.any():
+            ka = k[a]
+            u = (t[a] - land[a]) / np.maximum(t_flat[a] - land[a], 1e-6)
+            pa = -self.th_hs[ka] * (1 - np.clip(u, 0, 1)) ** 2
+            pitch[a] = toe_pitch[a] = pa
+            ankle[a] = self.heel_w[ka] + self.turned(ka, "heel", pa)
+            contact[a, 0] = True
+        if b.any():
+            kb = k[b]
+            u = (t[b] - t_rise[b]) / np.maximum(t_c[b] - t_rise[b], 1e-6)
+            pb = self.th_ho[kb] * u * u
+            pitch[b] = pb
+            ankle[b] = self.joint_w[kb] + self.turned(kb, "ball", pb)
+            contact[b, 1:] = True
+        if c.any():
+            kc, tc, td = k[c], t_c[c], t_d[c]
+            u = np.clip((t[c] - tc) / np.maximum(td - tc, 1e-6), 0, 1)
+            ho = self.th_ho[kc]
+            m0 = 2 * ho * (td - tc) / np.maximum(tc - t_rise[c], 1e-6)
+            to = self.th_to[kc]
+            pc = hermite(ho, m0, to, to - ho, u)
+            pitch[c] = pc
+            toe_pitch[c] = tpc = pc - ho
+            ankle[c] = self.tip_w[kc] + self.turned(kc, "toe", tpc) + self.turned(kc, "ball", pc)
+            contact[c, 2] = True
         if ankle_only:
             return ankle, None, None, contact
         R = self.R_flat[k]
