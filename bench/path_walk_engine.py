@@ -1,11 +1,14 @@
 """Path walk engine bench: frames generated per second for a 1,000-frame walk, and a metrics table.
 
     <venv>/bin/python bench/path_walk_engine.py [--plots out/]      (no Blender needed)
-    <venv>/bin/python bench/path_walk_engine.py --against REV       (this tree against git revision REV)
+    <venv>/bin/python bench/path_walk_engine.py --against REV [--rounds N]   (this tree against REV)
 
 ``--against`` times ``generate_path_walk`` of this tree and of the engine at ``REV`` (``git archive``
-into a temporary folder) in one run, alternating, CPU time best of 3, on ProcAnim's human and on a
-Rigify-metarig-like rig of 159 bones (the test rig plus a bare hand and face of 130 bones).
+into a temporary folder) in one run, N processes each (default 3) alternating, best of 3 calls:
+the live preview's ~236-frame walk (a new walk per change: cadences 104, 108, 96, 100), and a
+~1,200-frame S-curve on ProcAnim's human and on a Rigify-metarig-like rig of 159 bones (the test
+rig plus a bare hand and face of 130 bones). CPU time counts every thread; the CPU that OpenBLAS's
+worker threads took during a call is printed apart (they spin after a threaded LAPACK/BLAS call).
 
 Walks ProcAnim's human (1.75 m) at 100 steps/min, 24 fps, along:
 
@@ -74,25 +77,53 @@ def naive_follow_path(sk, rm, straight_clip, curve, ground):
 
 
 AB_CODE = r"""
-import json, sys, time
+import json, os, sys, time
 sys.path.insert(0, sys.argv[1])
 sys.path.insert(0, sys.argv[2])
 import numpy as np
 from procanim_addon.ground import FlatGround
 from procanim_addon.rigs import human_skeleton
 from procanim_addon.walk import PathWalkParams, generate_path_walk
-from path_walk_engine import big_rig, s_curve
+from path_walk_engine import PREVIEW_PATH, big_rig, other_threads_cpu, s_curve
 out = {}
-for name, (sk, rm) in {"human": human_skeleton(), "159 bones": big_rig()}.items():
-    pts = s_curve(length=40.0, amp=1.5, waves=4.0, n=801)
-    best = 1e9
+human = human_skeleton()
+cases = {"human": (human, s_curve(length=40.0, amp=1.5, waves=4.0, n=801), [96.0]),
+         "159 bones": (big_rig(), s_curve(length=40.0, amp=1.5, waves=4.0, n=801), [96.0]),
+         "preview": (human, PREVIEW_PATH, [104.0, 108.0, 96.0, 100.0])}
+for name, ((sk, rm), pts, cadences) in cases.items():
+    generate_path_walk(sk, rm, pts, FlatGround(), PathWalkParams(cadence_spm=cadences[0]))
+    best_cpu = best_wall = 1e9
+    spin = 0.0
     for _ in range(3):
-        t = time.process_time()
-        clip = generate_path_walk(sk, rm, pts, FlatGround(), PathWalkParams(cadence_spm=96.0))
-        best = min(best, time.process_time() - t)
-    out[name] = [best, clip.frame_count]
+        for cad in cadences:  # the preview: a new walk per change (another cadence each time)
+            o0, c0, w0 = other_threads_cpu(), time.process_time(), time.perf_counter()
+            clip = generate_path_walk(sk, rm, pts, FlatGround(), PathWalkParams(cadence_spm=cad))
+            best_cpu, best_wall = min(best_cpu, time.process_time() - c0), min(best_wall, time.perf_counter() - w0)
+            spin = max(spin, other_threads_cpu() - o0)
+    out[name] = [best_cpu, best_wall, spin, clip.frame_count]
 print(json.dumps(out))
 """
+
+PREVIEW_PATH = np.array([(0.0, 0.0, 0.0), (0.0, -2.5, 0.0), (1.2, -5.2, 0.0), (1.2, -8.0, 0.0)])  # the live
+# preview's timing test (tests/blender/test_preview_timing.py): ~236 frames at 100 steps/min
+
+
+def other_threads_cpu() -> float:
+    """CPU seconds of this process's threads other than the calling one (OpenBLAS's workers),
+    from /proc (Linux; 0 elsewhere)."""
+    import threading
+
+    me = threading.get_native_id()
+    total = 0.0
+    try:
+        for tid in os.listdir("/proc/self/task"):
+            if int(tid) != me:
+                with open(f"/proc/self/task/{tid}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except OSError:
+        return 0.0
+    return total
 
 
 def big_rig():
@@ -116,8 +147,9 @@ def big_rig():
     return big, detect(big.names, {b.name: b.parent for b in t.bones}, rig_name="metarig")
 
 
-def against(rev: str) -> int:
-    """This tree's engine against ``rev``'s, alternating in one run."""
+def against(rev: str, rounds: int = 3) -> int:
+    """This tree's engine against ``rev``'s, alternating in one run (OpenBLAS with its default
+    threads, as in Blender: the CPU time counts its second thread's spinning too)."""
     import json
     import subprocess
     import tempfile
@@ -128,23 +160,28 @@ def against(rev: str) -> int:
                              capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(old)], input=archive, check=True)
     best: dict = {}
-    for _ in range(2):
-        for label, tree in ((rev, old), ("this tree", root)):
+    for r in range(rounds):
+        pair = ((rev, old), ("this tree", root))
+        for label, tree in pair if r % 2 == 0 else pair[::-1]:
             run = subprocess.run([sys.executable, "-c", AB_CODE, str(tree), str(root / "bench")], check=True,
-                                 capture_output=True, text=True, env={**os.environ, "OPENBLAS_NUM_THREADS": "1"})
-            for rig, (cpu, frames) in json.loads(run.stdout).items():
-                key = (rig, label)
-                best[key] = (min(best.get(key, (np.inf,))[0], cpu), frames)
-    print(f"generate_path_walk, CPU s (best of 3 × 2 rounds), {rev} against this tree")
-    for rig in ("human", "159 bones"):
-        (a, frames), (b, _) = best[(rig, rev)], best[(rig, "this tree")]
-        print(f"  {rig:10s} {frames} frames: {a:.3f} s -> {b:.3f} s  ({a / b:.1f}x; {1000 * b / frames:.3f} ms/frame)")
+                                 capture_output=True, text=True)
+            for case, (cpu, wall, spin, frames) in json.loads(run.stdout).items():
+                b = best.setdefault((case, label), [np.inf, np.inf, 0.0, frames])
+                b[0], b[1], b[2] = min(b[0], cpu), min(b[1], wall), max(b[2], spin)
+    print(f"generate_path_walk, best of 3 calls × {rounds} alternating processes, {rev} against this tree;")
+    print("CPU = all threads; 'spin' = the most CPU OpenBLAS's other threads took during one call")
+    for case in ("preview", "human", "159 bones"):
+        (ca, wa, sa, frames), (cb, wb, sb, _) = best[(case, rev)], best[(case, "this tree")]
+        print(f"  {case:10s} {frames:5d} frames: CPU {1000 * ca:6.1f} -> {1000 * cb:6.1f} ms ({ca / cb:.2f}x), "
+              f"wall {1000 * wa:6.1f} -> {1000 * wb:6.1f} ms ({wa / wb:.2f}x), spin {1000 * sa:5.1f} -> "
+              f"{1000 * sb:5.1f} ms; {1000 * cb / frames:.3f} ms/frame")
     return 0
 
 
 def main() -> int:
     if "--against" in sys.argv:
-        return against(sys.argv[sys.argv.index("--against") + 1])
+        rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 3
+        return against(sys.argv[sys.argv.index("--against") + 1], rounds)
     sk, rm = human_skeleton()
     params = PathWalkParams()
     ramp = HeightFieldGround.from_function(

@@ -667,8 +667,16 @@ def _lower_for_midstance(walk: _Walk, com, feet, extra: np.ndarray) -> float:
     tt = np.arange(hs[1], hs[n], 1.0 / max(CHECK_HZ, walk.p.fps))
     y_c = np.interp(tt, com.t, com.y)
     xy, rot = walk.pelvis(com, tt)
-    check = {s: feet[s].stance_ankles(tt) for s in SIDES}  # swings are handled by the final clamp
-    over = y_c - walk.limit.limit(xy, rot, {s: check[s][0] for s in SIDES}, {s: check[s][1] for s in SIDES})
+    # where each foot bears weight (swings are handled by the final clamp): both feet in one query
+    seg = {s: feet[s]._segments(tt) for s in SIDES}
+    planted = {s: (seg[s] >= 0) & (seg[s] % 2 == 0) for s in SIDES}
+    ks = np.concatenate([feet[s].ks[seg[s][planted[s]] // 2] for s in SIDES])
+    both = feet["L"].both(feet["R"]).stance_at(ks, np.concatenate([tt[planted[s]] for s in SIDES]), ankle_only=True)[0]
+    ankles, first = {}, int(np.count_nonzero(planted["L"]))
+    for s, part_s in zip(SIDES, (both[:first], both[first:])):
+        ankles[s] = np.zeros((len(tt), 3))
+        ankles[s][planted[s]] = part_s
+    over = y_c - walk.limit.limit(xy, rot, ankles, planted)
     edge = np.searchsorted(tt, hs)  # step i's samples: tt[edge[i]:edge[i + 1]] (hs[i] ≤ tt < hs[i + 1])
     i = np.arange(1, n)
     i = i[edge[i + 1] > edge[i]]

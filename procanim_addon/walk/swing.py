@@ -71,8 +71,11 @@ class Swings:
         self.t0, t1 = tl.lift[k], tl.land[k2]
         self.dur = t1 - self.t0
         eps = ENDS_EPS_S
-        a0 = foot.stance_at(np.repeat(k, 2), np.stack([self.t0 - eps, self.t0], -1).ravel())[0].reshape(S, 2, 3)
-        a1 = foot.stance_at(np.repeat(k2, 2), np.stack([t1, t1 + eps], -1).ravel())[0].reshape(S, 2, 3)
+        # both ends of every swing in one stance query: toe off (and just before), heel strike (and after)
+        ends = foot.stance_at(np.concatenate([np.repeat(k, 2), np.repeat(k2, 2)]),
+                              np.concatenate([np.stack([self.t0 - eps, self.t0], -1).ravel(),
+                                              np.stack([t1, t1 + eps], -1).ravel()]), ankle_only=True)[0]
+        a0, a1 = ends[:2 * S].reshape(S, 2, 3), ends[2 * S:].reshape(S, 2, 3)
         v0 = (a0[:, 1] - a0[:, 0]) / eps
         v1 = (a1[:, 1] - a1[:, 0]) / eps
         self.A0, self.A1 = a0[:, 1], a1[:, 0]
