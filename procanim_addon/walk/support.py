@@ -293,7 +293,7 @@ def knee_fit(com, tl, keys: tuple, cache: dict | None = None):
         return lambda t: np.zeros(len(np.asarray(t, float)))
     order = np.argsort(keys[0], kind="stable")
     kt, wanted, sigma = (np.asarray(x, float)[order] for x in keys)
-    off = np.where(np.isnan(wanted), 0.0, wanted - com.at(kt)[1])  # NaN: C's own height
+    off = np.where(np.isnan(wanted), 0.0, wanted - np.interp(kt, com.t, com.y))  # NaN: C's own height
     step = float(np.median(tl.T))
     cache = {} if cache is None else cache
     key = ("fit", kt.tobytes(), sigma.tobytes(), step)
@@ -526,7 +526,8 @@ def _roll_angles(walk: _Walk, com, feet, landing: np.ndarray, keys: tuple):
     kk = np.repeat(k, len(q))
     t_d = np.repeat(t_c, len(q)) + np.tile(q, len(k)) * np.repeat(tl.lift[k] - t_c, len(q))
     xy, rot = walk.pelvis(com, t_d)
-    pelvis = np.concatenate([xy, (com.at(t_d)[1] + knee_offset(com, tl, keys, t_d, walk.fits))[:, None]], axis=-1)
+    z_d = np.interp(t_d, com.t, com.y) + knee_offset(com, tl, keys, t_d, walk.fits)
+    pelvis = np.concatenate([xy, z_d[:, None]], axis=-1)
     # the candidates in turn, each only for the footsteps whose later ones all fell short
     th = np.full((len(k), len(q)), np.inf)
     todo = np.arange(len(k))

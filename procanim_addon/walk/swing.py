@@ -273,7 +273,7 @@ def landing_descent(foot, t1, ankle, v_ankle, cdir) -> np.ndarray:
     drop = float(char.pelvis_rest[2] - char.hip_joint_rest[foot.side][2])
     eps = ENDS_EPS_S
     xy = foot.hip_xy(np.concatenate([t1 - eps, t1])).reshape(2, len(t1), 2)
-    z = foot.com.at(np.concatenate([t1 - eps, t1]))[1].reshape(2, len(t1)) - drop
+    z = np.interp(np.concatenate([t1 - eps, t1]), foot.com.t, foot.com.y).reshape(2, len(t1)) - drop
     ahead = np.sum((ankle[:, :2] - xy[1]) * cdir, axis=-1)
     below = np.maximum(z[1] - ankle[:, 2], 1e-3)
     closing = np.sum(v_ankle[:, :2] * cdir, axis=-1) - np.sum((xy[1] - xy[0]) * cdir, axis=-1) / eps
