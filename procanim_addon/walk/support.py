@@ -399,13 +399,17 @@ class BandedSolver:
         diag[:, :M] = banded_cholesky(band)
         lower = diag.reshape(4, nb, b)  # lower[d, J, r]: L at row r of block J, d columns left of it
         # the blocks' inverses P, row by row (all blocks at once): P_r = (e_r − Σ_d L(r, r−d) P_{r−d}) / L(r, r)
-        P = np.zeros((nb, b, b))
+        # (rows kept in a list and L's coefficients split per row beforehand: fewer numpy calls, the same sums)
+        coef = [list(c) for c in np.moveaxis(lower[..., None], 2, 1)]  # coef[d][r]: (nb, 1)
+        rows = []
         for r in range(b):
-            row = P[:, r]
+            row = np.zeros((nb, b))
             row[:, r] = 1.0
             for d in range(1, min(r, 3) + 1):
-                row -= lower[d, :, r, None] * P[:, r - d]
-            row /= lower[0, :, r, None]
+                row -= coef[d][r] * rows[r - d]
+            row /= coef[0][r]
+            rows.append(row)
+        P = np.stack(rows, axis=1)
         C = np.zeros((nb, 3, 3))  # C[J]: L's rows 0–2 of block J, columns b−3 … b−1 of block J − 1
         for r in range(3):
             for d in range(r + 1, 4):
