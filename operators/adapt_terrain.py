@@ -10,6 +10,7 @@ adapting twice never adapts an adaptation. The result is a new action; the sourc
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import bpy
@@ -20,7 +21,7 @@ from ..procanim_addon import registry
 from ..procanim_addon.errors import InputError
 from ..procanim_addon.terrain.adapt import AdaptParams, adapt_to_terrain
 from ..procanim_addon.terrain.mesh import TerrainMesh
-from .base import Job, argument_given
+from .base import Job, argument_given, kept_read
 from .bridge import read_action_clip, read_mesh_triangles, read_rig, require_uniform_scale
 from .compat import action_fcurves, assign_action
 from .control_rig import is_control_rig, read_deform_clip
@@ -184,7 +185,7 @@ def prepare(args, context) -> Job:
         )
     action = source_action(obj)
     _check_source(obj, action)
-    skeleton, rigmap = _skeleton(obj)
+    skeleton, rigmap = kept_read(args, "rig", (obj,), lambda: _skeleton(obj))
     frame_start, frame_end, note = frame_range(args, action)
     unit = require_uniform_scale(obj)
     params = AdaptParams(
@@ -195,9 +196,12 @@ def prepare(args, context) -> Job:
         refuse_infeasible=args.refuse_infeasible,
     )
     params.validate()
-    terrain, reference = _meshes(obj, terrain_obj, reference_obj, context)
-    source = read_source_clip(obj, action, skeleton, frame_start, frame_end)
-    source.generator = "source"
+    # the live preview keeps these reads while the objects (and the armature's action) are unchanged
+    terrain, reference = kept_read(args, "meshes", (obj, terrain_obj, reference_obj),
+                                   lambda: _meshes(obj, terrain_obj, reference_obj, context))
+    source = kept_read(args, f"source {action.name} {frame_start}-{frame_end}", (obj,),
+                       lambda: read_source_clip(obj, action, skeleton, frame_start, frame_end))
+    source = dataclasses.replace(source, generator="source", metrics=dict(source.metrics))  # the kept one stays
 
     # names read here, on the main thread: compute runs in a worker that must not touch bpy data
     names = {

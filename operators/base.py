@@ -80,6 +80,14 @@ def argument_given(args, name: str) -> bool:
     return bool(args.is_set(name))
 
 
+def kept_read(args, what: str, objects: tuple, build: Callable[[], Any]) -> Any:
+    """``build()`` — a read of the scene in a generator's ``prepare``. The live preview's arguments
+    carry ``reads``, which return what ``build()`` made last time while ``objects`` are unchanged
+    (``preview/reads.py``); an operator, the sidebar's Generate and a batch job always read afresh."""
+    reads = getattr(args, "reads", None)
+    return build() if reads is None else reads.get(what, objects, build)
+
+
 class GeneratorOperator:
     """The operator behaviour shared by every generator (mixed into :func:`operator_class`)."""
 

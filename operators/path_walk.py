@@ -22,7 +22,7 @@ from ..procanim_addon.rig_roles import LEG_ROLES
 from ..procanim_addon.terrain.mesh import TerrainMesh
 from ..procanim_addon.walk import PathWalkParams, generate_path_walk
 from ..procanim_addon.walk.style import EMOTIONS
-from .base import Job
+from .base import Job, kept_read
 from .bridge import obj_fps, read_curve_polyline, read_mesh_triangles, read_rigmap, read_skeleton, require_uniform_scale
 from .limits import number
 from .objects import ARMATURE, ObjectArgument
@@ -155,13 +155,6 @@ def _object_motion(clip, basis: np.ndarray, unit_scale: float) -> None:
     clip.object_rotations = tf.mat3_to_quat(np.einsum("ij,fjk->fik", rot0, R))
 
 
-def _read(args, what: str, objects: tuple, build):
-    """``build()``; the live preview passes ``args.reads``, which returns what ``build()`` made
-    last time while those objects are unchanged (``preview/reads.py``)."""
-    reads = getattr(args, "reads", None)
-    return build() if reads is None else reads.get(what, objects, build)
-
-
 def _rig(obj):
     skeleton = read_skeleton(obj)
     return skeleton, read_rigmap(obj, skeleton)
@@ -174,10 +167,10 @@ def prepare(args, context) -> Job:
     params = _params(args, obj_fps(obj))
     if params.root_motion == "OBJECT":
         require_uniform_scale(obj)
-    points = _read(args, "path", (curve, obj), lambda: read_curve_polyline(curve, obj))
-    ground = _read(args, "ground", (ground_obj, curve, obj),
+    points = kept_read(args, "path", (curve, obj), lambda: read_curve_polyline(curve, obj))
+    ground = kept_read(args, "ground", (ground_obj, curve, obj),
                    lambda: _ground(ground_obj, obj, points, context.evaluated_depsgraph_get()))
-    skeleton, rigmap = _read(args, "rig", (obj,), lambda: _rig(obj))
+    skeleton, rigmap = kept_read(args, "rig", (obj,), lambda: _rig(obj))
     missing = [r for r in LEG_ROLES if not skeleton.has(rigmap.get(r) or "")]
     if missing:
         raise InputError(

@@ -580,3 +580,33 @@ def test_baked_keys_are_interpolated_as_blender_does(procanim_extension):
         worst = max(worst, float(np.abs(want - got).max() / max(np.ptp(y), 1e-9)))
     print(f"\nfcurves vs Blender: largest difference {worst:.2e} of the curve's range")
     assert worst < 1e-5
+
+
+def test_a_terrain_slider_change_reuses_the_rig_meshes_and_source_motion(procanim_extension, runtime):
+    """The terrain adaptation's preview reads its rig, meshes and source motion once; a slider change
+    reuses them and makes the Clip a fresh read makes; a new source motion is read again."""
+    scene = bpy.context.scene
+    _adapt(scene)
+    st = settings_of("adapt_terrain")
+    st.preview = True
+    settle(runtime)
+    session = runtime.SESSIONS["adapt_terrain"]
+    reads = session.reads
+    assert reads.hits == 0 and session.error == ""
+    st.damping = 0.3
+    settle(runtime)
+    assert reads.hits == 3  # rig, terrain + reference meshes, source motion
+    module = addon_module(procanim_extension, "operators.adapt_terrain")
+    generator = addon_module(procanim_extension, "panels.generator")
+    panels = addon_module(procanim_extension, "panels")
+    entry = addon_module_cached("procanim_addon.registry").get("adapt_terrain")
+    fresh = module.prepare(generator.settings_args(entry, module, panels.panel_module(entry), st), bpy.context)
+    want, got = fresh.compute(lambda _f: None)[0], session.result.clips[0]
+    for name in ("frames", "locations", "rotations"):
+        assert np.array_equal(getattr(got, name), getattr(want, name)), name
+    human = scene.procanim.armature
+    assert bpy.ops.procanim.source_motion(armature=human.name, kind="WALK", steps=3) == {"FINISHED"}
+    settle(runtime)
+    # all three depend on the armature (the meshes are read in its space), whose action changed
+    assert reads.hits == 3 and session.error == ""
+    assert session.result.clips[0].frame_count != got.frame_count
