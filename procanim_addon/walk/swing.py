@@ -231,13 +231,16 @@ class Swings:
         V = (np.stack([f.geo.heel, f.joint_rest, f.geo.tip]) - f.geo.ankle).T  # (xyz, point)
         K, K2 = f._pitch_axis
         Rb, pitch, _ = self._pitch(j, r)
+        flat = type(f.ground) is FlatGround  # one height under every probe, wherever the sole is
+        Rb = Rb[:, 2:] if flat else Rb  # on flat ground only the soles' heights matter
         RW = mat_const(Rb, V) + np.sin(pitch)[:, None, None] * mat_const(Rb, K @ V) \
             + (1.0 - np.cos(pitch))[:, None, None] * mat_const(Rb, K2 @ V)  # Rb (V + sin K V + (1 − cos) K² V)
-        offs = np.swapaxes(RW, 1, 2).reshape(S, Gn, 3, 3)  # (S, G, point, xyz)
-        sole_xy = self.horizontal(j, r).reshape(S, Gn, 1, 2) + offs[..., :2]
-        if type(f.ground) is FlatGround:  # one height under every probe (the same numbers, no probing)
-            ground_z = np.full(sole_xy.shape[:-1], float(f.ground.z))
+        sole_z = RW[:, -1].reshape(S, Gn, 3)  # (S, G, point)
+        if flat:
+            ground_z = np.full((S, Gn, 3), float(f.ground.z))
         else:  # the highest ground within a few mm along the chord: step edges between samples count
+            offs = np.swapaxes(RW, 1, 2).reshape(S, Gn, 3, 3)  # (S, G, point, xyz)
+            sole_xy = self.horizontal(j, r).reshape(S, Gn, 1, 2) + offs[..., :2]
             shifts = np.array([-NOSING_PROBE_M, 0.0, NOSING_PROBE_M])
             probe = sole_xy[None] + shifts[:, None, None, None, None] * self.cdir[None, :, None, None, :]
             gz, _, hit = f.ground.height(probe.reshape(-1, 2))
@@ -249,7 +252,7 @@ class Swings:
         active = np.ones(S, dtype=bool)
         for it in range(CLEARANCE_PASSES):
             zc = self.two_cubics(r, j, np.repeat(apex, Gn)).reshape(S, Gn)
-            deficit = np.max(wanted[None, :, None] + ground_z - (zc[..., None] + offs[..., 2]), axis=2)
+            deficit = np.max(wanted[None, :, None] + ground_z - (zc[..., None] + sole_z), axis=2)
             deficit = np.where(outer, np.maximum(deficit, 0.0), 0.0)
             need = deficit.max(axis=1)
             active &= need > 1e-4
