@@ -21,6 +21,7 @@ import numpy as np
 SMALL = 8192  # rows × columns below which numpy's QR stays on one thread (its reflectors' products)
 PANEL_MAX = 32  # columns per panel at most
 MNK_MAX = 200_000  # multiply-adds per matrix product (OpenBLAS threads above 262,144)
+LEAF = 64  # upper_inverse: back substitution up to this size, halves above
 GEMV_MAX = 9000  # elements per matrix-vector product (OpenBLAS threads from 9,216)
 
 
@@ -91,9 +92,17 @@ def _product(A: np.ndarray, B: np.ndarray) -> np.ndarray:
 
 
 def upper_inverse(R: np.ndarray) -> np.ndarray:
-    """The inverse of the upper triangular ``R`` (m, m), row by row from the last (back
-    substitution: X[i] = (e_i − R[i, i+1:] X[i+1:]) / R[i, i]), without LAPACK."""
+    """The inverse of the upper triangular ``R`` (m, m), without LAPACK: up to :data:`LEAF` rows by
+    back substitution row by row from the last (X[i] = (e_i − R[i, i+1:] X[i+1:]) / R[i, i]); larger
+    ones by halves, [[A, B], [0, D]]⁻¹ = [[A⁻¹, −A⁻¹ B D⁻¹], [0, D⁻¹]]."""
     m = len(R)
+    if m > LEAF:
+        h = m // 2
+        A_inv, D_inv = upper_inverse(R[:h, :h]), upper_inverse(R[h:, h:])
+        X = np.zeros((m, m))
+        X[:h, :h], X[h:, h:] = A_inv, D_inv
+        X[:h, h:] = -_product(_product(A_inv, R[:h, h:]), D_inv)
+        return X
     X = np.zeros((m, m))
     for i in range(m - 1, -1, -1):
         X[i, i] = 1.0
