@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import transforms as tf
+from . import kernels as kn
 from .parenting import norms
 from .rig import Constraint
 
@@ -26,7 +27,7 @@ class Unsupported(Exception):
 
 
 def _scale(m: np.ndarray) -> np.ndarray:
-    return norms(m[..., :3, :3], axis=-2)
+    return kn.column_scale(m)
 
 
 def _rotation(m: np.ndarray) -> np.ndarray:
@@ -47,8 +48,8 @@ def blend(before: np.ndarray, after: np.ndarray, influence: float) -> np.ndarray
         return before  # e.g. a half copy of a control left at rest changes nothing
     out = before.copy()
     out[..., :3, 3] = (1 - influence) * before[..., :3, 3] + influence * after[..., :3, 3]
-    qa, qb = tf.mat3_to_quat(_rotation(before)), tf.mat3_to_quat(_rotation(after))
-    rot = tf.quat_to_mat3(tf.quat_slerp(qa, qb, influence))
+    qa, qb = kn.mat3_to_quat(_rotation(before)), kn.mat3_to_quat(_rotation(after))
+    rot = kn.quat_to_mat3(kn.quat_slerp(qa, qb, influence))
     scale = (1 - influence) * _scale(before) + influence * _scale(after)
     out[..., :3, :3] = rot * scale[..., None, :]
     return out
@@ -154,10 +155,10 @@ def damped_track(c: Constraint, owner: np.ndarray, point: np.ndarray) -> np.ndar
     axis, sign = _TRACK_AXES[c.track_axis]
     current = tf.normalize(owner[..., :3, axis] * sign)
     wanted = point - owner[..., :3, 3]
-    q = tf.rotation_between(current, wanted)
+    q = kn.rotation_between(current, wanted)
     degenerate = norms(wanted) < 1e-12
     q[degenerate] = (1.0, 0.0, 0.0, 0.0)
-    return _rotate_about_own_origin(owner, tf.quat_to_mat3(q))
+    return _rotate_about_own_origin(owner, kn.quat_to_mat3(q))
 
 
 def stretch_to(c: Constraint, owner: np.ndarray, point: np.ndarray, rest_length: float) -> np.ndarray:
@@ -182,7 +183,7 @@ def stretch_to(c: Constraint, owner: np.ndarray, point: np.ndarray, rest_length:
         x = tf.normalize(np.cross(y, old[..., :, 2]))
         z = np.cross(x, y)
     elif c.keep_axis == "SWING_Y":
-        rot = tf.quat_to_mat3(tf.rotation_between(old[..., :, 1], y)) @ old
+        rot = kn.quat_to_mat3(kn.rotation_between(old[..., :, 1], y)) @ old
         x, z = rot[..., :, 0], rot[..., :, 2]
     else:  # PLANE_X
         z = tf.normalize(np.cross(old[..., :, 0], y))

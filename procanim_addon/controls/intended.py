@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import transforms as tf
 from ..skeleton import Skeleton
+from .kernels import compose
 from .parenting import mul
 
 
@@ -56,7 +56,7 @@ class IntendedPose:
                 loc = self.locations[frames, k]
                 if self.sk.connected[k]:
                     loc = np.zeros_like(loc)  # Blender ignores a connected bone's location
-                local = mul(self.sk.rest_rel[k], tf.compose(loc, self.rotations[frames, k]))
+                local = mul(self.sk.rest_rel[k], compose(loc, self.rotations[frames, k]))
                 p = int(self.sk.parents[k])
                 got = local if p < 0 else self._skeleton(p, which) @ local
             cache[k] = got

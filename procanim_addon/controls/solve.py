@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import transforms as tf
+from . import kernels as kn
 from .evaluate import RigPose
 from .parenting import affine_inverse, norms
 
@@ -73,18 +74,18 @@ def follow(state: RigPose, control: int, probe: int, goal: np.ndarray) -> float:
 
 def _power(delta: np.ndarray, w: float) -> np.ndarray:
     """A rigid change taken ``w`` times (rotation by slerp past the end, translation scaled)."""
-    q = tf.mat3_to_quat(delta[:, :3, :3])
-    qw = tf.quat_slerp(tf.quat_identity(q.shape[:-1]), q, w)
+    q = kn.mat3_to_quat(delta[:, :3, :3])
+    qw = kn.quat_slerp(tf.quat_identity(q.shape[:-1]), q, w)
     out = delta.copy()
-    out[:, :3, :3] = tf.quat_to_mat3(qw)
+    out[:, :3, :3] = kn.quat_to_mat3(qw)
     out[:, :3, 3] = delta[:, :3, 3] * w
     return out
 
 
 def _unscaled(basis: np.ndarray) -> np.ndarray:
     """A basis with its scale taken out: controls are keyed in location and rotation only."""
-    loc, rot, _ = tf.decompose(basis)
-    return tf.compose(loc, rot)
+    loc, rot, _ = kn.decompose(basis)
+    return kn.compose(loc, rot)
 
 
 def kabsch(source: np.ndarray, target: np.ndarray) -> np.ndarray:
