@@ -158,3 +158,51 @@ def rotation_scale(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The 3×3 part of ``m`` with unit columns, and the column lengths (floored at 1e-12 to divide)."""
     scale = column_scale(m)
     return m[..., :3, :3] / np.maximum(scale, 1e-12)[..., None, :], scale
+
+
+TURN = 2.0 * np.pi
+
+
+def _nearer(prev: np.ndarray, principal: np.ndarray, other: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, the Euler triple (of ``principal`` and its equivalent ``other``, each moved by whole
+    turns toward ``prev``) nearer to ``prev`` — the rule of ``transforms.euler_sequence_from_mat3``,
+    with the same arithmetic — and whether it is ``other``."""
+    c0 = principal + TURN * np.round((prev - principal) / TURN)
+    c1 = other + TURN * np.round((prev - other) / TURN)
+    a0, a1 = np.abs(c0 - prev), np.abs(c1 - prev)
+    pick = (a1[:, 0] + a1[:, 1]) + a1[:, 2] < (a0[:, 0] + a0[:, 1]) + a0[:, 2]
+    return np.where(pick[:, None], c1, c0), pick
+
+
+def euler_sequence(quats: np.ndarray, order: str) -> np.ndarray:
+    """Euler angles ``(F, 3)`` of quaternions ``(F, 4)``, each frame's compatible with the frame before
+    it: exactly ``transforms.euler_sequence_from_mat3(quat_to_mat3(quats), order)``, without its
+    frame-by-frame loop when the sequence is smooth.
+
+    Each frame's value is one of its two equivalent triples plus whole turns. Which triple follows
+    which does not depend on the turns, so the choices are found from the triples alone (a two-state
+    chain over frames) and the turns added up; the result is then checked against the rule on every
+    frame at once, and the loop is used when it differs anywhere (angles jumping half a turn)."""
+    m = tf.quat_to_mat3(quats)
+    out = tf.mat3_to_euler(m, order)
+    if len(out) < 2:
+        return out
+    i, j, k = ("XYZ".index(c) for c in order)
+    alt = out.copy()
+    alt[:, i] = out[:, i] + np.pi
+    alt[:, j] = np.pi - out[:, j]
+    alt[:, k] = out[:, k] + np.pi
+    # choice at frame f (0: principal, 1: other) given the choice at f - 1, turns left out
+    after = [_nearer(prev[:-1], out[1:], alt[1:])[1] for prev in (out, alt)]
+    choice = np.zeros(len(out), dtype=bool)
+    previous = False
+    for f, (from0, from1) in enumerate(zip(after[0].tolist(), after[1].tolist()), start=1):
+        previous = from1 if previous else from0
+        choice[f] = previous
+    cand = np.where(choice[:, None], alt, out)
+    turns = np.cumsum(np.round((cand[:-1] - cand[1:]) / TURN), axis=0)
+    guess = cand.copy()
+    guess[1:] = cand[1:] + TURN * turns
+    if np.array_equal(_nearer(guess[:-1], out[1:], alt[1:])[0], guess[1:]):
+        return guess
+    return tf.euler_sequence_from_mat3(m, order)
