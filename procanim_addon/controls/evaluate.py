@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import constraints as cs
-from .parenting import affine_inverse, apply_basis, basis_for, mul, parent_transform
+from .parenting import affine_inverse, apply_basis, basis_for, mul, parent_inverse, parent_transform
 from .rig import ControlRig
 
 
@@ -28,9 +28,10 @@ class RigPose:
         self.pinned: dict[int, np.ndarray] = {}
         self._pose: dict[int, np.ndarray] = {}
         self._parent_tf: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._parent_inv: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self._dependents = _dependents(rig)
         self._ik_members = ik_chain_members(rig)
-        self._closures: dict[int, tuple[int, ...]] = {}
+        self._closures: dict[int, frozenset[int]] = {}
         self.mirror: tuple[RigPose, np.ndarray] | None = None
 
     def sampled(self, frames: np.ndarray) -> RigPose:
@@ -59,12 +60,13 @@ class RigPose:
             self.mirror[0].pin(i, pose[self.mirror[1]])
 
     def _forget(self, i: int, keep_parent_tf: bool = False) -> None:
-        for j in self._closure(i):
-            self._pose.pop(j, None)
-            if j != i or not keep_parent_tf:
-                self._parent_tf.pop(j, None)
+        closure = self._closure(i)
+        for cache in (self._pose, self._parent_tf, self._parent_inv):
+            for j in closure.intersection(cache):  # the cached ones only (the closure can be most of the rig)
+                if cache is self._pose or j != i or not keep_parent_tf:
+                    del cache[j]
 
-    def _closure(self, i: int) -> tuple[int, ...]:
+    def _closure(self, i: int) -> frozenset[int]:
         """Bone ``i`` and every bone that depends on it, however indirectly (kept once found)."""
         got = self._closures.get(i)
         if got is None:
@@ -74,7 +76,7 @@ class RigPose:
                     if k not in seen:
                         seen.add(k)
                         stack.append(k)
-            got = self._closures[i] = tuple(seen)
+            got = self._closures[i] = frozenset(seen)
         return got
 
     # ------------------------------------------------------------------ evaluation
@@ -114,7 +116,10 @@ class RigPose:
     def local(self, i: int, pose: np.ndarray | None = None) -> np.ndarray:
         """Bone ``i``'s LOCAL-space matrices (its basis as Blender's constraints read it)."""
         rotscale, loc = self.parent_tf(i)
-        return basis_for(rotscale, loc, self.pose(i) if pose is None else pose)
+        inverse = self._parent_inv.get(i)
+        if inverse is None:
+            inverse = self._parent_inv[i] = parent_inverse(rotscale, loc)
+        return basis_for(rotscale, loc, self.pose(i) if pose is None else pose, inverse)
 
     def basis_for(self, i: int, pose: np.ndarray) -> np.ndarray:
         """The basis that puts bone ``i`` at ``pose`` before its own constraints."""

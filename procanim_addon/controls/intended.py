@@ -30,6 +30,12 @@ class IntendedPose:
             self.locations = np.asarray(locations, float)
             self.rotations = np.asarray(rotations, float)
             self.frames = self.locations.shape[0]
+            # bones the clip leaves at rest (most of the face and hands): their local matrix is
+            # the rest one on every frame, nothing to compose
+            rot = self.rotations
+            rest_rot = np.all(rot[..., 0] == 1.0, axis=0) & np.all(rot[..., 1:] == 0.0, axis=(0, 2))
+            rest_loc = np.all(self.locations == 0.0, axis=(0, 2)) | np.asarray(skeleton.connected, bool)
+            self._at_rest = rest_rot & rest_loc
         else:
             self.frames = self._given.shape[0]
         self.offsets = offsets or {}
@@ -53,12 +59,17 @@ class IntendedPose:
             elif which == "sampled" and k in self._skeleton_pose["full"]:
                 got = self._skeleton_pose["full"][k][self.samples]
             else:
-                loc = self.locations[frames, k]
-                if self.sk.connected[k]:
-                    loc = np.zeros_like(loc)  # Blender ignores a connected bone's location
-                local = mul(self.sk.rest_rel[k], compose(loc, self.rotations[frames, k]))
                 p = int(self.sk.parents[k])
-                got = local if p < 0 else self._skeleton(p, which) @ local
+                if self._at_rest[k]:
+                    n = self.frames if which == "full" else len(self.samples)
+                    rest = self.sk.rest_rel[k]
+                    got = np.broadcast_to(rest, (n, 4, 4)).copy() if p < 0 else mul(self._skeleton(p, which), rest)
+                else:
+                    loc = self.locations[frames, k]
+                    if self.sk.connected[k]:
+                        loc = np.zeros_like(loc)  # Blender ignores a connected bone's location
+                    local = mul(self.sk.rest_rel[k], compose(loc, self.rotations[frames, k]))
+                    got = local if p < 0 else self._skeleton(p, which) @ local
             cache[k] = got
         return got
 

@@ -138,12 +138,18 @@ def apply_basis(rotscale: np.ndarray, loc: np.ndarray, basis: np.ndarray | None)
     return out
 
 
-def basis_for(rotscale: np.ndarray, loc: np.ndarray, pose: np.ndarray) -> np.ndarray:
-    """The basis matrices that put the bone at ``pose`` (the inverse of :func:`apply_basis`);
-    also the bone's LOCAL-space matrix as constraints read it."""
-    out = np.array(pose, dtype=float, copy=True)
+def parent_inverse(rotscale: np.ndarray, loc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The inverses of the 3×3 parts of a parent transform (one when ``loc`` is ``rotscale``)."""
     inv = inverse3(rotscale[..., :3, :3])
-    inv_loc = inv if loc is rotscale else inverse3(loc[..., :3, :3])  # the same matrices by default
+    return inv, (inv if loc is rotscale else inverse3(loc[..., :3, :3]))  # the same matrices by default
+
+
+def basis_for(rotscale: np.ndarray, loc: np.ndarray, pose: np.ndarray, inverse=None) -> np.ndarray:
+    """The basis matrices that put the bone at ``pose`` (the inverse of :func:`apply_basis`);
+    also the bone's LOCAL-space matrix as constraints read it. ``inverse``: :func:`parent_inverse`
+    of the parent transform when already computed."""
+    out = np.array(pose, dtype=float, copy=True)
+    inv, inv_loc = parent_inverse(rotscale, loc) if inverse is None else inverse
     out[..., :3, :3] = inv @ pose[..., :3, :3]
     out[..., :3, 3] = np.einsum("...ij,...j->...i", inv_loc, pose[..., :3, 3] - loc[..., :3, 3])
     out[..., 3, :] = (0.0, 0.0, 0.0, 1.0)
