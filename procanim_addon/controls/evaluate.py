@@ -31,6 +31,7 @@ class RigPose:
         self._parent_inv: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self._dependents = _dependents(rig)
         self._ik_members = ik_chain_members(rig)
+        self._plain = plain_bones(rig)
         self._closures: dict[int, frozenset[int]] = {}
         self.mirror: tuple[RigPose, np.ndarray] | None = None
 
@@ -39,6 +40,7 @@ class RigPose:
         checks of whole clips)."""
         other = RigPose(self.rig, len(frames))
         other._dependents, other._ik_members, other._closures = self._dependents, self._ik_members, self._closures
+        other._plain = self._plain
         for i, m in self.basis.items():
             other.basis[i] = m[frames]
         for i, m in self.pinned.items():
@@ -97,6 +99,8 @@ class RigPose:
             got = self.pinned[i]
         elif i in self._ik_members:
             raise cs.Unsupported(f"IK chain through '{self.rig.names[i]}' that the conversion does not solve")
+        elif self._plain[i] and i not in self.basis:  # what parent_transform and apply_basis give then
+            got = mul(self.pose(int(self.rig.parents[i])), self.rig.rest_rel[i])
         else:
             rotscale, loc = self.parent_tf(i)
             basis = self.basis.get(i)
@@ -196,6 +200,16 @@ def _dependents(rig: ControlRig) -> list[list[int]]:
                 if t is not None and t >= 0 and i not in out[t]:
                     out[t].append(i)
     return out
+
+
+def plain_bones(rig: ControlRig) -> list[bool]:
+    """Bones that follow their parent the default way (inherit rotation, full scale, local location)
+    with no constraint acting: with an identity basis their matrix is ``parent · rest_rel``."""
+    return [
+        bool(p >= 0 and rig.inherit_rotation[i] and rig.inherit_scale[i] == "FULL" and rig.local_location[i])
+        and not any(c.influence > 0.0 for c in rig.constraints[i])
+        for i, p in enumerate(rig.parents)
+    ]
 
 
 def ik_chain_members(rig: ControlRig) -> dict[int, int]:

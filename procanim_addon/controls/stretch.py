@@ -82,36 +82,13 @@ class StretchResponse:
     def at(self, d: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``s₁(d)``, ``s₂(d)`` and the fraction of ``d`` reached, linear in the bend between
         measured distances (in the distance past the chain's reach; held at the ends)."""
-        xp = self._param(self.distance)[::-1]
-        curves = [v[::-1] for v in (self.upper, self.lower, self.reached)]
-        return interp_many(self._param(np.asarray(d, float)), xp, curves)
+        x, xp = self._param(np.asarray(d, float)), self._param(self.distance)[::-1]
+        return tuple(np.interp(x, xp, v[::-1]) for v in (self.upper, self.lower, self.reached))
 
     def _param(self, d: np.ndarray) -> np.ndarray:
         """Decreasing with ``d``: the bend (rad) within reach, minus the fraction past it beyond."""
         reach = sum(self.lengths)
         return bend(d, *self.lengths) - np.maximum(d / reach - 1.0, 0.0)
-
-
-def interp_many(x: np.ndarray, xp: np.ndarray, fps: list[np.ndarray]) -> tuple[np.ndarray, ...]:
-    """``np.interp(x, xp, fp)`` for each of ``fps`` (the same values, bit for bit: numpy's
-    formula ``slope·(x − xp[j]) + fp[j]`` and its special cases), with the interval of each ``x``
-    searched once for all of them."""
-    n = len(xp)
-    j = np.clip(np.searchsorted(xp, x, side="right") - 1, 0, max(n - 2, 0))
-    below, above = x < xp[0], x >= xp[-1]
-    on_knot = x == xp[j]
-    dx = x - xp[j]
-    out = []
-    for fp in fps:
-        if n < 2:
-            out.append(np.full(np.shape(x), fp[0]))
-            continue
-        with np.errstate(divide="ignore", invalid="ignore"):  # equal knots: never used (as in numpy)
-            slopes = (fp[1:] - fp[:-1]) / (xp[1:] - xp[:-1])
-            y = slopes[j] * dx + fp[j]
-        y = np.where(on_knot, fp[j], y)
-        out.append(np.where(below, fp[0], np.where(above, fp[-1], y)))
-    return tuple(out)
 
 
 def bend(d: np.ndarray, a: float, b: float) -> np.ndarray:
