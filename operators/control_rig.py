@@ -380,7 +380,8 @@ def _probe(obj, rig: ControlRig, limbs: list) -> dict[int, StretchResponse]:
             if tuple(pbs[rig.names[limb.chain[0]]].scale) != (1.0, 1.0, 1.0):
                 pbs[rig.names[limb.chain[0]]].scale = (1.0, 1.0, 1.0)
         layer.update()  # nothing to evaluate when no scale changed
-        start = [_chain_state(obj, rig, limb) for limb in limbs]
+        now = _evaluated_matrices(obj)
+        start = [_chain_state(now, rig, limb) for limb in limbs]
         for step in range(steps):
             evaluated = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
             moved_any = []
@@ -402,8 +403,9 @@ def _probe(obj, rig: ControlRig, limbs: list) -> dict[int, StretchResponse]:
                 pbs[name].location = local.translation
                 moved_any.append((j, k))
             layer.update()
+            now = _evaluated_matrices(obj)
             for j, k in moved_any:
-                measured[j].append((k, _chain_lengths(obj, rig, limbs[j])))
+                measured[j].append((k, _chain_lengths(now, rig, limbs[j])))
     finally:
         for n, channels in saved.items():
             for c, value in channels.items():
@@ -418,24 +420,31 @@ def _probe(obj, rig: ControlRig, limbs: list) -> dict[int, StretchResponse]:
     return out
 
 
-def _evaluated_matrix(obj, name: str) -> np.ndarray:
-    return np.array(obj.evaluated_get(bpy.context.evaluated_depsgraph_get()).pose.bones[name].matrix)
+def _evaluated_matrices(obj):
+    """Name → evaluated armature-space matrix (4, 4) of ``obj``'s pose bones, all read at once."""
+    bones = obj.evaluated_get(bpy.context.evaluated_depsgraph_get()).pose.bones
+    flat = np.empty(len(bones) * 16, dtype=np.float32)
+    bones.foreach_get("matrix", flat)
+    mats = flat.reshape(-1, 4, 4).transpose(0, 2, 1)  # float32, as np.array(pose_bone.matrix) gives
+    index = {name: i for i, name in enumerate(bones.keys())}
+    return lambda name: mats[index[name]]
 
 
-def _chain_state(obj, rig: ControlRig, limb) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The chain's root (head of its first bone), its IK target's head and the IK control's matrix."""
-    hip = _evaluated_matrix(obj, rig.names[limb.chain[0]])[:3, 3]
-    target = _evaluated_matrix(obj, rig.names[limb.ik_target])[:3, 3]
-    return hip, target, _evaluated_matrix(obj, rig.names[limb.ik_control])
+def _chain_state(matrix, rig: ControlRig, limb) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The chain's root (head of its first bone), its IK target's head and the IK control's matrix;
+    ``matrix``: name → evaluated matrix (:func:`_evaluated_matrices`)."""
+    hip = matrix(rig.names[limb.chain[0]])[:3, 3]
+    target = matrix(rig.names[limb.ik_target])[:3, 3]
+    return hip, target, matrix(rig.names[limb.ik_control])
 
 
-def _chain_lengths(obj, rig: ControlRig, limb) -> tuple[float, float, float, float]:
+def _chain_lengths(matrix, rig: ControlRig, limb) -> tuple[float, float, float, float]:
     """Distance from the chain's root to its target, the chain's two bones' scales relative to the
     scale the chain's first bone inherits, and the fraction of that distance its end reached."""
-    first, second = (_evaluated_matrix(obj, rig.names[i]) for i in limb.chain)
+    first, second = (matrix(rig.names[i]) for i in limb.chain)
     parent = int(rig.parents[limb.chain[0]])
-    inherited = float(np.linalg.norm(_evaluated_matrix(obj, rig.names[parent])[:3, 1])) if parent >= 0 else 1.0
-    target = _evaluated_matrix(obj, rig.names[limb.ik_target])[:3, 3]
+    inherited = float(np.linalg.norm(matrix(rig.names[parent])[:3, 1])) if parent >= 0 else 1.0
+    target = matrix(rig.names[limb.ik_target])[:3, 3]
     end = second[:3, 3] + second[:3, 1] * float(rig.lengths[limb.chain[1]])
     d = float(np.linalg.norm(target - first[:3, 3]))
     return (
