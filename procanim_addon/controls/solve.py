@@ -92,15 +92,36 @@ def kabsch(source: np.ndarray, target: np.ndarray) -> np.ndarray:
     """Per-frame rigid transforms ``(F, 4, 4)`` taking points ``source`` (F, N, 3) onto ``target``."""
     cs, ct = source.mean(axis=1), target.mean(axis=1)
     h = np.einsum("fni,fnj->fij", source - cs[:, None], target - ct[:, None])
-    u, _, vt = np.linalg.svd(h)
-    d = np.sign(np.linalg.det(np.swapaxes(vt, -1, -2) @ np.swapaxes(u, -1, -2)))
-    fix = np.broadcast_to(np.eye(3), h.shape).copy()
-    fix[:, 2, 2] = d
-    rot = np.swapaxes(vt, -1, -2) @ fix @ np.swapaxes(u, -1, -2)
+    rot = _kabsch_rotation(h)
     out = np.broadcast_to(np.eye(4), (len(h), 4, 4)).copy()
     out[:, :3, :3] = rot
     out[:, :3, 3] = ct - np.einsum("fij,fj->fi", rot, cs)
     return out
+
+
+def _kabsch_rotation(h: np.ndarray) -> np.ndarray:
+    """The rotations ``V · diag(1, 1, d) · Uᵀ`` of Kabsch's method for covariances ``h = U S Vᵀ``
+    (F, 3, 3), ``d`` making them proper. ``V`` and ``S²`` come from the eigen-decomposition of
+    ``hᵀh`` (a third of an SVD's time on stacks of 3×3), ``uᵢ = h vᵢ / sᵢ`` for the two largest
+    singular values and ``d · u₃ = sign(det V) · u₁ × u₂``; frames whose points lie on a line
+    (second singular value ~0) take numpy's SVD."""
+    w, v = np.linalg.eigh(np.swapaxes(h, -1, -2) @ h)
+    w, v = w[:, ::-1], v[:, :, ::-1]  # descending
+    s = np.sqrt(np.maximum(w, 0.0))
+    safe = s[:, 1] > 1e-9 * s[:, 0]
+    s1, s2 = np.where(safe, s[:, 0], 1.0), np.where(safe, s[:, 1], 1.0)
+    u1 = np.einsum("fij,fj->fi", h, v[:, :, 0]) / s1[:, None]
+    u2 = np.einsum("fij,fj->fi", h, v[:, :, 1]) / s2[:, None]
+    u3 = np.cross(u1, u2) * np.sign(kn.det3(v))[:, None]
+    rot = v[:, :, 0, None] * u1[:, None, :] + v[:, :, 1, None] * u2[:, None, :] + v[:, :, 2, None] * u3[:, None, :]
+    if not np.all(safe):
+        bad = ~safe
+        u, _, vt = np.linalg.svd(h[bad])
+        d = np.sign(np.linalg.det(np.swapaxes(vt, -1, -2) @ np.swapaxes(u, -1, -2)))
+        fix = np.broadcast_to(np.eye(3), u.shape).copy()
+        fix[:, 2, 2] = d
+        rot[bad] = np.swapaxes(vt, -1, -2) @ fix @ np.swapaxes(u, -1, -2)
+    return rot
 
 
 def rigid_fit(state: RigPose, control: int, bones: list[int], goals: dict[int, np.ndarray]) -> float:
