@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .kernels import det3
+
 
 def mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a @ b`` for stacks of matrices, with one product over all frames when either side is a
@@ -109,7 +111,7 @@ def parent_transform(rig, i: int, parent_pose: np.ndarray | None, frames: int):
             if mode in ("FULL", "FIX_SHEAR"):
                 tmat[..., :3, :3] *= _column_scale(parent_pose)[..., None, :]
         if mode == "AVERAGE":
-            volume = np.abs(np.linalg.det(parent_pose[..., :3, :3]))
+            volume = np.abs(det3(parent_pose))
             tmat = tmat.copy()
             tmat[..., :3, :3] *= np.cbrt(volume)[..., None, None]
         rotscale = mul(tmat, offs)
