@@ -29,9 +29,13 @@ class RigPose:
         self._pose: dict[int, np.ndarray] = {}
         self._parent_tf: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self._parent_inv: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        # bone → (a matrix stack it had, that stack's LOCAL matrices) when known without inverting:
+        # the basis just applied, or what a LOCAL-space constraint gave (see local)
+        self._known: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self._dependents = _dependents(rig)
         self._ik_members = ik_chain_members(rig)
         self._plain = plain_bones(rig)
+        self._uses_local = local_readers(rig)
         self._closures: dict[int, frozenset[int]] = {}
         self.mirror: tuple[RigPose, np.ndarray] | None = None
 
@@ -40,7 +44,7 @@ class RigPose:
         checks of whole clips)."""
         other = RigPose(self.rig, len(frames))
         other._dependents, other._ik_members, other._closures = self._dependents, self._ik_members, self._closures
-        other._plain = self._plain
+        other._plain, other._uses_local = self._plain, self._uses_local
         for i, m in self.basis.items():
             other.basis[i] = m[frames]
         for i, m in self.pinned.items():
@@ -63,9 +67,9 @@ class RigPose:
 
     def _forget(self, i: int, keep_parent_tf: bool = False) -> None:
         closure = self._closure(i)
-        for cache in (self._pose, self._parent_tf, self._parent_inv):
+        for cache in (self._pose, self._known, self._parent_tf, self._parent_inv):
             for j in closure.intersection(cache):  # the cached ones only (the closure can be most of the rig)
-                if cache is self._pose or j != i or not keep_parent_tf:
+                if cache is self._pose or cache is self._known or j != i or not keep_parent_tf:
                     del cache[j]
 
     def _closure(self, i: int) -> frozenset[int]:
@@ -108,22 +112,29 @@ class RigPose:
                 basis = basis.copy()
                 basis[..., :3, 3] = 0.0  # Blender ignores a connected bone's location
             got = apply_basis(rotscale, loc, basis)
+            if self._uses_local[i]:
+                self._known[i] = (got, _identity(self.frames) if basis is None else basis)
             head = got[..., :3, 3].copy()
             for c in self.rig.constraints[i]:
                 if c.influence > 0.0:
                     got = cs.blend(got, self._constraint(i, c, got), c.influence)
             if self.rig.connected[i] and self.rig.constraints[i]:
+                got = got.copy()  # (not an array whose LOCAL matrices are known)
                 got[..., :3, 3] = head  # Blender: "prevent constraints breaking a chain"
         self._pose[i] = got
         return got
 
     def local(self, i: int, pose: np.ndarray | None = None) -> np.ndarray:
         """Bone ``i``'s LOCAL-space matrices (its basis as Blender's constraints read it)."""
+        pose = self.pose(i) if pose is None else pose
+        known = self._known.get(i)
+        if known is not None and known[0] is pose:
+            return known[1]
         rotscale, loc = self.parent_tf(i)
         inverse = self._parent_inv.get(i)
         if inverse is None:
             inverse = self._parent_inv[i] = parent_inverse(rotscale, loc)
-        return basis_for(rotscale, loc, self.pose(i) if pose is None else pose, inverse)
+        return basis_for(rotscale, loc, pose, inverse)
 
     def basis_for(self, i: int, pose: np.ndarray) -> np.ndarray:
         """The basis that puts bone ``i`` at ``pose`` before its own constraints."""
@@ -140,7 +151,9 @@ class RigPose:
         if space in ("WORLD", "POSE"):
             return m
         rotscale, loc = self.parent_tf(i)
-        return apply_basis(rotscale, loc, m)
+        out = apply_basis(rotscale, loc, m)
+        self._known[i] = (out, m)
+        return out
 
     def _constraint(self, i: int, c, owner_pose: np.ndarray) -> np.ndarray:
         rig = self.rig
@@ -199,6 +212,22 @@ def _dependents(rig: ControlRig) -> list[list[int]]:
             for t in [c.target, c.pole, *(j for j, _ in c.targets)]:
                 if t is not None and t >= 0 and i not in out[t]:
                     out[t].append(i)
+    return out
+
+
+def _identity(frames: int) -> np.ndarray:
+    return np.broadcast_to(np.eye(4), (frames, 4, 4)).copy()
+
+
+def local_readers(rig: ControlRig) -> list[bool]:
+    """Bones whose LOCAL-space matrices some constraint reads (their own or another bone's)."""
+    out = [False] * len(rig.names)
+    for i, cons in enumerate(rig.constraints):
+        for c in cons:
+            if c.influence > 0.0 and c.owner_space == "LOCAL":
+                out[i] = True
+            if c.influence > 0.0 and c.target_space == "LOCAL" and c.target >= 0:
+                out[c.target] = True
     return out
 
 
