@@ -548,7 +548,9 @@ def _write_control_keys(obj, rig, keys, clip: Clip, fcurves, groups, written: di
         pb = pose_bones[name]
         group = groups.get(name) or groups.new(name)
         base = f'pose.bones["{escape(name)}"].'
-        loc, rot, _ = decompose(basis)
+        loc, rot = keys.location.get(c), keys.rotation.get(c)
+        if loc is None or rot is None:
+            loc, rot, _ = decompose(basis)
         if keys.key_location[c]:
             n += write_location(fcurves, group, base, loc, frames, written)
         if keys.key_rotation[c] and pb.rotation_mode in tf.EULER_ORDERS:

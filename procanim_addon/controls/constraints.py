@@ -48,9 +48,10 @@ def blend(before: np.ndarray, after: np.ndarray, influence: float) -> np.ndarray
         return before  # e.g. a half copy of a control left at rest changes nothing
     out = before.copy()
     out[..., :3, 3] = (1 - influence) * before[..., :3, 3] + influence * after[..., :3, 3]
-    qa, qb = kn.mat3_to_quat(_rotation(before)), kn.mat3_to_quat(_rotation(after))
+    (ra, sa), (rb, sb) = kn.rotation_scale(before), kn.rotation_scale(after)
+    qa, qb = kn.mat3_to_quat(ra), kn.mat3_to_quat(rb)
     rot = kn.quat_to_mat3(kn.quat_slerp(qa, qb, influence))
-    scale = (1 - influence) * _scale(before) + influence * _scale(after)
+    scale = (1 - influence) * sa + influence * sb
     out[..., :3, :3] = rot * scale[..., None, :]
     return out
 

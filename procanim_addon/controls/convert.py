@@ -49,7 +49,8 @@ CHECK_FRAMES = 24  # frames on which "is this bone already where it should be?" 
 class ControlKeys:
     """What to key: per control (rig index) its basis ``(F, 4, 4)`` (location and rotation) and
     whether its location and rotation move; ``scale`` ``(F, 3)`` for the controls whose scale is
-    keyed (the first control of a stretchy IK chain, :mod:`.stretch`); switch values
+    keyed (the first control of a stretchy IK chain, :mod:`.stretch`); ``location`` ``(F, 3)`` and
+    ``rotation`` ``(F, 4)`` (quaternions) the basis is made of, per control; switch values
     ``{(bone, property): value}``; the deform bones (rig indices) the verification compares; notes
     for the user (plain sentences)."""
 
@@ -57,6 +58,8 @@ class ControlKeys:
     key_location: dict[int, bool] = field(default_factory=dict)
     key_rotation: dict[int, bool] = field(default_factory=dict)
     scale: dict[int, np.ndarray] = field(default_factory=dict)
+    location: dict[int, np.ndarray] = field(default_factory=dict)
+    rotation: dict[int, np.ndarray] = field(default_factory=dict)
     switches: dict[tuple[str, str], float] = field(default_factory=dict)
     checked: list[int] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -296,6 +299,7 @@ class _Conversion:
             if moves_scale:
                 self.out.scale[c] = scale
             self.out.basis[c] = kn.compose(loc, rot)
+            self.out.location[c], self.out.rotation[c] = loc, rot
             self.out.key_location[c] = moves_loc
             self.out.key_rotation[c] = moves_rot
 
