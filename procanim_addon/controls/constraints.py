@@ -165,30 +165,27 @@ def damped_track(c: Constraint, owner: np.ndarray, point: np.ndarray) -> np.ndar
 def stretch_to(c: Constraint, owner: np.ndarray, point: np.ndarray, rest_length: float) -> np.ndarray:
     """Point the owner's Y at ``point`` and scale it to reach it, keeping volume (Blender's
     Stretch To: ``scale_y = dist / rest_length``, ``bulge = (rest_length / dist) ** bulge``)."""
-    size = _scale(owner)
-    old = _rotation(owner)
+    old, size = kn.rotation_scale(owner)
     vec = point - owner[..., :3, 3]
     dist = norms(vec)
     y = vec / np.maximum(dist, 1e-12)[..., None]
     dist = dist / np.maximum(size[..., 1], 1e-12)
     sy = dist / rest_length
     bulge = (rest_length / np.maximum(dist, 1e-12)) ** c.bulge
-    ones = np.ones_like(bulge)
-    sx, sz = {
-        "VOLUME_XZX": (np.sqrt(bulge), np.sqrt(bulge)),
-        "VOLUME_X": (bulge, ones),
-        "VOLUME_Z": (ones, bulge),
-        "NO_VOLUME": (ones, ones),
-    }[c.volume]
+    if c.volume == "VOLUME_XZX":
+        sx = sz = np.sqrt(bulge)
+    else:
+        ones = np.ones_like(bulge)
+        sx, sz = {"VOLUME_X": (bulge, ones), "VOLUME_Z": (ones, bulge), "NO_VOLUME": (ones, ones)}[c.volume]
     if c.keep_axis == "PLANE_Z":
-        x = tf.normalize(np.cross(y, old[..., :, 2]))
-        z = np.cross(x, y)
+        x = kn.unit(kn.cross(y, old[..., :, 2]))
+        z = kn.cross(x, y)
     elif c.keep_axis == "SWING_Y":
         rot = kn.quat_to_mat3(kn.rotation_between(old[..., :, 1], y)) @ old
         x, z = rot[..., :, 0], rot[..., :, 2]
     else:  # PLANE_X
-        z = tf.normalize(np.cross(old[..., :, 0], y))
-        x = np.cross(y, z)
+        z = kn.unit(kn.cross(old[..., :, 0], y))
+        x = kn.cross(y, z)
     out = owner.copy()
     out[..., :3, 0] = x * (size[..., 0] * sx)[..., None]
     out[..., :3, 1] = y * (size[..., 1] * sy)[..., None]

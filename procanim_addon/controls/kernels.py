@@ -149,6 +149,21 @@ def rotation_between(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return q / _norm4(*(q[..., c] for c in range(4)))[..., None]
 
 
+def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``np.cross`` of vectors ``(..., 3)`` (the same products), without its axis handling."""
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    out[..., 0] = a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1]
+    out[..., 1] = a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2]
+    out[..., 2] = a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+    return out
+
+
+def unit(v: np.ndarray, eps: float = 1e-12) -> np.ndarray:
+    """``transforms.normalize`` of vectors ``(..., 3)`` (the same sums)."""
+    n = np.sqrt(v[..., 0] * v[..., 0] + v[..., 1] * v[..., 1] + v[..., 2] * v[..., 2])
+    return v / np.maximum(n, eps)[..., None]
+
+
 def column_scale(m: np.ndarray) -> np.ndarray:
     """Lengths ``(..., 3)`` of the columns of the 3×3 part of ``m`` (``(..., 3, 3)`` or ``(..., 4, 4)``)."""
     return np.sqrt(m[..., 0, :3] ** 2 + m[..., 1, :3] ** 2 + m[..., 2, :3] ** 2)

@@ -136,7 +136,8 @@ def apply_basis(rotscale: np.ndarray, loc: np.ndarray, basis: np.ndarray | None)
         out[..., :3, 3] = loc[..., :3, 3]
         return out
     out = rotscale @ basis
-    out[..., :3, 3] = np.einsum("...ij,...j->...i", loc[..., :3, :3], basis[..., :3, 3]) + loc[..., :3, 3]
+    if loc is not rotscale:  # by default the product's last column is already loc · basis.location
+        out[..., :3, 3] = np.einsum("...ij,...j->...i", loc[..., :3, :3], basis[..., :3, 3]) + loc[..., :3, 3]
     return out
 
 
