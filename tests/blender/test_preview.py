@@ -342,15 +342,31 @@ def test_invalid_settings_show_the_message_and_keep_the_last_ghost(procanim_exte
     assert shapes[0][1] == draw.GHOST_STALE
 
 
-def test_moving_or_editing_the_path_and_ground_regenerates(procanim_extension, runtime):
-    scene = bpy.context.scene
-    _walker(scene)
+def _walker_on_floor(runtime):
+    """The path walk previewed over a floor mesh: (settings, floor, session), settled."""
+    _walker(bpy.context.scene)
     floor = add_floor()
     st = settings_of("path_walk")
     st.ground = floor
     st.preview = True
     settle(runtime)
-    session = runtime.SESSIONS["path_walk"]
+    return st, floor, runtime.SESSIONS["path_walk"]
+
+
+def _assert_previewed_fresh(procanim_extension, generator_id: str, st, got) -> None:
+    """``got`` (the preview's Clip) is the Clip a fresh ``prepare`` of the sidebar's settings makes."""
+    module = addon_module(procanim_extension, f"operators.{generator_id}")
+    generator = addon_module(procanim_extension, "panels.generator")
+    panels = addon_module(procanim_extension, "panels")
+    entry = addon_module_cached("procanim_addon.registry").get(generator_id)
+    fresh = module.prepare(generator.settings_args(entry, module, panels.panel_module(entry), st), bpy.context)
+    want = fresh.compute(lambda _f: None)[0]
+    for name in ("frames", "locations", "rotations"):
+        assert np.array_equal(getattr(got, name), getattr(want, name)), name
+
+
+def test_moving_or_editing_the_path_and_ground_regenerates(procanim_extension, runtime):
+    st, floor, session = _walker_on_floor(runtime)
     results = [session.result]
     path = st.path
     path.location.x += 0.5  # move the curve
@@ -375,27 +391,14 @@ def test_moving_or_editing_the_path_and_ground_regenerates(procanim_extension, r
 def test_a_slider_change_reuses_the_scene_reads_and_makes_the_fresh_clip(procanim_extension, runtime):
     """A setting change reads no path, ground or armature again (kept while their state is
     unchanged); the Clip is the one a fresh read makes; moving the ground reads it again."""
-    scene = bpy.context.scene
-    _walker(scene)
-    floor = add_floor()
-    st = settings_of("path_walk")
-    st.ground = floor
-    st.preview = True
-    settle(runtime)
-    session = runtime.SESSIONS["path_walk"]
+    st, floor, session = _walker_on_floor(runtime)
     reads = session.reads
     assert reads.hits == 0
     st.cadence = 112.0
     settle(runtime)
     assert reads.hits == 3  # path, ground, rig
-    module = addon_module(procanim_extension, "operators.path_walk")
-    generator = addon_module(procanim_extension, "panels.generator")
-    panels = addon_module(procanim_extension, "panels")
-    entry = addon_module_cached("procanim_addon.registry").get("path_walk")
-    fresh = module.prepare(generator.settings_args(entry, module, panels.panel_module(entry), st), bpy.context)
-    want, got = fresh.compute(lambda _f: None)[0], session.result.clips[0]
-    for name in ("frames", "locations", "rotations"):
-        assert np.array_equal(getattr(got, name), getattr(want, name)), name
+    got = session.result.clips[0]
+    _assert_previewed_fresh(procanim_extension, "path_walk", st, got)
     floor.location.z = 0.1
     bpy.context.view_layer.update()
     settle(runtime)
@@ -596,14 +599,8 @@ def test_a_terrain_slider_change_reuses_the_rig_meshes_and_source_motion(procani
     st.damping = 0.3
     settle(runtime)
     assert reads.hits == 3  # rig, terrain + reference meshes, source motion
-    module = addon_module(procanim_extension, "operators.adapt_terrain")
-    generator = addon_module(procanim_extension, "panels.generator")
-    panels = addon_module(procanim_extension, "panels")
-    entry = addon_module_cached("procanim_addon.registry").get("adapt_terrain")
-    fresh = module.prepare(generator.settings_args(entry, module, panels.panel_module(entry), st), bpy.context)
-    want, got = fresh.compute(lambda _f: None)[0], session.result.clips[0]
-    for name in ("frames", "locations", "rotations"):
-        assert np.array_equal(getattr(got, name), getattr(want, name)), name
+    got = session.result.clips[0]
+    _assert_previewed_fresh(procanim_extension, "adapt_terrain", st, got)
     human = scene.procanim.armature
     assert bpy.ops.procanim.source_motion(armature=human.name, kind="WALK", steps=3) == {"FINISHED"}
     settle(runtime)
