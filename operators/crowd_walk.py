@@ -10,7 +10,9 @@ every call (a new action changes the graph), which costs more as the scene grows
 call with 60–100 characters in the scene, about a third of a 1,000-frame walk's bake).
 
 Nothing is written until every character's Clip has been generated and checked (a bad pair cancels
-the whole call, with the character named in the message); Esc from the sidebar cancels all of it.
+the whole call, with the character named in the message). From the sidebar it runs as Generate does
+(:class:`.base.GeneratorOperator`: the engines in a worker thread, Esc cancels before anything is
+written — the real-window test presses Esc on Generate; this button shares that code).
 """
 
 from __future__ import annotations
