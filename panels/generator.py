@@ -65,6 +65,19 @@ def draw_key_target(layout, settings) -> None:
         row.prop(settings, "key_target", text="")
 
 
+def fill_arguments(op, op_module, panel_module, settings, leave=()) -> None:
+    """Set a drawn button's operator arguments from the sidebar's ``settings`` (picked objects as
+    their names), except the names in ``leave``."""
+    objects = {arg.name for arg in op_module.OBJECTS}
+    for name in button_arguments(op_module, panel_module, settings):
+        if name in leave:
+            continue
+        value = getattr(settings, name)
+        if name in objects:
+            value = value.name if value is not None else ""
+        setattr(op, name, value)
+
+
 def draw_generate(layout, entry, op_module, panel_module, settings, context):
     """The Generate button, filled with the sidebar's settings and picks."""
     obj = active_armature(context)
@@ -72,12 +85,7 @@ def draw_generate(layout, entry, op_module, panel_module, settings, context):
     missing = [arg.label for arg in op_module.OBJECTS if not arg.optional and _pick(arg, settings, obj) is None]
     row.enabled = not missing
     op = row.operator(entry.operator, text="Generate", icon="PLAY")
-    objects = {arg.name for arg in op_module.OBJECTS}
-    for name in button_arguments(op_module, panel_module, settings):
-        value = getattr(settings, name)
-        if name in objects:
-            value = value.name if value is not None else ""
-        setattr(op, name, value)
+    fill_arguments(op, op_module, panel_module, settings)
     if any(arg.name == "armature" for arg in op_module.OBJECTS):
         op.armature = obj.name if obj is not None else ""
     if missing:

@@ -72,7 +72,7 @@ class PROCANIM_PT_path_walk_crowd(ProcAnimPanel, bpy.types.Panel):
 
     def draw(self, context):
         from ..operators import path_walk as op_module
-        from .generator import button_arguments
+        from .generator import fill_arguments
 
         layout = self.layout
         walk = context.scene.procanim.path_walk
@@ -83,13 +83,7 @@ class PROCANIM_PT_path_walk_crowd(ProcAnimPanel, bpy.types.Panel):
         row = layout.row()
         row.enabled = armatures > 0 and curves >= armatures
         op = row.operator("procanim.crowd_walk", text="Walk Selected", icon="COMMUNITY")
-        for name in button_arguments(op_module, None, walk):
-            if name in ("armature", "path"):
-                continue
-            value = getattr(walk, name)
-            if name == "ground":  # a picked object becomes its name
-                value = value.name if value is not None else ""
-            setattr(op, name, value)
+        fill_arguments(op, op_module, None, walk, leave=("armature", "path"))  # the crowd's own pairs
         if armatures and curves < armatures:
             layout.label(text="Select one curve per armature", icon="INFO")
 
