@@ -40,17 +40,56 @@ EULER_MODES = {"XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX"}
 KEY_TARGETS = ("AUTO", "IK_CONTROLS", "FK_CONTROLS", "DEFORM")
 
 
+_REST_CHANNELS = {
+    "location": (0.0, 0.0, 0.0),
+    "rotation_quaternion": (1.0, 0.0, 0.0, 0.0),
+    "rotation_euler": (0.0, 0.0, 0.0),
+    "rotation_axis_angle": (0.0, 0.0, 1.0, 0.0),
+    "scale": (1.0, 1.0, 1.0),
+}
+_BONE_PREFIX = 'pose.bones["'
+
+
+def animated_channels(action, obj) -> set[tuple[str, str]]:
+    """``(bone name, channel)`` of every pose-bone transform (location, rotation, scale) that
+    ``action`` animates on ``obj``."""
+    out = set()
+    for fc in action_fcurves(action, obj):
+        head, _, channel = fc.data_path.rpartition('"].')
+        if head.startswith(_BONE_PREFIX) and channel in _REST_CHANNELS:
+            out.add((head[len(_BONE_PREFIX) :].replace('\\"', '"').replace("\\\\", "\\"), channel))
+    return out
+
+
+def rest_channels(obj, channels) -> None:
+    """Put ``channels`` (``(bone name, channel)``) of ``obj``'s pose back to rest.
+
+    A channel an action animated keeps the value of the last frame Blender evaluated once the
+    action stops animating it; those values are the action's, not the animator's. Left there, the
+    bones a previous bake keyed and a new one does not (the ``ORG-`` bones of a ``DEFORM`` bake under
+    a bake onto the controls) would offset the new motion.
+    """
+    bones = obj.pose.bones
+    for name, channel in channels:
+        pb = bones.get(name)
+        if pb is not None:
+            setattr(pb, channel, _REST_CHANNELS[channel])
+
+
 def _target_action(obj, generator: str, notes: list | None = None):
     """The action to write into, and the previous action to keep (or None).
 
     A previous bake of the same generator is rewritten in place while its keys are untouched; once
     the animator has edited them it is kept (``<name>.edited``, fake user) and a new action is baked,
-    with a note saying so.
+    with a note saying so. The pose channels the current action animated are put back to rest
+    (:func:`rest_channels`): the new bake then plays exactly as its own keys say.
     """
     import bpy
 
     ad = obj.animation_data
     current = ad.action if ad else None
+    if current is not None:
+        rest_channels(obj, animated_channels(current, obj))
     if current is not None and current.procanim.generator == generator and current.procanim.owner == obj.name:
         if untouched(current, obj):
             for fc in action_fcurves(current):
