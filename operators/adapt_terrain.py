@@ -21,6 +21,7 @@ from ..procanim_addon import registry
 from ..procanim_addon.errors import InputError
 from ..procanim_addon.terrain.adapt import AdaptParams, adapt_to_terrain
 from ..procanim_addon.terrain.mesh import TerrainMesh
+from .bake import animated_channels, pose_channels, rest_channels, set_pose_channels
 from .base import Job, argument_given, kept_read
 from .bridge import read_action_clip, read_mesh_triangles, read_rig, require_uniform_scale
 from .compat import action_fcurves, assign_action
@@ -77,13 +78,22 @@ def read_source_clip(obj, action, skeleton, frame_start: int, frame_end: int):
     if action == current:
         return read(obj, skeleton, frame_start, frame_end)
     slot = getattr(ad, "action_slot", None)  # Blender 4.4+ (None before)
+    # Channels only the current action animates would keep its last evaluated values while the
+    # source is read (a DEFORM adaptation's ORG- bones under a source keyed on the controls): they are
+    # read at rest, and every channel either action animates is put back as it was afterwards.
+    current_channels = animated_channels(current, obj) if current is not None else set()
+    saved: dict = {}
     try:
         assign_action(obj, action)
+        source_channels = animated_channels(action, obj)
+        saved = pose_channels(obj, current_channels | source_channels)
+        rest_channels(obj, current_channels - source_channels)
         return read(obj, skeleton, frame_start, frame_end)
     finally:
         ad.action = current
         if slot is not None:
             ad.action_slot = slot
+        set_pose_channels(obj, saved)
 
 
 def settings(ui: bool) -> dict:

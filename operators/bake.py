@@ -76,6 +76,20 @@ def rest_channels(obj, channels) -> None:
             setattr(pb, channel, _REST_CHANNELS[channel])
 
 
+def pose_channels(obj, channels) -> dict:
+    """``{(bone name, channel): value}`` of ``obj``'s pose now, for :func:`set_pose_channels`."""
+    bones = obj.pose.bones
+    return {(n, c): tuple(getattr(bones[n], c)) for n, c in channels if n in bones}
+
+
+def set_pose_channels(obj, values: dict) -> None:
+    """Put back what :func:`pose_channels` read."""
+    bones = obj.pose.bones
+    for (name, channel), value in values.items():
+        if name in bones:
+            setattr(bones[name], channel, value)
+
+
 def _target_action(obj, generator: str, notes: list | None = None):
     """The action to write into, and the previous action to keep (or None).
 

@@ -680,3 +680,23 @@ def test_a_control_bake_after_a_deform_bake_is_not_offset_by_the_deform_bakes_la
     assert gap < 1e-4, f"the deform bones are {gap * 100:.2f} cm from the same bake on a fresh rig"
     assert metrics(hero)["control_residual_cm_max"] == pytest.approx(metrics(fresh)["control_residual_cm_max"])
 
+
+
+def test_a_terrain_adaptation_after_a_deform_one_reads_its_source_without_the_deform_bakes_pose(rigify_library):
+    """Re-adapting reads the source action on the rig while the previous adaptation is put aside;
+    the ORG- bones that adaptation (key target DEFORM) keyed must not stay in the pose the source is
+    read with (found: the re-adaptation read a walk 20 cm off, 10 frames in the blocks)."""
+    from test_adapt_terrain import add_zigzag
+
+    rigs = [add_rigify(rigify_library, "human", name) for name in ("Hero", "Fresh")]
+    for rig in rigs:
+        assert bpy.ops.procanim.source_motion(armature=rig.name, kind="WALK") == {"FINISHED"}
+    knee = rigs[0].data.bones["DEF-shin.L"].head_local.z
+    terrain = add_zigzag("Zigzag", knee)
+    assert bpy.ops.procanim.adapt_terrain(armature="Hero", terrain=terrain.name, key_target="DEFORM") == {"FINISHED"}
+    bpy.context.scene.frame_set(40)
+    for rig in rigs:
+        assert bpy.ops.procanim.adapt_terrain(armature=rig.name, terrain=terrain.name) == {"FINISHED"}
+    frames = [1, 30, 60]
+    gap = np.linalg.norm(_deform_heads(rigs[0], frames) - _deform_heads(rigs[1], frames), axis=-1).max()
+    assert gap < 1e-4, f"the deform bones are {gap * 100:.2f} cm from the same adaptation on a fresh rig"
