@@ -41,6 +41,13 @@ def resolve_armature(name: str, context) -> bpy.types.Object:
             f"'{obj.name}' is linked from a library and cannot be animated here; "
             "make it local or use a library override."
         )
+    if obj.pose is None:  # no depsgraph has evaluated it yet: in no scene, or not in this view layer
+        context.view_layer.update()
+        if obj.pose is None:
+            raise InputError(
+                f"'{obj.name}' is not in this scene's view layer (no scene, another scene or an excluded "
+                "collection), so it has no pose to animate; link it into this scene first."
+            )
     return obj
 
 

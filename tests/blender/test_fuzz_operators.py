@@ -305,3 +305,50 @@ def test_a_preset_overrides_the_sliders_but_not_the_validation(prepared):
     assert bpy.ops.procanim.duck_walk(armature="Duck", weight=1000.0, preset="SAD") == {"FINISHED"}
     duck = bpy.data.objects["Duck"]
     assert fcurves_of(duck.animation_data.action, duck)
+
+
+
+def _new_armature_object(where: str):
+    """A new object on the human's armature data (its pose not built until a depsgraph evaluates
+    it): in no scene, in another scene, in an excluded collection, or in this scene."""
+    obj = bpy.data.objects.new(f"Human{where}", bpy.data.objects["Human"].data)
+    if where == "InAnotherScene":
+        bpy.data.scenes["Elsewhere"].collection.objects.link(obj)
+    elif where == "Excluded":
+        col = bpy.data.collections.new("Excluded")
+        bpy.context.scene.collection.children.link(col)
+        col.objects.link(obj)
+        bpy.context.view_layer.layer_collection.children["Excluded"].exclude = True
+    elif where == "JustLinked":
+        bpy.context.scene.collection.objects.link(obj)
+    return obj.name
+
+
+GENERATOR_CALLS = {
+    "duck_walk": lambda name: dict(armature=name),
+    "path_walk": lambda name: dict(armature=name, path="Line"),
+    "source_motion": lambda name: dict(armature=name),
+    "handshake": lambda name: dict(initiator=name, partner="Guest"),
+}
+
+
+@pytest.mark.parametrize("where", ["InNoScene", "InAnotherScene", "Excluded"])
+@pytest.mark.parametrize("idname", sorted(GENERATOR_CALLS))
+def test_an_armature_no_depsgraph_has_evaluated_is_refused_with_a_message(prepared, idname, where):
+    """Found: duck_walk(armature=<a new object in no scene>) ended in a traceback (its pose is None)
+    after assigning a new, empty action to it."""
+    bpy.ops.wm.open_mainfile(filepath=prepared)
+    name = _new_armature_object(where)
+    before = snapshot()
+    with pytest.raises(RuntimeError) as err:
+        getattr(bpy.ops.procanim, idname)(**GENERATOR_CALLS[idname](name))
+    assert "Traceback" not in str(err.value) and "view layer" in str(err.value), str(err.value)
+    assert snapshot() == before
+
+
+@pytest.mark.parametrize("idname", sorted(GENERATOR_CALLS))
+def test_an_armature_just_linked_into_the_scene_is_baked(prepared, idname):
+    bpy.ops.wm.open_mainfile(filepath=prepared)
+    name = _new_armature_object("JustLinked")
+    bpy.data.objects["Human"].location.x = 30.0  # out of the way of the new one
+    assert getattr(bpy.ops.procanim, idname)(**GENERATOR_CALLS[idname](name)) == {"FINISHED"}
