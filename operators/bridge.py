@@ -184,9 +184,17 @@ def store_rigmap(obj, rigmap: RigMap) -> None:
 
 def _to_armature_space(armature, world_to_points: np.ndarray, points: np.ndarray) -> np.ndarray:
     """Points given in an object's space → the armature's space (metres)."""
+    world = np.array(armature.matrix_world, dtype=float)
+    r = world[:3, :3]
+    if not abs(np.dot(r[:, 0], np.cross(r[:, 1], r[:, 2]))) > 1e-12:  # det (no LAPACK call, see below)
+        scale = ", ".join(f"{v:g}" for v in armature.matrix_world.to_scale())
+        raise InputError(
+            f"'{armature.name}' is scaled to nothing (scale {scale}): paths and meshes are read in its space. "
+            "Give it a non-zero scale (N ▸ Item ▸ Scale)."
+        )
     # the adjugate inverse (an affine matrix), not np.linalg.inv: a LAPACK call wakes OpenBLAS's
     # other threads, which then spin through the engine's work that follows (CPU time, measured)
-    m = affine_inverse(np.array(armature.matrix_world, dtype=float)) @ world_to_points
+    m = affine_inverse(world) @ world_to_points
     return points @ m[:3, :3].T + m[:3, 3]
 
 

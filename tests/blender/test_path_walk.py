@@ -658,3 +658,17 @@ def test_a_path_that_leaves_the_ground_mesh_is_refused():
         return {"armature": human.name, "path": "Long", "ground": "Mat"}
 
     _bad(make, {}, "leaves the ground")
+
+
+@pytest.mark.parametrize("scale", [(0.0, 0.0, 0.0), (1.0, 1.0, 0.0)])
+def test_an_armature_scaled_to_nothing_is_refused_naming_its_scale(scale):
+    """Found: a zero scale was reported as 'The walking path needs at least two points' (the path,
+    read in the armature's space, became NaN), with a RuntimeWarning from numpy."""
+
+    def make(human):
+        add_curve("Line", [(0.0, 0.0, 0.0), (0.0, -3.0, 0.0)])
+        human.scale = scale
+        bpy.context.view_layer.update()
+        return {"armature": human.name, "path": "Line"}
+
+    _bad(make, {}, r"'Human'.*scale")
