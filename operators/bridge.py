@@ -21,8 +21,8 @@ from .compat import action_fcurves
 def resolve_armature(name: str, context) -> bpy.types.Object:
     """The armature named ``name`` (empty: the sidebar's armature, else the active object).
 
-    Raises :class:`InputError` with a user-facing message when it is missing, not an armature or
-    not editable (linked from a library).
+    Raises :class:`InputError` with a user-facing message when it is missing, not an armature, not
+    editable (linked from a library), in Edit Mode or not in this view layer.
     """
     obj = None
     if name:
@@ -40,6 +40,11 @@ def resolve_armature(name: str, context) -> bpy.types.Object:
         raise InputError(
             f"'{obj.name}' is linked from a library and cannot be animated here; "
             "make it local or use a library override."
+        )
+    if obj.mode == "EDIT":
+        raise InputError(
+            f"'{obj.name}' is in Edit Mode, where bone edits are not applied to the armature yet; "
+            "switch it to Object or Pose Mode (Tab) first."
         )
     if obj.pose is None:  # no depsgraph has evaluated it yet: in no scene, or not in this view layer
         context.view_layer.update()

@@ -352,3 +352,23 @@ def test_an_armature_just_linked_into_the_scene_is_baked(prepared, idname):
     name = _new_armature_object("JustLinked")
     bpy.data.objects["Human"].location.x = 30.0  # out of the way of the new one
     assert getattr(bpy.ops.procanim, idname)(**GENERATOR_CALLS[idname](name)) == {"FINISHED"}
+
+
+EDIT_MODE_CALLS = dict(GENERATOR_CALLS, adapt_terrain=lambda name: dict(armature=name, terrain="Floor"),
+                       handshake_partner=lambda name: dict(initiator="Guest", partner=name))
+
+
+@pytest.mark.parametrize("idname", sorted(EDIT_MODE_CALLS))
+def test_an_armature_in_edit_mode_is_refused_with_a_message(prepared, idname):
+    """Found: every generator baked an armature left in Edit Mode from its last saved bones (edits
+    made in Edit Mode are not in them yet): on a generated Rigify human the path walk's deform
+    bones ended 386 cm off. The user is told to leave Edit Mode; nothing changes."""
+    bpy.ops.wm.open_mainfile(filepath=prepared)
+    human = bpy.data.objects["Human"]
+    bpy.context.view_layer.objects.active = human
+    assert bpy.ops.object.mode_set(mode="EDIT") == {"FINISHED"}
+    before = snapshot()
+    with pytest.raises(RuntimeError) as err:
+        getattr(bpy.ops.procanim, idname.split("_partner")[0])(**EDIT_MODE_CALLS[idname]("Human"))
+    assert "Traceback" not in str(err.value) and "Edit Mode" in str(err.value), str(err.value)
+    assert snapshot() == before and human.mode == "EDIT"
