@@ -38,7 +38,7 @@ from bpy.props import EnumProperty
 from ..procanim_addon.clip import Clip
 from ..procanim_addon.errors import InputError
 from ..procanim_addon.progress import Cancelled, Progress
-from .bake import bake_clip, bake_warning, keyed_bone_names
+from .bake import bake_clip, bake_warning, keyed_bone_names, read_metrics
 from .bridge import constrained_bones
 
 KEY_TARGETS = [
@@ -143,6 +143,8 @@ class GeneratorOperator:
             approximate = bake_warning(obj)  # a bake onto controls the rig cannot reproduce exactly
             if approximate:
                 self.report({"WARNING"}, approximate)
+            if str(read_metrics(obj.animation_data.action).get("key_target", "")).endswith("_CONTROLS"):
+                continue  # Blender evaluated the deform bones of that bake: what shows is measured
             driven = constrained_bones(obj, keyed_bone_names(obj))
             if driven:
                 self.report(
