@@ -40,6 +40,7 @@ from ..procanim_addon.errors import InputError
 from ..procanim_addon.progress import Cancelled, Progress
 from .bake import bake_clip, bake_warning, keyed_bone_names, read_metrics
 from .bridge import constrained_bones
+from .control_rig import control_mode
 
 KEY_TARGETS = [
     ("AUTO", "Auto", "The animator's controls on a known control rig (IK for walks), else the deform bones"),
@@ -95,7 +96,11 @@ class GeneratorOperator:
     generator_module: Any = None  # the generator's operators/<id>.py module (set by operator_class)
 
     def prepare(self, context) -> Job:
-        return self.generator_module.prepare(self, context)
+        job = self.generator_module.prepare(self, context)
+        key_target = getattr(self, "key_target", "AUTO")
+        for obj in job.targets:  # a key target one character cannot take cancels before any bake
+            control_mode(obj, key_target)
+        return job
 
     def previewed(self, context) -> list[Clip] | None:
         """The live preview's Clips when it made them from exactly these inputs (then Generate bakes

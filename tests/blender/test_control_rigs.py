@@ -355,6 +355,26 @@ def test_a_rigify_human_shakes_hands_with_a_procanim_human(rigify_library):
     assert np.linalg.norm(grips(rig, s[:1], "DEF-hand.R", rigify_grip_local(rig))[0] - start) > 0.1
 
 
+@pytest.mark.parametrize("order", ["rig_first", "plain_first"])
+def test_a_control_key_target_the_other_character_cannot_take_cancels_before_anything_is_baked(
+    rigify_library, order
+):
+    """Found: handshake(Rigify human, ProcAnim human, key_target='FK_CONTROLS') was cancelled with
+    "'Ann' is not a control rig" after the Rigify human had been baked onto its FK controls (its
+    switches set to FK): a cancelled operator had changed the file, with no undo step for it."""
+    rig = add_rigify(rigify_library, "human", "Rig")
+    place(rig, (0.0, -0.9, 0.0), 180.0)
+    assert bpy.ops.procanim.add_human(name="Ann") == {"FINISHED"}
+    pair = ("Rig", "Ann") if order == "rig_first" else ("Ann", "Rig")
+    switches = {pb.name: pb["IK_FK"] for pb in rig.pose.bones if "IK_FK" in pb.keys()}
+    with pytest.raises(RuntimeError, match="'Ann' is not a control rig"):
+        bpy.ops.procanim.handshake(initiator=pair[0], partner=pair[1], key_target="FK_CONTROLS")
+    for obj in (rig, bpy.data.objects["Ann"]):
+        assert obj.animation_data is None or obj.animation_data.action is None, f"{obj.name} was baked"
+    assert not bpy.data.actions
+    assert {pb.name: pb["IK_FK"] for pb in rig.pose.bones if "IK_FK" in pb.keys()} == switches
+
+
 def test_two_rigify_humans_shake_hands(rigify_library):
     a = add_rigify(rigify_library, "human", "A")
     b = add_rigify(rigify_library, "human", "B")
