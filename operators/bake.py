@@ -90,6 +90,29 @@ def set_pose_channels(obj, values: dict) -> None:
             setattr(bones[name], channel, value)
 
 
+def set_action_aside(obj):
+    """Unassign ``obj``'s action (its channels put at rest) while a rig is read; returns a function
+    that assigns it back (with its slot) and puts those channels back as they were. Nothing of the
+    action is changed, so a bake that fails after this loses nothing."""
+    ad = obj.animation_data
+    action = ad.action if ad is not None else None
+    if action is None:
+        return lambda: None
+    slot = getattr(ad, "action_slot", None)  # Blender 4.4+ (None before)
+    channels = animated_channels(action, obj)
+    saved = pose_channels(obj, channels)
+    ad.action = None
+    rest_channels(obj, channels)
+
+    def put_back():
+        ad.action = action
+        if slot is not None:
+            ad.action_slot = slot
+        set_pose_channels(obj, saved)
+
+    return put_back
+
+
 def _target_action(obj, generator: str, notes: list | None = None):
     """The action to write into, and the previous action to keep (or None).
 

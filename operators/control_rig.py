@@ -480,16 +480,14 @@ def intended_pose(skeleton: Skeleton, clip: Clip) -> np.ndarray:
 def bake_onto_controls(obj, clip: Clip, mode: str, notes: list | None = None):
     """Convert ``clip`` (the deform skeleton's pose) into keys on ``obj``'s controls, write them into
     a new action, verify a sample of frames in Blender; returns the action."""
-    from .bake import new_target_action
+    from .bake import new_target_action, set_action_aside
 
     t0 = time.perf_counter()
-    ad = obj.animation_data
-    # A new action is assigned before the rig is read when the current animation would override the
-    # switches and the probe; on a rig nothing animates it is assigned with its keys, so that
-    # Blender rebuilds its dependency graph once (about 40 ms on a Rigify human) instead of twice.
-    animated = ad is not None and (ad.action is not None or len(ad.nla_tracks) > 0)
-    if animated:
-        action, previous, fcurves, groups, undo = new_target_action(obj, clip.generator, notes)
+    # The current action is set aside while the rig is read (it would override the switches and the
+    # probe) and put back untouched if the conversion fails; the new bake's action is made only
+    # once the keys exist, so that Blender rebuilds its dependency graph once for it (about 40 ms
+    # on a Rigify human).
+    put_back = set_action_aside(obj)
     saved = _set_switches(obj, mode)
     _settings(obj)  # checked once; the bake changes nothing it depends on
     _TRUSTED.add(obj.data.as_pointer())
@@ -504,14 +502,17 @@ def bake_onto_controls(obj, clip: Clip, mode: str, notes: list | None = None):
         keys = convert(rig, skeleton, intended, mode, stretch=stretch)
         t2 = time.perf_counter()
     except (InputError, Unsupported, ValueError) as err:
-        if animated:
-            undo()
         _restore_switches(obj, saved)
-        raise InputError(f"Could not convert the motion onto the controls of '{obj.name}': {err}") from err
+        put_back()
+        what = f"the rig has {err}, which the conversion does not model" if isinstance(err, Unsupported) else err
+        raise InputError(
+            f"Could not convert the motion onto the controls of '{obj.name}' ({what}); nothing was changed. "
+            "Bake with Key Target 'Deform Bones', or see docs/rigs.md."
+        ) from err
     finally:
         _TRUSTED.discard(obj.data.as_pointer())
-    if not animated:
-        action, previous, fcurves, groups, undo = new_target_action(obj, clip.generator, notes)
+    put_back()
+    action, previous, fcurves, groups, _undo = new_target_action(obj, clip.generator, notes)
     _restore_switches(obj, saved, keep={bone for bone, _ in keys.switches})
     written: dict = {}  # (data path, index) -> keys: the bake's fingerprint
     n_curves = _write_control_keys(obj, rig, keys, clip, fcurves, groups, written)

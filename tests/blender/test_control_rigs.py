@@ -736,3 +736,24 @@ def test_a_bake_onto_the_controls_does_not_warn_of_keys_the_constraints_override
     assert not metrics(rig)["control_bake_approximate"]
     assert bpy.ops.procanim.duck_walk(armature="Bird", key_target="DEFORM") == {"FINISHED"}
     assert "driven by constraints" in capfd.readouterr().out
+
+
+def test_a_rerun_the_conversion_refuses_keeps_the_previous_bake(rigify_library):
+    """Found: a re-run onto the controls cleared the previous bake's keys before converting; when
+    the conversion then refused the rig (here a Track To the model does not know), the operator was
+    cancelled and the armature was left with an empty action (84 F-curves gone)."""
+    rig = add_rigify(rigify_library, "human", "Rig")
+    assert bpy.ops.procanim.source_motion(armature="Rig", kind="WALK") == {"FINISHED"}
+    action, residual = rig.animation_data.action, metrics(rig)["control_residual_cm_max"]
+    before = {(fc.data_path, fc.array_index): harness.keyframes(fc) for fc in harness.fcurves_of(action, rig)}
+    con = rig.pose.bones["ORG-spine.003"].constraints.new("TRACK_TO")
+    con.target, con.subtarget = rig, "head"
+    with pytest.raises(RuntimeError, match="Could not convert.*Deform Bones"):
+        bpy.ops.procanim.source_motion(armature="Rig", kind="WALK", steps=4)
+    assert rig.animation_data.action == action and list(bpy.data.actions) == [action]
+    after = {(fc.data_path, fc.array_index): harness.keyframes(fc) for fc in harness.fcurves_of(action, rig)}
+    assert after.keys() == before.keys() and all(np.array_equal(after[k], before[k]) for k in before)
+    rig.pose.bones["ORG-spine.003"].constraints.remove(con)
+    assert bpy.ops.procanim.source_motion(armature="Rig", kind="WALK") == {"FINISHED"}
+    assert rig.animation_data.action == action
+    assert metrics(rig)["control_residual_cm_max"] == pytest.approx(residual, abs=1e-6)
