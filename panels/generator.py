@@ -19,7 +19,7 @@ import bpy
 from ..operators import bake
 from ..operators.base import common_settings
 from ..operators.objects import SettingsArgs
-from ..preview import draw_toggle, preview_property
+from ..preview import draw_toggle, notify_preview, preview_property
 from ..procanim_addon import metric_table
 from .character import ProcAnimPanel, active_armature
 
@@ -32,6 +32,7 @@ def settings_annotations(entry, op_module, panel_module) -> dict:
     props.update(op_module.settings(ui=True))
     props.update(common_settings())
     props.update(getattr(panel_module, "panel_settings", dict)())
+    props = {name: notify_preview(prop) for name, prop in props.items()}  # a change wakes the preview
     props["preview"] = preview_property(entry)
     return props
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import bpy
 from bpy.props import BoolProperty, CollectionProperty, PointerProperty, StringProperty
 
+from ..preview import notify_preview
+
 
 def _is_armature(_self, obj):
     return obj.type == "ARMATURE"
@@ -35,9 +37,9 @@ def scene_settings_class(generator_settings: dict) -> type:
     """``scene.procanim``: the picked armature, the roles toggle and one group per generator
     (``generator_settings``: settings name → (label, PropertyGroup type))."""
     annotations = {
-        "armature": PointerProperty(
+        "armature": notify_preview(PointerProperty(
             name="Armature", description="Character to bake onto", type=bpy.types.Object, poll=_is_armature
-        ),
+        )),
         "show_roles": BoolProperty(name="Show Roles", description="List every role and its bone", default=False),
     }
     for name, (label, group) in generator_settings.items():

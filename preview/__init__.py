@@ -72,3 +72,25 @@ def unregister() -> None:
     from . import runtime
 
     runtime.stop_all()
+
+
+def notify_preview(prop):
+    """``prop`` (a bpy property annotation, not yet registered) with an ``update`` callback that
+    tells the running previews a setting changed (:func:`.runtime.on_change`), after the property's
+    own ``update`` if it has one. Blender calls ``update`` in the same call that sets the value —
+    a slider drag, a typed value, a preset, a script — so a change starts its regeneration at once.
+    Collection properties (no ``update``) and properties with custom ``set`` are returned unchanged."""
+    function, keywords = getattr(prop, "function", None), getattr(prop, "keywords", None)
+    if function is None or keywords is None or "set" in keywords or function.__name__ == "CollectionProperty":
+        return prop
+    own = keywords.get("update")
+
+    def update(settings, context) -> None:
+        if own is not None:
+            own(settings, context)
+        from . import runtime
+
+        runtime.on_change()
+
+    return function(**{**keywords, "update": update})
+

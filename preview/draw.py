@@ -104,6 +104,7 @@ def draw_view() -> None:
     import gpu
     from gpu_extras.batch import batch_for_shader
 
+    runtime.take_finished()
     sessions = list(runtime.SESSIONS.values())
     shapes = view_shapes(sessions, _frame())
     if not shapes:

@@ -8,9 +8,6 @@ While at least one generator's Preview is on, the preview holds:
   loop (~5 ms when idle), where it only looks whether the worker has ended (~20 µs) unless
   :data:`LOOK_S` have passed since the settings were last read — so a result is taken within a
   turn of the worker ending;
-* ``msgbus`` subscriptions to the settings of the running previews: Blender delivers them in the
-  main-loop turn of the change, after the event handlers and before the redraw, and the sessions
-  step at once (a setting change starts its regeneration without waiting for the timer);
 * two draw handlers on ``SpaceView3D`` (the ghosts in the view, the status lines in pixels; one
   pair serves every 3D view);
 * a ``depsgraph_update_post`` handler that marks curves, meshes and actions whose content changed
@@ -21,6 +18,12 @@ While at least one generator's Preview is on, the preview holds:
 
 Turning the last Preview off, loading a file or disabling the extension removes all of them
 (:func:`stop_all`; :func:`hooks` counts them for the tests).
+
+A setting change reaches the sessions through the settings' own ``update`` callbacks
+(:func:`..preview.notify_preview` adds one to every generator setting and the armature pick), which
+Blender calls in the same call that sets the value — a slider drag, a typed value, a preset, a
+script: the regeneration starts at once. (Blender's message bus was used before; in Blender 4.3's
+window it delivered none of the changes a script made, so those waited for the timer.)
 
 Test mode: with ``PROCANIM_PREVIEW_LOG=<path>`` in the environment (or :data:`LOG_PATH` set) each
 regeneration appends a JSON line — ``started`` (prepare time, what started it), ``ready`` (change →
@@ -47,14 +50,12 @@ REFRESH_S = 1.0  # digests of geometry and actions are recomputed this often (ch
 LOOK_S = 0.02  # while a worker runs, the settings are read at least this often (changes no message reports)
 LOG_PATH = os.environ.get("PROCANIM_PREVIEW_LOG", "")
 
-# Blender's timers and message bus, as the preview uses them (the timing test puts a model of
-# Blender's main loop here: the bpy wheel has no main loop that would run them).
+# Blender's timers, as the preview uses them (the timing test puts a model of Blender's main loop
+# here: the bpy wheel has no main loop that would run them).
 TIMERS: Any = bpy.app.timers
-MSGBUS: Any = bpy.msgbus
 
 SESSIONS: dict[str, Session] = {}
-_state: dict[str, Any] = {"draw": [], "active": None, "msgbus": 0}  # draw handles, active object, subscriptions
-_OWNER = object()  # owner of the preview's msgbus subscriptions
+_state: dict[str, Any] = {"draw": [], "active": None}  # draw handles, active object
 
 
 # ----------------------------------------------------------------------------- starting, stopping
@@ -78,7 +79,6 @@ def start(generator_id: str, context=None) -> Session:
     if not SESSIONS:
         _install(context)
     SESSIONS[generator_id] = session
-    _subscribe(context)
     return session
 
 
@@ -89,8 +89,6 @@ def stop(generator_id: str) -> None:
         session.stop()
     if not SESSIONS:
         _uninstall()
-    elif session is not None:
-        _subscribe(bpy.context)
     _redraw()
 
 
@@ -123,22 +121,6 @@ def _install(context) -> None:
         TIMERS.register(tick, first_interval=0.0)
 
 
-def _subscribe(context) -> None:
-    """msgbus: any property of the running previews' settings, and the scene's ProcAnim settings
-    (the armature pick), calls :func:`on_change`."""
-    MSGBUS.clear_by_owner(_OWNER)
-    _state["msgbus"] = 0
-    try:
-        procanim = context.scene.procanim
-        kinds = {type(procanim)} | {type(getattr(procanim, s.entry.settings)) for s in SESSIONS.values()}
-        for kind in kinds:
-            MSGBUS.subscribe_rna(key=kind, owner=_OWNER, args=(), notify=on_change)
-            _state["msgbus"] += 1
-    except Exception:  # no message bus here: the timer alone sees the changes (within IDLE_S)
-        MSGBUS.clear_by_owner(_OWNER)
-        _state["msgbus"] = 0
-
-
 def _uninstall(keep_load_pre: bool = False) -> None:
     space = bpy.types.SpaceView3D
     for handle in _state["draw"]:
@@ -151,18 +133,15 @@ def _uninstall(keep_load_pre: bool = False) -> None:
             handlers.remove(fn)
     if TIMERS.is_registered(tick):
         TIMERS.unregister(tick)
-    MSGBUS.clear_by_owner(_OWNER)
-    _state["msgbus"] = 0
     inputs.forget()
 
 
 def hooks() -> dict:
-    """How many of each hook the preview holds now (draw handlers, timers, app handlers, msgbus
-    subscriptions — Blender lists those nowhere: the preview's own count)."""
+    """How many of each hook the preview holds now (draw handlers, timers, app handlers; Blender
+    lists draw handlers nowhere: the preview's own count)."""
     return {
         "draw_handlers": len(_state["draw"]),
         "timers": int(TIMERS.is_registered(tick)),
-        "msgbus": _state["msgbus"],
         "depsgraph_update_post": bpy.app.handlers.depsgraph_update_post.count(on_depsgraph),
         "load_pre": bpy.app.handlers.load_pre.count(on_load_pre),
     }
@@ -195,15 +174,14 @@ def on_depsgraph(_scene, depsgraph) -> None:
 
 
 def on_change(*_args) -> None:
-    """msgbus: a setting of a running preview changed. Blender calls this in the main-loop turn of
-    the change, before the redraw: the sessions step now (a new regeneration starts at once), and
-    the timer is rescheduled for its result. Never stops a preview here (that would clear the
-    message bus's subscriptions while Blender runs them): the timer does."""
+    """A setting changed (a settings property's ``update``, see :func:`..preview.notify_preview`):
+    the sessions step now — a new regeneration starts in the call that set the value — and the
+    timer is rescheduled for its result. Never stops a preview here (the timer does: this runs
+    inside Blender's property update)."""
     if not SESSIONS or _playing():
         return
-    _step(bpy.context, source="msgbus")
+    _step(bpy.context, source="setting")
     _schedule(_interval())
-
 
 
 def _schedule(interval: float) -> None:
@@ -277,6 +255,18 @@ def _step(context, source: str) -> None:
     if changed:
         _redraw(("WINDOW",))
         _state["sidebar"] = True
+
+
+
+def take_finished() -> None:
+    """The draw handler's part (main thread, inside a redraw of a 3D view): results of workers that
+    ended since the timer last ran are taken now, so this redraw already draws them — the redraw
+    that follows a setting change takes Blender 60-240 ms on a machine with software OpenGL, and a
+    result that waited for the timer needed one more. The timer redraws the sidebar's status."""
+    for session in list(SESSIONS.values()):
+        if session.take_finished():
+            _log_events(session)
+            _state["sidebar"] = True
 
 
 def _interval() -> float:

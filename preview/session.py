@@ -192,14 +192,10 @@ class Session:
         drawn changed."""
         now = time.perf_counter() if now is None else now
         key = self._key(context)
-        changed = False
         if key != self.wanted:
             self.wanted, self.changed_at, self.changed_wall = key, now, time.time()
+        changed = self.take_finished(now)
         worker = self.worker
-        if worker is not None and worker.done:
-            self._harvest(worker, now)
-            self.worker = worker = None
-            changed = True
         if worker is not None and worker.key != self.wanted and not worker.progress.cancelled:
             worker.progress.cancel()
             self.cancels += 1
@@ -209,6 +205,17 @@ class Session:
         elif self.worker is not None and not self.shown_busy and now - self.started_at >= SHOW_BUSY_S:
             self.shown_busy = changed = True  # "generating…" for a regeneration that takes a while
         return changed
+
+    def take_finished(self, now: float | None = None) -> bool:
+        """Take the worker's result if it has ended (main thread: the timer, or the 3D view's draw
+        handler, so that a result that ends while Blender redraws is drawn in that redraw); True
+        when one was taken."""
+        worker = self.worker
+        if worker is None or not worker.done:
+            return False
+        self._harvest(worker, time.perf_counter() if now is None else now)
+        self.worker = None
+        return True
 
     def _body(self, obj, context) -> Body:
         """:func:`read_body`, kept while the armature's state (matrices, bones, roles) is unchanged."""

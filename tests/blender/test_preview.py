@@ -104,9 +104,9 @@ def preview_hooks(procanim_extension, runtime) -> dict:
         name: sum(1 for fn in getattr(bpy.app.handlers, name) if getattr(fn, "__module__", "").startswith(prefix))
         for name in ("depsgraph_update_post", "load_pre", "load_post", "frame_change_post", "undo_post")
     }
-    own = runtime.hooks()  # Blender lists draw handlers and msgbus subscriptions nowhere
+    own = runtime.hooks()  # Blender lists draw handlers nowhere
     return {"timers": int(bpy.app.timers.is_registered(runtime.tick)), **handlers,
-            "draw_handlers": own["draw_handlers"], "msgbus": own["msgbus"]}
+            "draw_handlers": own["draw_handlers"]}
 
 
 def file_state():
@@ -139,16 +139,15 @@ def test_preview_toggle_hooks_and_unhooks_everything(procanim_extension, runtime
     _duck(bpy.context.scene)
     st = settings_of("duck_walk")
     none = {"timers": 0, "depsgraph_update_post": 0, "load_pre": 0, "load_post": 0, "frame_change_post": 0,
-            "undo_post": 0, "draw_handlers": 0, "msgbus": 0}
+            "undo_post": 0, "draw_handlers": 0}
     assert preview_hooks(procanim_extension, runtime) == none
     assert st.preview is False
     st.preview = True
     assert st.preview is True and runtime.is_on("duck_walk")
     on = preview_hooks(procanim_extension, runtime)
-    # msgbus: the duck walk's settings and the scene's ProcAnim settings (the armature pick)
-    assert on == {**none, "timers": 1, "depsgraph_update_post": 1, "load_pre": 1, "draw_handlers": 2, "msgbus": 2}
-    settings_of("handshake").preview = True  # a second preview shares the hooks, its settings added
-    assert preview_hooks(procanim_extension, runtime) == {**on, "msgbus": 3}
+    assert on == {**none, "timers": 1, "depsgraph_update_post": 1, "load_pre": 1, "draw_handlers": 2}
+    settings_of("handshake").preview = True  # a second preview shares the hooks
+    assert preview_hooks(procanim_extension, runtime) == on
     st.preview = False
     assert preview_hooks(procanim_extension, runtime) == on
     settings_of("handshake").preview = False
@@ -272,9 +271,8 @@ def test_a_newer_change_cancels_the_running_regeneration(procanim_extension, run
     session = runtime.SESSIONS["duck_walk"]
     assert session.busy and "generating" in session.status()[1]
     first_worker = session.worker
-    st.amplitude = 2.0
     t0 = time.perf_counter()
-    runtime.on_change()  # Blender's message bus delivers the change (the wheel has no main loop)
+    st.amplitude = 2.0  # the setting's update callback steps the sessions in this call
     assert first_worker.progress.cancelled and session.cancels == 1
     first_worker.join(1.0)
     assert first_worker.done and time.perf_counter() - t0 < 0.5 and first_worker.cancelled
@@ -282,8 +280,10 @@ def test_a_newer_change_cancels_the_running_regeneration(procanim_extension, run
     runtime.tick()  # the timer: the first worker has ended, the newest settings start
     second_worker = session.worker
     assert second_worker is not None and second_worker is not first_worker and session.starts == 2
-    # a change no message reports: while a worker runs the timer reads the settings every LOOK_S
-    st.amplitude = 3.0
+    # a change no update callback reports (a write of the stored value, as a driver or a script
+    # writing the ID property does): while a worker runs the timer reads the settings every LOOK_S
+    st["amplitude"] = 3.0
+    assert not second_worker.progress.cancelled
     time.sleep(runtime.LOOK_S)
     runtime.tick()
     assert second_worker.progress.cancelled and session.cancels == 2
@@ -293,17 +293,16 @@ def test_a_newer_change_cancels_the_running_regeneration(procanim_extension, run
     assert "generating" not in session.status()[1]
 
 
-def test_a_change_starts_in_its_own_turn_and_the_result_is_taken_at_the_next(procanim_extension, runtime,
-                                                                             monkeypatch):
-    """Under a model of Blender's main loop (test_preview_timing.MainLoop): the message bus's
-    delivery of a setting change starts the regeneration in the turn of the change (the idle timer
-    is made too slow to do it); while the worker runs the timer asks to run at every turn, and the
-    result is taken at the first turn after the worker ended."""
+def test_a_change_starts_in_its_own_call_and_the_result_is_taken_at_the_next_turn(procanim_extension, runtime,
+                                                                                 monkeypatch):
+    """Under a model of Blender's main loop (test_preview_timing.MainLoop): a setting's update
+    callback starts the regeneration in the call that sets the value (the idle timer is made too slow
+    to do it); while the worker runs the timer asks to run at every turn, and the result is taken at
+    the first turn after the worker ended."""
     from test_preview_timing import MainLoop
 
     loop = MainLoop()
     monkeypatch.setattr(runtime, "TIMERS", loop)
-    monkeypatch.setattr(runtime, "MSGBUS", loop)
     monkeypatch.setattr(runtime, "IDLE_S", 60.0)
     _duck(bpy.context.scene)
     st = settings_of("duck_walk")
@@ -316,8 +315,7 @@ def test_a_change_starts_in_its_own_turn_and_the_result_is_taken_at_the_next(pro
         loop.turn()
     assert runtime.tick() == 60.0  # nothing runs: IDLE_S
     loop.set(st, "amplitude", 7.0)
-    loop.turn()
-    assert session.starts == 2 and session.busy  # in the turn of the change, not at the idle timer
+    assert session.starts == 2 and session.busy  # in the call that set it, not at the idle timer
     worker = session.worker
     worker.join(TIMEOUT_S)
     loop.turn()
@@ -522,7 +520,8 @@ def test_test_mode_logs_change_to_ghost_times(procanim_extension, runtime, tmp_p
     assert all(0 < e["engine_cpu_ms"] and e["engine_ms"] <= e["compute_ms"] for e in ready)
     assert ready[-1]["frames"] == 49
     started = [e for e in events if e["event"] == "started"]
-    assert len(started) == 2 and all(e["by"] == "timer" and e["prepare_ms"] > 0 for e in started)
+    # the first by the timer (Preview turned on), the change by the setting's update callback
+    assert [e["by"] for e in started] == ["timer", "setting"] and all(e["prepare_ms"] > 0 for e in started)
 
 
 def test_what_the_views_draw(procanim_extension, runtime):
@@ -607,3 +606,45 @@ def test_a_terrain_slider_change_reuses_the_rig_meshes_and_source_motion(procani
     # all three depend on the armature (the meshes are read in its space), whose action changed
     assert reads.hits == 3 and session.error == ""
     assert session.result.clips[0].frame_count != got.frame_count
+
+
+def test_every_setting_change_reaches_the_preview(procanim_extension, runtime, monkeypatch):
+    """Every setting of every generator's panel, and the armature pick, tells the running previews
+    when it is set (its update callback), whatever sets it — the sidebar, a preset, a script."""
+    calls = []
+    monkeypatch.setattr(runtime, "on_change", lambda *a: calls.append(1))
+    registry = addon_module_cached("procanim_addon.registry")
+    scene = bpy.context.scene
+    checked = 0
+    for entry in registry.GENERATORS:
+        settings = getattr(scene.procanim, entry.settings)
+        for prop in settings.bl_rna.properties:
+            if prop.identifier in ("rna_type", "name", "preview") or prop.is_readonly or prop.type == "COLLECTION":
+                continue
+            before = len(calls)
+            value = getattr(settings, prop.identifier)
+            setattr(settings, prop.identifier, value)  # the same value: Blender still runs update
+            assert len(calls) == before + 1, f"{entry.id}.{prop.identifier} does not reach the preview"
+            checked += 1
+    before = len(calls)
+    scene.procanim.armature = scene.procanim.armature
+    assert len(calls) == before + 1 and checked > 40
+
+
+def test_the_draw_takes_a_result_that_ended_during_the_redraw(procanim_extension, runtime):
+    """A worker that ends while Blender redraws is taken by the 3D view's draw handler (which calls
+    runtime.take_finished before drawing), not at the timer's next run: that redraw draws it."""
+    _duck(bpy.context.scene)
+    st = settings_of("duck_walk")
+    st.preview = True
+    settle(runtime)
+    session = runtime.SESSIONS["duck_walk"]
+    old = session.result
+    st.amplitude = 7.0  # starts the worker in this call
+    worker = session.worker
+    assert worker is not None and session.result is old
+    worker.join(TIMEOUT_S)
+    runtime.take_finished()  # what draw.draw_view does first
+    assert session.worker is None and session.result is not old
+    assert dict(session.result.key[1])["amplitude"] == pytest.approx(7.0)
+    assert runtime._state["sidebar"]  # the timer's next run redraws the sidebar's status

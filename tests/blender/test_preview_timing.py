@@ -6,11 +6,10 @@ printed — no timed assert (the machine is shared). Skipped unless ``PROCANIM_P
 
 The bpy wheel has no main loop, so :class:`MainLoop` plays Blender's, as far as the preview meets
 it (Blender's ``wm_window_events_process`` and ``wm_event_do_notifiers``): each turn runs the event
-handlers (here: the test sets a setting, and RNA publishes the change on the message bus), then the
-``bpy.app.timers`` that are due (each again after the interval it returns), then delivers the
-message bus's notifications; a turn without an event first sleeps 5 ms. It stands in for
-``runtime.TIMERS`` and ``runtime.MSGBUS``; a runtime without them (an older one) gets its timer
-ticked at the intervals it returns. Columns: change → ghost (the setting set → the result taken on
+handlers (here: the test sets a setting; the setting's update callback runs in that call), then the
+``bpy.app.timers`` that are due (each again after the interval it returns); a turn without an event
+first sleeps 5 ms. It stands in for ``runtime.TIMERS``; a runtime without it (an older one) gets its
+timer ticked at the intervals it returns. Columns: change → ghost (the setting set → the result taken on
 the main thread, ready to draw), the worker (engine + ghost), the engine in the worker (wall and
 CPU time of its thread), the engine alone in the same process (wall, CPU).
 """
@@ -34,13 +33,11 @@ PATH = [(0.0, 0.0, 0.0), (0.0, -2.5, 0.0), (1.2, -5.2, 0.0), (1.2, -8.0, 0.0)]  
 
 class MainLoop:
     """Blender's main loop as the preview meets it (see the module docstring): a model of
-    ``bpy.app.timers`` (register / unregister / is_registered) and ``bpy.msgbus`` (subscribe_rna /
-    clear_by_owner) driven by :meth:`turn`."""
+    ``bpy.app.timers`` (register / unregister / is_registered) driven by :meth:`turn`."""
 
     def __init__(self):
         self.due: dict = {}  # timer function → perf_counter() when it is due
-        self.subscribers: list = []  # (key, owner, args, notify)
-        self.published: list = []  # struct types changed in this turn
+        self.event = False  # a setting was set since the last turn (an event was handled)
 
     # bpy.app.timers
     def register(self, fn, first_interval=0.0, persistent=False):
@@ -52,23 +49,16 @@ class MainLoop:
     def is_registered(self, fn):
         return fn in self.due
 
-    # bpy.msgbus
-    def subscribe_rna(self, key, owner, args, notify, options=frozenset()):
-        self.subscribers.append((key, owner, args, notify))
-
-    def clear_by_owner(self, owner):
-        self.subscribers = [s for s in self.subscribers if s[1] is not owner]
-
     def set(self, struct, name, value):
-        """An event handler sets ``struct.name`` (RNA publishes the change)."""
+        """An event handler sets ``struct.name`` (its update callback runs in this call)."""
         setattr(struct, name, value)
-        self.published.append(type(struct))
+        self.event = True
 
     def turn(self) -> None:
         """One turn: a turn without an event (a setting set since the last turn) first sleeps 5 ms
-        — whole turns until the next timer is due — then the due timers run, then the message bus
-        delivers (Python timers do not count as events: Blender sleeps between them too)."""
-        if not self.published:
+        — whole turns until the next timer is due — then the due timers run (Python timers do not
+        count as events: Blender sleeps between them too)."""
+        if not self.event:
             wait = min(self.due.values(), default=0.0) - time.perf_counter()
             time.sleep(TURN_S * max(1, math.ceil(wait / TURN_S)))
         for fn, due in list(self.due.items()):
@@ -77,10 +67,7 @@ class MainLoop:
                 interval = fn()
                 if interval is not None and fn not in self.due:
                     self.due[fn] = time.perf_counter() + interval
-        published, self.published = self.published, []
-        for key, _owner, args, notify in list(self.subscribers):
-            if any(kind is key or issubclass(kind, key) for kind in published):
-                notify(*args)
+        self.event = False
 
 
 def _scene():
@@ -153,7 +140,6 @@ def test_change_to_ghost_times(procanim_extension, monkeypatch):
     loop = MainLoop()
     if hasattr(runtime, "TIMERS"):
         monkeypatch.setattr(runtime, "TIMERS", loop)
-        monkeypatch.setattr(runtime, "MSGBUS", loop)
     else:  # an older runtime: its timer, ticked at the intervals it returns
         loop.register(runtime.tick)
     scene = _scene()

@@ -850,6 +850,55 @@ def preview_scene_step(scr):
     return st
 
 
+class MainThreadLog:
+    """What Blender's main thread did while a change waited for its ghost: each dependency-graph
+    update (depsgraph_update_pre → post) and each 3D-view draw (PRE_VIEW → POST_PIXEL), as
+    (start, end) wall times."""
+
+    def __init__(self):
+        self.depsgraph, self.draws = [], []
+        self._pre = self._view = None
+        self._handles = []
+
+    def __enter__(self):
+        bpy.app.handlers.depsgraph_update_pre.append(self.on_pre)
+        bpy.app.handlers.depsgraph_update_post.append(self.on_post)
+        space = bpy.types.SpaceView3D
+        self._handles = [space.draw_handler_add(self.on_view, (), "WINDOW", "PRE_VIEW"),
+                         space.draw_handler_add(self.on_pixel, (), "WINDOW", "POST_PIXEL")]
+        return self
+
+    def __exit__(self, *exc):
+        bpy.app.handlers.depsgraph_update_pre.remove(self.on_pre)
+        bpy.app.handlers.depsgraph_update_post.remove(self.on_post)
+        for handle in self._handles:
+            bpy.types.SpaceView3D.draw_handler_remove(handle, "WINDOW")
+
+    def on_pre(self, *_):
+        self._pre = time.time()
+
+    def on_post(self, *_):
+        if self._pre is not None:
+            self.depsgraph.append((self._pre, time.time()))
+        self._pre = None
+
+    def on_view(self):
+        self._view = time.time()
+
+    def on_pixel(self):
+        if self._view is not None:
+            self.draws.append((self._view, time.time()))
+        self._view = None
+
+    def summary(self, t0, t1):
+        """Count and total ms of the depsgraph updates and view draws that began in [t0, t1]."""
+        out = {}
+        for name, spans in (("depsgraph", self.depsgraph), ("view_draws", self.draws)):
+            inside = [(a, b) for a, b in spans if t0 <= a <= t1]
+            out[name] = "%d, %d ms" % (len(inside), round(sum(b - a for a, b in inside) * 1000.0))
+        return out
+
+
 def timed_preview_changes(rt, generator, settings, name, values, times):
     """Set ``name`` to each value (one change, as a slider edit), wait until its ghost is drawn;
     appends the change -> drawn time (ms, from the preview's test log) and the worker's time."""
@@ -859,19 +908,38 @@ def timed_preview_changes(rt, generator, settings, name, values, times):
         t_set = time.time()
         setattr(settings, name, value)
         scr_ui_redraw()
-        drawn = yield from wait_until(lambda n0=n0: any(e["event"] == "drawn" for e in preview_log()[n0:]), 120.0, 0.02)
+        ticks: list = []
+        with MainThreadLog() as main_log:
+            drawn = yield from wait_until(lambda n0=n0: any(e["event"] == "drawn" for e in preview_log()[n0:]), 120.0,
+                                          0.02, ticks=ticks)
         new = preview_log()[n0:]
         ready = [e for e in new if e["event"] == "ready"]
         if not drawn or not ready:
             step("preview %s %s=%s: no new ghost drawn (%s)" % (generator, name, value, session.status()[1]))
             continue
         done = [e for e in new if e["event"] == "drawn"][-1]
+        r = ready[-1]
+        started = [e for e in new if e["event"] == "started"]
+
+        def ms(a, b):
+            return round((a - b) * 1000.0) if a and b else None
+
         times.append(
             {
-                "set_to_drawn_ms": round((done["wall"] - t_set) * 1000.0),
-                "worker_ms": round(ready[-1]["compute_ms"]),
-                "engine_ms": round(ready[-1]["engine_ms"]),
-                "frames": ready[-1]["frames"],
+                "set_to_drawn_ms": ms(done["wall"], t_set),
+                "worker_ms": round(r["compute_ms"]),
+                "engine_ms": round(r["engine_ms"]),
+                "frames": r["frames"],
+                # where the time went: set -> seen as a change -> worker started -> worker done ->
+                # result taken on the main thread -> first draw of the new ghost
+                "set_to_seen_ms": ms(r.get("changed_wall"), t_set),
+                "seen_to_started_ms": ms(started[-1]["wall"], r.get("changed_wall")) if started else None,
+                "worker_done_to_taken_ms": ms(r.get("ready_wall"), r.get("worker_done_wall")),
+                "taken_to_drawn_ms": ms(done["wall"], r.get("ready_wall")),
+                "starts": len(started),
+                "main_stall_ms": round(max_gap(ticks) * 1000.0) if len(ticks) > 1 else None,
+                **main_log.summary(t_set, done["wall"]),
+                "by": [e.get("by") for e in started],
             }
         )
         step("preview %s %s=%s: %s" % (generator, name, value, times[-1]))
