@@ -11,6 +11,7 @@ import numpy as np
 
 from . import transforms as tf
 from .skeleton import Skeleton
+from .transforms import affine_inverse
 
 
 def unposed(skeleton: Skeleton, pose: np.ndarray, i: int) -> np.ndarray:
@@ -32,25 +33,6 @@ def world_rotation_to_local(unposed_matrix: np.ndarray, rotation_world: np.ndarr
     ``rotation_world @ rest orientation`` (an extra rotation applied in armature space)."""
     u = tf.mat3_to_quat(unposed_matrix[:, :3, :3])
     return tf.quat_mul(tf.quat_conj(u), tf.quat_mul(rotation_world, u))
-
-
-def affine_inverse(m: np.ndarray) -> np.ndarray:
-    """Inverse of affine 4×4 matrices ``(..., 4, 4)`` (last row 0, 0, 0, 1), by the adjugate.
-
-    numpy's ``linalg.inv`` calls LAPACK once per matrix; on small stacks its threading overhead
-    costs 10–20 µs per matrix on a busy machine, this a few numpy operations for the whole stack.
-    """
-    r = np.asarray(m, float)[..., :3, :3]
-    c0 = np.cross(r[..., :, 1], r[..., :, 2])  # rows of the adjugate: r⁻¹ = [c0; c1; c2] / det
-    c1 = np.cross(r[..., :, 2], r[..., :, 0])
-    c2 = np.cross(r[..., :, 0], r[..., :, 1])
-    det = np.sum(r[..., :, 0] * c0, axis=-1)[..., None, None]
-    inv = np.stack((c0, c1, c2), axis=-2) / det
-    out = np.zeros(np.shape(m))
-    out[..., :3, :3] = inv
-    out[..., :3, 3] = -np.einsum("...ij,...j->...i", inv, np.asarray(m, float)[..., :3, 3])
-    out[..., 3, 3] = 1.0
-    return out
 
 
 def basis_for(skeleton: Skeleton, pose: np.ndarray, i: int, target: np.ndarray) -> np.ndarray:

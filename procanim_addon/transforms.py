@@ -8,7 +8,12 @@ Conventions match Blender's so that values can be written to pose channels as th
   first, so ``R = Rz @ Ry @ Rx``.
 
 Every function broadcasts over leading axes, so a whole clip ``(frames, bones, ...)`` is converted
-in one call.
+in one call. They are the engine's only copy of this arithmetic (the conversion onto controls, the
+path walk, the terrain fix and FK all call them) and are written for whole clips: component by
+component where numpy's reductions over an axis of 3 or 4 would loop once per vector, with the
+operations of numpy's general functions in their order (``np.linalg.norm``'s sums, ``np.cross``'s
+products, ``np.argmax``'s branch choice), so that the numbers are theirs to the last bit
+(tests/engine/test_transforms_fast.py).
 """
 
 from __future__ import annotations
@@ -17,6 +22,47 @@ import numpy as np
 
 EULER_ORDERS = ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")
 _AXIS = {"X": 0, "Y": 1, "Z": 2}
+
+
+# --------------------------------------------------------------------------- vectors
+
+
+def norms(v: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Euclidean lengths of ``v`` along ``axis`` (units of ``v``): the same sums as ``np.linalg.norm``
+    (bit for bit) without its per-call checks. Along an axis of 3 or 4 (vectors, quaternions, matrix
+    columns with ``axis=-2``) of 32 vectors or more the squares are added as whole arrays, first to
+    last: numpy's reduction over so short an axis loops once per vector, which costs several times
+    the arithmetic."""
+    v = np.asarray(v, float)
+    n = v.shape[axis]
+    if (n == 3 or n == 4) and (axis == -1 or axis == -2) and v.size >= 32 * n:
+        if axis == -2:
+            v = np.swapaxes(v, -1, -2)
+        total = np.square(v[..., 0])
+        for k in range(1, n):
+            total += np.square(v[..., k])
+        return np.sqrt(total, out=total)
+    return np.sqrt(np.add.reduce(v * v, axis=axis))  # the same sums; cheaper under ~32 vectors
+
+
+def normalize(v: np.ndarray, eps: float = 1e-12) -> np.ndarray:
+    """``v`` (..., n) over its length, the length floored at ``eps`` (units of ``v``)."""
+    v = np.asarray(v, float)
+    return v / np.maximum(norms(v), eps)[..., None]
+
+
+def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a × b`` of vectors (..., 3), broadcast: the products ``np.cross`` computes, in its order,
+    without its axis handling (~15 numpy calls around six multiplications)."""
+    a = np.asarray(a, float)
+    b = np.asarray(b, float)
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    out[..., 0] = a1 * b2 - a2 * b1
+    out[..., 1] = a2 * b0 - a0 * b2
+    out[..., 2] = a0 * b1 - a1 * b0
+    return out
 
 
 # --------------------------------------------------------------------------- quaternions
@@ -30,8 +76,19 @@ def quat_identity(shape=()) -> np.ndarray:
 
 
 def quat_normalize(q: np.ndarray) -> np.ndarray:
-    n = np.linalg.norm(q, axis=-1, keepdims=True)
-    return q / np.where(n < 1e-300, 1.0, n)
+    """Quaternions (..., 4) over their length (a zero one, length below 1e-300, left as it is)."""
+    q = np.asarray(q, float)
+    n = norms(q)
+    return q / np.where(n < 1e-300, 1.0, n)[..., None]
+
+
+def _unit_components(q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The components ``w, x, y, z`` (...) of quaternions (..., 4) over their length
+    (:func:`quat_normalize`'s numbers, without assembling the normalised array)."""
+    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    n = np.sqrt(w * w + x * x + y * y + z * z)
+    n = np.where(n < 1e-300, 1.0, n)
+    return w / n, x / n, y / n, z / n
 
 
 def quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -56,7 +113,7 @@ def quat_conj(q: np.ndarray) -> np.ndarray:
 def quat_from_axis_angle(axis, angle) -> np.ndarray:
     """Rotation of ``angle`` radians about ``axis`` (normalised here); broadcasts."""
     axis = np.asarray(axis, float)
-    axis = axis / np.maximum(np.linalg.norm(axis, axis=-1, keepdims=True), 1e-300)
+    axis = axis / np.maximum(norms(axis), 1e-300)[..., None]
     half = 0.5 * np.asarray(angle, float)[..., None]
     return np.concatenate((np.cos(half), np.sin(half) * axis), axis=-1)
 
@@ -67,8 +124,8 @@ def quat_rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 
 def quat_to_mat3(q: np.ndarray) -> np.ndarray:
-    q = quat_normalize(np.asarray(q, float))
-    return unit_quat_to_mat3(*np.moveaxis(q, -1, 0))
+    """Rotation matrices (..., 3, 3) of quaternions (..., 4), normalised here."""
+    return unit_quat_to_mat3(*_unit_components(np.asarray(q, float)))
 
 
 def unit_quat_to_mat3(w, x, y, z) -> np.ndarray:
@@ -86,52 +143,55 @@ def unit_quat_to_mat3(w, x, y, z) -> np.ndarray:
     return m
 
 
+def _shepperd(k: int, e: tuple, tr: np.ndarray) -> tuple:
+    """Shepperd's branch ``k`` (0: from the trace, 1–3: from the diagonal entry k − 1) of the
+    quaternion of matrices whose nine entries (...) are ``e`` (row by row), not yet normalised."""
+    m00, m01, m02, m10, m11, m12, m20, m21, m22 = e
+    if k == 0:
+        r = np.sqrt(np.maximum(1.0 + tr, 1e-300)) * 2
+        return 0.25 * r, (m21 - m12) / r, (m02 - m20) / r, (m10 - m01) / r
+    if k == 1:
+        r = np.sqrt(np.maximum(1.0 + m00 - m11 - m22, 1e-300)) * 2
+        return (m21 - m12) / r, 0.25 * r, (m01 + m10) / r, (m02 + m20) / r
+    if k == 2:
+        r = np.sqrt(np.maximum(1.0 + m11 - m00 - m22, 1e-300)) * 2
+        return (m02 - m20) / r, (m01 + m10) / r, 0.25 * r, (m12 + m21) / r
+    r = np.sqrt(np.maximum(1.0 + m22 - m00 - m11, 1e-300)) * 2
+    return (m10 - m01) / r, (m02 + m20) / r, (m12 + m21) / r, 0.25 * r
+
+
 def mat3_to_quat(m: np.ndarray) -> np.ndarray:
-    """Rotation matrices (..., 3, 3) to unit quaternions with ``w >= 0`` (Shepperd's method)."""
+    """Rotation matrices (..., 3, 3) to unit quaternions with ``w >= 0`` (Shepperd's method).
+
+    Each matrix takes the branch of the first largest of (trace, m00, m11, m22), as ``np.argmax``
+    picks it. When every matrix takes the trace branch (rotations under a half turn: most of a
+    clip) the components are computed without selections; else each branch that occurs is computed
+    for the whole stack and copied where it was picked.
+    """
     m = np.asarray(m, float)
-    shape = m.shape[:-2]
-    m = m.reshape(-1, 3, 3)
-    tr = m[:, 0, 0] + m[:, 1, 1] + m[:, 2, 2]
-    cand = np.stack((tr, m[:, 0, 0], m[:, 1, 1], m[:, 2, 2]), axis=-1)
-    pick = np.argmax(cand, axis=-1)
-    q = np.empty((m.shape[0], 4))
-    for k in range(4):
-        sel = pick == k
-        if not np.any(sel):
-            continue
-        s = m[sel]
-        if k == 0:
-            r = np.sqrt(np.maximum(1.0 + tr[sel], 1e-300)) * 2
-            q[sel] = np.stack(
-                (
-                    (0.25 * r),
-                    (s[:, 2, 1] - s[:, 1, 2]) / r,
-                    (s[:, 0, 2] - s[:, 2, 0]) / r,
-                    (s[:, 1, 0] - s[:, 0, 1]) / r,
-                ),
-                -1,
-            )
-        elif k == 1:
-            r = np.sqrt(np.maximum(1.0 + s[:, 0, 0] - s[:, 1, 1] - s[:, 2, 2], 1e-300)) * 2
-            q[sel] = np.stack(
-                ((s[:, 2, 1] - s[:, 1, 2]) / r, 0.25 * r, (s[:, 0, 1] + s[:, 1, 0]) / r, (s[:, 0, 2] + s[:, 2, 0]) / r),
-                -1,
-            )
-        elif k == 2:
-            r = np.sqrt(np.maximum(1.0 + s[:, 1, 1] - s[:, 0, 0] - s[:, 2, 2], 1e-300)) * 2
-            q[sel] = np.stack(
-                ((s[:, 0, 2] - s[:, 2, 0]) / r, (s[:, 0, 1] + s[:, 1, 0]) / r, 0.25 * r, (s[:, 1, 2] + s[:, 2, 1]) / r),
-                -1,
-            )
-        else:
-            r = np.sqrt(np.maximum(1.0 + s[:, 2, 2] - s[:, 0, 0] - s[:, 1, 1], 1e-300)) * 2
-            q[sel] = np.stack(
-                ((s[:, 1, 0] - s[:, 0, 1]) / r, (s[:, 0, 2] + s[:, 2, 0]) / r, (s[:, 1, 2] + s[:, 2, 1]) / r, 0.25 * r),
-                -1,
-            )
-    q = quat_normalize(q)
-    q *= np.where(q[:, :1] < 0, -1.0, 1.0)
-    return q.reshape(shape + (4,))
+    e = tuple(m[..., i, j] for i in range(3) for j in range(3))
+    m00, m11, m22 = e[0], e[4], e[8]
+    tr = m00 + m11 + m22
+    q = np.empty(m.shape[:-2] + (4,))
+    if np.all((tr >= m00) & (tr >= m11) & (tr >= m22)):
+        for c, value in enumerate(_shepperd(0, e, tr)):
+            q[..., c] = value
+    else:
+        pick = np.where(tr >= m00, 0, 1)
+        best = np.maximum(tr, m00)
+        pick = np.where(m11 > best, 2, pick)
+        best = np.maximum(best, m11)
+        pick = np.where(m22 > best, 3, pick)
+        for k in range(4):
+            sel = pick == k
+            if np.any(sel):
+                for c, value in enumerate(_shepperd(k, e, tr)):
+                    np.copyto(q[..., c], value, where=sel)
+    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    n = np.sqrt(w * w + x * x + y * y + z * z)
+    n = np.where(n < 1e-300, 1.0, n)
+    q /= np.where(w / n < 0, -n, n)[..., None]  # normalised, w >= 0
+    return q
 
 
 def quat_continuity(q: np.ndarray, axis: int = 0) -> np.ndarray:
@@ -169,25 +229,38 @@ def quat_to_axis_angle(q: np.ndarray) -> np.ndarray:
     return np.concatenate((angle[..., None], axis), axis=-1)
 
 
-def quat_angle(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Angle (radians) of the rotation taking ``a`` to ``b``."""
-    d = np.abs(np.sum(quat_normalize(a) * quat_normalize(b), axis=-1))
+def quat_angle(a: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
+    """Angle (radians, in [0, π]) of the rotation taking ``a`` to ``b`` (quaternions (..., 4),
+    normalised here); without ``b``, of the rotation ``a`` itself (from the identity: the same
+    numbers as ``quat_angle(quat_identity(), a)``)."""
+    aw, ax, ay, az = _unit_components(np.asarray(a, float))
+    if b is None:
+        d = np.abs(aw)
+    else:
+        bw, bx, by, bz = _unit_components(np.asarray(b, float))
+        d = np.abs(aw * bw + ax * bx + ay * by + az * bz)
     return 2.0 * np.arccos(np.clip(d, -1.0, 1.0))
 
 
 def quat_slerp(a: np.ndarray, b: np.ndarray, t) -> np.ndarray:
-    a = quat_normalize(np.asarray(a, float))
-    b = quat_normalize(np.asarray(b, float))
-    t = np.asarray(t, float)[..., None]
-    dot = np.sum(a * b, axis=-1, keepdims=True)
-    b = np.where(dot < 0, -b, b)
-    dot = np.abs(dot)
-    theta = np.arccos(np.clip(dot, -1.0, 1.0))
+    """Spherical interpolation from ``a`` to ``b`` (quaternions (..., 4), normalised here) by ``t``
+    (a number or an array broadcast with the quaternions' leading axes), along the shorter arc."""
+    aw, ax, ay, az = _unit_components(np.asarray(a, float))
+    bw, bx, by, bz = _unit_components(np.asarray(b, float))
+    t = np.asarray(t, float)
+    dot = aw * bw + ax * bx + ay * by + az * bz
+    flip = np.where(dot < 0, -1.0, 1.0)
+    theta = np.arccos(np.clip(np.abs(dot), -1.0, 1.0))
     s = np.sin(theta)
     small = s < 1e-6
-    wa = np.where(small, 1.0 - t, np.sin((1.0 - t) * theta) / np.where(small, 1.0, s))
-    wb = np.where(small, t, np.sin(t * theta) / np.where(small, 1.0, s))
-    return quat_normalize(wa * a + wb * b)
+    safe = np.where(small, 1.0, s)
+    wa = np.where(small, 1.0 - t, np.sin((1.0 - t) * theta) / safe)
+    wb = np.where(small, t, np.sin(t * theta) / safe) * flip
+    parts = [wa * pa + wb * pb for pa, pb in ((aw, bw), (ax, bx), (ay, by), (az, bz))]
+    out = np.empty(np.shape(parts[0]) + (4,))
+    for c, part in enumerate(parts):
+        out[..., c] = part
+    return quat_normalize(out)
 
 
 # --------------------------------------------------------------------------- Euler angles
@@ -215,6 +288,13 @@ def euler_to_mat3(euler: np.ndarray, order: str = "XYZ") -> np.ndarray:
     return m
 
 
+def _atan2(y: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``np.arctan2`` of contiguous copies. On a strided view (a matrix entry of a stack) numpy 1.26
+    takes its SIMD loop on some calls and libm's ``atan2`` on others, which differ in the last bit
+    on about a third of the values: the same matrices gave other angles from one call to the next."""
+    return np.arctan2(np.ascontiguousarray(y), np.ascontiguousarray(x))
+
+
 def _euler_pair(m: np.ndarray, order: str) -> tuple[np.ndarray, np.ndarray]:
     """Both Euler triples (x, y, z components, radians) of rotation matrices: the principal one and
     its equivalent ``(a + π, π − b, c + π)``."""
@@ -227,10 +307,10 @@ def _euler_pair(m: np.ndarray, order: str) -> tuple[np.ndarray, np.ndarray]:
     b = np.arcsin(np.clip(sy, -1.0, 1.0))
     cb = np.cos(b)
     gimbal = np.abs(cb) < 1e-9
-    a = np.arctan2(parity * m[..., k, j], m[..., k, k])
-    c = np.arctan2(parity * m[..., j, i], m[..., i, i])
+    a = _atan2(parity * m[..., k, j], m[..., k, k])
+    c = _atan2(parity * m[..., j, i], m[..., i, i])
     # gimbal lock: put everything into the first angle
-    a_g = np.arctan2(-parity * m[..., j, k], m[..., j, j])
+    a_g = _atan2(-parity * m[..., j, k], m[..., j, j])
     a = np.where(gimbal, a_g, a)
     c = np.where(gimbal, 0.0, c)
     out = np.zeros(m.shape[:-2] + (3,))
@@ -265,17 +345,61 @@ def mat3_to_euler(m: np.ndarray, order: str = "XYZ", compat: np.ndarray | None =
 
 
 def euler_sequence_from_mat3(m: np.ndarray, order: str = "XYZ") -> np.ndarray:
-    """Euler angles along axis 0 (frames), each compatible with the frame before it."""
+    """Euler angles along axis 0 (frames), each compatible with the frame before it (the rule of
+    :func:`mat3_to_euler` with ``compat``, frame after frame)."""
     out, alt = _euler_pair(m, order)  # every frame's two triples at once; then only the choices
-    if out.ndim == 2:  # one bone: the same arithmetic as _closest on plain floats (much faster)
+    if out.ndim == 2:  # one bone
+        if len(out) < 2:
+            return out
+        chained = _chained_sequence(out, alt)
+        if chained is not None:
+            return chained
         return np.array(_closest_sequence(out.tolist(), alt.tolist()))
     for f in range(1, out.shape[0]):
         out[f] = _closest(out[f], alt[f], out[f - 1])
     return out
 
 
+_TURN = 2.0 * np.pi
+
+
+def _nearer(prev: np.ndarray, principal: np.ndarray, other: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, the Euler triple (of ``principal`` and its equivalent ``other``, each moved by whole
+    turns toward ``prev``) nearer to ``prev`` — :func:`_closest_sequence`'s rule with its
+    arithmetic — and whether it is ``other``."""
+    c0 = principal + _TURN * np.round((prev - principal) / _TURN)
+    c1 = other + _TURN * np.round((prev - other) / _TURN)
+    a0, a1 = np.abs(c0 - prev), np.abs(c1 - prev)
+    pick = (a1[:, 0] + a1[:, 1]) + a1[:, 2] < (a0[:, 0] + a0[:, 1]) + a0[:, 2]
+    return np.where(pick[:, None], c1, c0), pick
+
+
+def _chained_sequence(out: np.ndarray, alt: np.ndarray) -> np.ndarray | None:
+    """The sequence of :func:`_closest_sequence` (frames (F, 3), F >= 2) without its frame-by-frame
+    arithmetic when the angles are smooth; None where that shortcut does not hold.
+
+    Each frame's value is one of its two triples plus whole turns. Which triple follows which does
+    not depend on the turns, so the choices are found from the triples alone (a two-state chain over
+    frames) and the turns added up; the result is then checked against the rule on every frame at
+    once, and None returned when it differs anywhere (angles jumping half a turn)."""
+    # choice at frame f (False: principal, True: other) given the choice at f - 1, turns left out
+    after = [_nearer(prev[:-1], out[1:], alt[1:])[1] for prev in (out, alt)]
+    choice = np.zeros(len(out), dtype=bool)
+    previous = False
+    for f, (from0, from1) in enumerate(zip(after[0].tolist(), after[1].tolist()), start=1):
+        previous = from1 if previous else from0
+        choice[f] = previous
+    cand = np.where(choice[:, None], alt, out)
+    turns = np.cumsum(np.round((cand[:-1] - cand[1:]) / _TURN), axis=0)
+    guess = cand.copy()
+    guess[1:] = cand[1:] + _TURN * turns
+    if np.array_equal(_nearer(guess[:-1], out[1:], alt[1:])[0], guess[1:]):
+        return guess
+    return None
+
+
 def _closest_sequence(out: list, alt: list) -> list:
-    turn = 2 * np.pi
+    turn = _TURN
     seq = [out[0]]
     for principal, other in zip(out[1:], alt[1:]):
         prev = seq[-1]
@@ -291,14 +415,11 @@ def _closest_sequence(out: list, alt: list) -> list:
 
 
 def compose(location=None, rotation=None, scale=None, shape=None) -> np.ndarray:
-    """``T(location) @ R(rotation quaternion) @ S(scale)`` as (..., 4, 4) matrices."""
+    """``T(location) @ R(rotation quaternion) @ S(scale)`` as (..., 4, 4) matrices; leading axes
+    ``shape``, by default those of the given parts broadcast together."""
     if shape is None:
-        for x, n in ((location, 1), (rotation, 1), (scale, 1)):
-            if x is not None:
-                shape = np.shape(x)[:-n]
-                break
-        else:
-            shape = ()
+        given = [np.shape(x)[:-1] for x in (location, rotation, scale) if x is not None]
+        shape = np.broadcast_shapes(*given) if given else ()
     m = np.zeros(tuple(shape) + (4, 4))
     r = quat_to_mat3(rotation) if rotation is not None else np.broadcast_to(np.eye(3), tuple(shape) + (3, 3))
     if scale is not None:
@@ -310,18 +431,32 @@ def compose(location=None, rotation=None, scale=None, shape=None) -> np.ndarray:
     return m
 
 
+def det3(m: np.ndarray) -> np.ndarray:
+    """Determinants of the 3×3 parts of matrices (..., 3, 3) or (..., 4, 4), by cofactors along
+    the first row (``np.linalg.det`` factorises each matrix: its sign agrees wherever the
+    determinant is not within rounding of 0)."""
+    a, b, c = m[..., 0, 0], m[..., 0, 1], m[..., 0, 2]
+    d, e, f = m[..., 1, 0], m[..., 1, 1], m[..., 1, 2]
+    g, h, k = m[..., 2, 0], m[..., 2, 1], m[..., 2, 2]
+    return a * (e * k - f * h) - b * (d * k - f * g) + c * (d * h - e * g)
+
+
+def column_scale(m: np.ndarray) -> np.ndarray:
+    """Lengths (..., 3) of the columns of the 3×3 parts of matrices (..., 3, 3) or (..., 4, 4)."""
+    return norms(np.asarray(m, float)[..., :3, :3], axis=-2)
+
+
 def decompose(m: np.ndarray):
     """(..., 4, 4) → location (..., 3), rotation quaternion (..., 4), scale (..., 3).
 
-    Assumes no shear (true for everything ProcAnim writes).
+    Assumes no shear (true for everything ProcAnim writes); a mirroring matrix (negative
+    determinant) gets a negative X scale.
     """
     m = np.asarray(m, float)
     loc = m[..., :3, 3].copy()
-    r = m[..., :3, :3]
-    scale = np.linalg.norm(r, axis=-2)
-    det = np.linalg.det(r)
-    scale[..., 0] *= np.where(det < 0, -1.0, 1.0)
-    rot = mat3_to_quat(r / np.where(np.abs(scale) < 1e-300, 1.0, scale)[..., None, :])
+    scale = column_scale(m)
+    scale[..., 0] *= np.where(det3(m) < 0, -1.0, 1.0)
+    rot = mat3_to_quat(m[..., :3, :3] / np.where(np.abs(scale) < 1e-300, 1.0, scale)[..., None, :])
     return loc, rot, scale
 
 
@@ -340,6 +475,28 @@ def rigid_inverse(m: np.ndarray) -> np.ndarray:
     return out
 
 
+def affine_inverse(m: np.ndarray) -> np.ndarray:
+    """Inverse of affine matrices (..., 4, 4) (last row 0, 0, 0, 1), by the adjugate of the 3×3 part:
+    rows c1 × c2, c2 × c0, c0 × c1 over the determinant c0 · (c1 × c2) (columns c).
+
+    numpy's ``linalg.inv`` calls LAPACK once per matrix; on small stacks its threading overhead
+    costs 10–20 µs per matrix on a busy machine, this a few numpy operations for the whole stack.
+    """
+    m = np.asarray(m, float)
+    c0, c1, c2 = m[..., :3, 0], m[..., :3, 1], m[..., :3, 2]
+    adj = np.empty(m.shape[:-2] + (3, 3))
+    adj[..., 0, :] = cross(c1, c2)
+    adj[..., 1, :] = cross(c2, c0)
+    adj[..., 2, :] = cross(c0, c1)
+    det = c0[..., 0] * adj[..., 0, 0] + c0[..., 1] * adj[..., 0, 1] + c0[..., 2] * adj[..., 0, 2]
+    inv3 = adj / det[..., None, None]
+    out = np.zeros(m.shape)
+    out[..., :3, :3] = inv3
+    out[..., :3, 3] = -np.einsum("...ij,...j->...i", inv3, m[..., :3, 3])
+    out[..., 3, 3] = 1.0
+    return out
+
+
 def transform_points(m: np.ndarray, p: np.ndarray) -> np.ndarray:
     """Apply (..., 4, 4) matrices to (..., 3) points."""
     m = np.asarray(m, float)
@@ -347,25 +504,21 @@ def transform_points(m: np.ndarray, p: np.ndarray) -> np.ndarray:
 
 
 def rotation_between(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Shortest-arc quaternion taking direction ``a`` onto direction ``b`` (both (..., 3))."""
-    a = np.asarray(a, float)
-    b = np.asarray(b, float)
-    a = a / np.maximum(np.linalg.norm(a, axis=-1, keepdims=True), 1e-300)
-    b = b / np.maximum(np.linalg.norm(b, axis=-1, keepdims=True), 1e-300)
-    d = np.sum(a * b, axis=-1)
-    axis = np.cross(a, b)
-    # opposite vectors: any axis perpendicular to a
-    perp = np.cross(a, np.array([1.0, 0.0, 0.0]))
-    perp2 = np.cross(a, np.array([0.0, 1.0, 0.0]))
-    perp = np.where((np.linalg.norm(perp, axis=-1) < 1e-6)[..., None], perp2, perp)
+    """Shortest-arc quaternions (..., 4) taking directions ``a`` onto directions ``b`` (both (..., 3)):
+    ``(1 + â·b̂, â × b̂)`` normalised; for opposite directions a half turn about an axis ⊥ ``a``."""
+    a = normalize(a, 1e-300)
+    b = normalize(b, 1e-300)
+    d = a[..., 0] * b[..., 0] + a[..., 1] * b[..., 1] + a[..., 2] * b[..., 2]
+    axis = cross(a, b)
+    w = 1.0 + d
     opposite = d < -1.0 + 1e-12
-    axis = np.where(opposite[..., None], perp, axis)
-    w = np.where(opposite, 0.0, 1.0 + d)
-    q = np.concatenate((w[..., None], axis), axis=-1)
+    if np.any(opposite):
+        perp = cross(a, np.array([1.0, 0.0, 0.0]))
+        perp2 = cross(a, np.array([0.0, 1.0, 0.0]))
+        perp = np.where((norms(perp) < 1e-6)[..., None], perp2, perp)
+        axis = np.where(opposite[..., None], perp, axis)
+        w = np.where(opposite, 0.0, w)
+    q = np.empty(np.shape(w) + (4,))
+    q[..., 0] = w
+    q[..., 1:] = axis
     return quat_normalize(q)
-
-
-def normalize(v: np.ndarray, eps: float = 1e-12) -> np.ndarray:
-    v = np.asarray(v, float)
-    n = np.linalg.norm(v, axis=-1, keepdims=True)
-    return v / np.maximum(n, eps)

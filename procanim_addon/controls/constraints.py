@@ -17,8 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import transforms as tf
-from . import kernels as kn
-from .parenting import norms
+from ..transforms import norms
 from .rig import Constraint
 
 
@@ -27,11 +26,17 @@ class Unsupported(Exception):
 
 
 def _scale(m: np.ndarray) -> np.ndarray:
-    return kn.column_scale(m)
+    return tf.column_scale(m)
+
+
+def _rotation_scale(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The 3×3 part of ``m`` with unit columns, and the column lengths (floored at 1e-12 to divide)."""
+    scale = _scale(m)
+    return m[..., :3, :3] / np.maximum(scale, 1e-12)[..., None, :], scale
 
 
 def _rotation(m: np.ndarray) -> np.ndarray:
-    return m[..., :3, :3] / np.maximum(_scale(m)[..., None, :], 1e-12)
+    return _rotation_scale(m)[0]
 
 
 def _with_rotation(m: np.ndarray, rot: np.ndarray, scale: np.ndarray | None = None) -> np.ndarray:
@@ -48,9 +53,9 @@ def blend(before: np.ndarray, after: np.ndarray, influence: float) -> np.ndarray
         return before  # e.g. a half copy of a control left at rest changes nothing
     out = before.copy()
     out[..., :3, 3] = (1 - influence) * before[..., :3, 3] + influence * after[..., :3, 3]
-    (ra, sa), (rb, sb) = kn.rotation_scale(before), kn.rotation_scale(after)
-    qa, qb = kn.mat3_to_quat(ra), kn.mat3_to_quat(rb)
-    rot = kn.quat_to_mat3(kn.quat_slerp(qa, qb, influence))
+    (ra, sa), (rb, sb) = _rotation_scale(before), _rotation_scale(after)
+    qa, qb = tf.mat3_to_quat(ra), tf.mat3_to_quat(rb)
+    rot = tf.quat_to_mat3(tf.quat_slerp(qa, qb, influence))
     scale = (1 - influence) * sa + influence * sb
     out[..., :3, :3] = rot * scale[..., None, :]
     return out
@@ -156,16 +161,16 @@ def damped_track(c: Constraint, owner: np.ndarray, point: np.ndarray) -> np.ndar
     axis, sign = _TRACK_AXES[c.track_axis]
     current = tf.normalize(owner[..., :3, axis] * sign)
     wanted = point - owner[..., :3, 3]
-    q = kn.rotation_between(current, wanted)
+    q = tf.rotation_between(current, wanted)
     degenerate = norms(wanted) < 1e-12
     q[degenerate] = (1.0, 0.0, 0.0, 0.0)
-    return _rotate_about_own_origin(owner, kn.quat_to_mat3(q))
+    return _rotate_about_own_origin(owner, tf.quat_to_mat3(q))
 
 
 def stretch_to(c: Constraint, owner: np.ndarray, point: np.ndarray, rest_length: float) -> np.ndarray:
     """Point the owner's Y at ``point`` and scale it to reach it, keeping volume (Blender's
     Stretch To: ``scale_y = dist / rest_length``, ``bulge = (rest_length / dist) ** bulge``)."""
-    old, size = kn.rotation_scale(owner)
+    old, size = _rotation_scale(owner)
     vec = point - owner[..., :3, 3]
     dist = norms(vec)
     y = vec / np.maximum(dist, 1e-12)[..., None]
@@ -178,14 +183,14 @@ def stretch_to(c: Constraint, owner: np.ndarray, point: np.ndarray, rest_length:
         ones = np.ones_like(bulge)
         sx, sz = {"VOLUME_X": (bulge, ones), "VOLUME_Z": (ones, bulge), "NO_VOLUME": (ones, ones)}[c.volume]
     if c.keep_axis == "PLANE_Z":
-        x = kn.unit(kn.cross(y, old[..., :, 2]))
-        z = kn.cross(x, y)
+        x = tf.normalize(tf.cross(y, old[..., :, 2]))
+        z = tf.cross(x, y)
     elif c.keep_axis == "SWING_Y":
-        rot = kn.quat_to_mat3(kn.rotation_between(old[..., :, 1], y)) @ old
+        rot = tf.quat_to_mat3(tf.rotation_between(old[..., :, 1], y)) @ old
         x, z = rot[..., :, 0], rot[..., :, 2]
     else:  # PLANE_X
-        z = kn.unit(kn.cross(old[..., :, 0], y))
-        x = kn.cross(y, z)
+        z = tf.normalize(tf.cross(old[..., :, 0], y))
+        x = tf.cross(y, z)
     out = owner.copy()
     out[..., :3, 0] = x * (size[..., 0] * sx)[..., None]
     out[..., :3, 1] = y * (size[..., 1] * sy)[..., None]

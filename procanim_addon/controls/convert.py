@@ -29,13 +29,13 @@ import numpy as np
 from .. import transforms as tf
 from ..progress import Progress, no_progress
 from ..skeleton import Skeleton
-from . import kernels as kn
+from ..transforms import norms
 from . import solve
 from .constraints import Unsupported
 from .deform import rest_offsets
 from .evaluate import RigPose
 from .intended import IntendedPose
-from .parenting import apply_basis, norms, parent_transform
+from .parenting import apply_basis, parent_transform
 from .rig import ControlRig
 from .stretch import StretchResponse, compensating_scale
 from .structure import SWITCH, Limb, common_control, driver_control, evaluation_order, find_limbs, trunk
@@ -204,7 +204,7 @@ class _Conversion:
         _, wanted = solve.knee_direction(hip, knee, ankle)
         angle = solve.knee_twist(axis, current, wanted)
         q = tf.quat_from_axis_angle(np.broadcast_to([0.0, 1.0, 0.0], (self.frames, 3)), angle)
-        self.state.set_basis(top, kn.compose(None, q))
+        self.state.set_basis(top, tf.compose(None, q))
         self.key(top)
 
     def cancel_stretch(self, limb: Limb) -> None:
@@ -288,9 +288,9 @@ class _Conversion:
             basis = self.state.basis.get(c)
             if basis is None:
                 continue
-            loc, rot, scale = kn.decompose(basis)
+            loc, rot, scale = tf.decompose(basis)
             moves_loc = bool(np.max(np.abs(loc)) > 1e-6) and not self.rig.connected[c]
-            moves_rot = bool(np.max(kn.quat_angle(rot)) > 1e-6)
+            moves_rot = bool(np.max(tf.quat_angle(rot)) > 1e-6)
             # a stretch-cancelling scale is keyed even where it stays 1: a re-bake must not inherit
             # the scale a previous bake left on the control (Blender keeps unkeyed channels)
             moves_scale = c in self.scaled
@@ -298,7 +298,7 @@ class _Conversion:
                 continue
             if moves_scale:
                 self.out.scale[c] = scale
-            self.out.basis[c] = kn.compose(loc, rot)
+            self.out.basis[c] = tf.compose(loc, rot)
             self.out.location[c], self.out.rotation[c] = loc, rot
             self.out.key_location[c] = moves_loc
             self.out.key_rotation[c] = moves_rot

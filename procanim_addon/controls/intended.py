@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..skeleton import Skeleton
-from .kernels import compose
+from ..transforms import compose
 from .parenting import mul
 
 

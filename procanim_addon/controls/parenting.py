@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .kernels import det3
+from ..transforms import column_scale, det3
 
 
 def mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -41,17 +41,6 @@ def mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         out = (bt.reshape(-1, bt.shape[-1]) @ a.T).reshape(bt.shape[:-1] + (a.shape[0],))
         return np.swapaxes(out, -1, -2)
     return a @ b
-
-
-def norms(v: np.ndarray, axis: int = -1) -> np.ndarray:
-    """Euclidean lengths along ``axis``: the same sums as ``np.linalg.norm`` (bit for bit) without
-    its per-call checks. Along an axis of 3 (vectors, matrix columns) the three squares are added
-    as whole arrays: numpy's reduction over an axis that short loops once per vector, which cost
-    several times the arithmetic on a whole clip."""
-    if v.shape[axis] == 3 and axis in (-1, -2):
-        a, b, c = (v[..., k] for k in range(3)) if axis == -1 else (v[..., k, :] for k in range(3))
-        return np.sqrt(a * a + b * b + c * c)
-    return np.sqrt(np.add.reduce(v * v, axis=axis))
 
 
 def inverse3(m: np.ndarray) -> np.ndarray:
@@ -80,12 +69,8 @@ def affine_inverse(m: np.ndarray) -> np.ndarray:
 def _orthonormal(m: np.ndarray) -> np.ndarray:
     """``m`` (…, 4, 4) with its 3×3 part's columns made unit length (scale removed)."""
     out = m.copy()
-    out[..., :3, :3] = m[..., :3, :3] / np.maximum(norms(m[..., :3, :3], axis=-2)[..., None, :], 1e-12)
+    out[..., :3, :3] = m[..., :3, :3] / np.maximum(column_scale(m)[..., None, :], 1e-12)
     return out
-
-
-def _column_scale(m: np.ndarray) -> np.ndarray:
-    return norms(m[..., :3, :3], axis=-2)
 
 
 def parent_transform(rig, i: int, parent_pose: np.ndarray | None, frames: int):
@@ -109,7 +94,7 @@ def parent_transform(rig, i: int, parent_pose: np.ndarray | None, frames: int):
         else:
             tmat = np.broadcast_to(rig.matrix_local[p], parent_pose.shape).copy()
             if mode in ("FULL", "FIX_SHEAR"):
-                tmat[..., :3, :3] *= _column_scale(parent_pose)[..., None, :]
+                tmat[..., :3, :3] *= column_scale(parent_pose)[..., None, :]
         if mode == "AVERAGE":
             volume = np.abs(det3(parent_pose))
             tmat = tmat.copy()
@@ -117,7 +102,7 @@ def parent_transform(rig, i: int, parent_pose: np.ndarray | None, frames: int):
         rotscale = mul(tmat, offs)
         if mode == "ALIGNED":
             rotscale = _orthonormal(rotscale)
-            rotscale[..., :3, :3] *= _column_scale(parent_pose)[..., None, :]
+            rotscale[..., :3, :3] *= column_scale(parent_pose)[..., None, :]
     if not rig.local_location[i]:
         loc = np.broadcast_to(np.eye(4), parent_pose.shape).copy()
         loc[..., :3, :3] = parent_pose[..., :3, :3]

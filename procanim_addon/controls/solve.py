@@ -15,9 +15,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import transforms as tf
-from . import kernels as kn
+from ..transforms import norms
 from .evaluate import RigPose
-from .parenting import affine_inverse, norms
+from .parenting import affine_inverse
 
 TOLERANCE_M = 1e-6
 MAX_ITERATIONS = 24
@@ -67,25 +67,25 @@ def follow(state: RigPose, control: int, probe: int, goal: np.ndarray) -> float:
             wanted_control = _power(wanted_control @ affine_inverse(_rigid(c)), min(1.0 / (1.0 - ratio), 4.0)) @ _rigid(
                 c
             )
-        wanted_control[:, :3, :3] *= norms(c[:, :3, :3], axis=-2)[:, None, :]
+        wanted_control[:, :3, :3] *= tf.column_scale(c)[:, None, :]
         state.set_basis(control, _unscaled(state.basis_for(control, wanted_control)))
     return err
 
 
 def _power(delta: np.ndarray, w: float) -> np.ndarray:
     """A rigid change taken ``w`` times (rotation by slerp past the end, translation scaled)."""
-    q = kn.mat3_to_quat(delta[:, :3, :3])
-    qw = kn.quat_slerp(tf.quat_identity(q.shape[:-1]), q, w)
+    q = tf.mat3_to_quat(delta[:, :3, :3])
+    qw = tf.quat_slerp(tf.quat_identity(q.shape[:-1]), q, w)
     out = delta.copy()
-    out[:, :3, :3] = kn.quat_to_mat3(qw)
+    out[:, :3, :3] = tf.quat_to_mat3(qw)
     out[:, :3, 3] = delta[:, :3, 3] * w
     return out
 
 
 def _unscaled(basis: np.ndarray) -> np.ndarray:
     """A basis with its scale taken out: controls are keyed in location and rotation only."""
-    loc, rot, _ = kn.decompose(basis)
-    return kn.compose(loc, rot)
+    loc, rot, _ = tf.decompose(basis)
+    return tf.compose(loc, rot)
 
 
 def kabsch(source: np.ndarray, target: np.ndarray) -> np.ndarray:
@@ -112,7 +112,7 @@ def _kabsch_rotation(h: np.ndarray) -> np.ndarray:
     s1, s2 = np.where(safe, s[:, 0], 1.0), np.where(safe, s[:, 1], 1.0)
     u1 = np.einsum("fij,fj->fi", h, v[:, :, 0]) / s1[:, None]
     u2 = np.einsum("fij,fj->fi", h, v[:, :, 1]) / s2[:, None]
-    u3 = np.cross(u1, u2) * np.sign(kn.det3(v))[:, None]
+    u3 = tf.cross(u1, u2) * np.sign(tf.det3(v))[:, None]
     rot = v[:, :, 0, None] * u1[:, None, :] + v[:, :, 1, None] * u2[:, None, :] + v[:, :, 2, None] * u3[:, None, :]
     if not np.all(safe):
         bad = ~safe

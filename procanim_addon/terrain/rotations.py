@@ -13,33 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import transforms as tf
+from ..transforms import affine_inverse, cross
 
-
-def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``a × b`` over the last axis (length 3), as ``np.cross`` computes it."""
-    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
-    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
-    out[..., 0] = a1 * b2 - a2 * b1
-    out[..., 1] = a2 * b0 - a0 * b2
-    out[..., 2] = a0 * b1 - a1 * b0
-    return out
-
-
-def affine_inverse(m: np.ndarray) -> np.ndarray:
-    """Inverse of affine matrices ``(..., 4, 4)`` (bottom row 0 0 0 1), by the adjugate of the
-    3×3 part: rows c1×c2, c2×c0, c0×c1 over the determinant (columns c)."""
-    c0, c1, c2 = m[..., :3, 0], m[..., :3, 1], m[..., :3, 2]
-    adj = np.empty(m.shape[:-2] + (3, 3))
-    adj[..., 0, :] = cross(c1, c2)
-    adj[..., 1, :] = cross(c2, c0)
-    adj[..., 2, :] = cross(c0, c1)
-    inv3 = adj / np.sum(c0 * adj[..., 0, :], axis=-1)[..., None, None]
-    out = np.zeros_like(m)
-    out[..., :3, :3] = inv3
-    out[..., :3, 3] = -np.einsum("...ij,...j->...i", inv3, m[..., :3, 3])
-    out[..., 3, 3] = 1.0
-    return out
+__all__ = ["affine_inverse", "cross", "turn_matrices"]  # the first two: transforms', imported from here
 
 
 def turn_matrices(a: np.ndarray, b: np.ndarray) -> np.ndarray:

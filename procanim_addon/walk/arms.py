@@ -24,8 +24,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..ground import UP
+from ..transforms import normalize
 from .character import SIDES
-from .pose import map_rot, rz, unit
+from .pose import map_rot, rz
 
 G = 9.81
 ELBOW_SWING = 0.6  # β = β_c·(1 + 0.6·(φ1 − mid)/span): ±30 % of β_c over the swing's span (ProcAnim's)
@@ -215,7 +216,7 @@ def arm_poses(char, sk, arm_info: dict, chest_yaw, p, want: dict) -> None:
         hang = -UP * np.cos(rho) + sgn * char.left * np.sin(rho)
         d_local = np.sin(phi1)[:, None] * char.forward + np.cos(phi1)[:, None] * hang
         fperp = char.forward - np.sum(char.forward * d_local, axis=-1, keepdims=True) * d_local
-        fperp = unit(fperp)
+        fperp = normalize(fperp)
         e_local = np.cos(beta)[:, None] * d_local + np.sin(beta)[:, None] * fperp
         d = np.einsum("fij,fj->fi", Rc, d_local)
         e = np.einsum("fij,fj->fi", Rc, e_local)

@@ -10,9 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..ik.two_bone import solve_two_bone
+from ..transforms import normalize
 from .body import BodyFrames
 from .character import SIDES
-from .pose import map_rot, mat_const, unit, vec_const, wrap
+from .pose import map_rot, mat_const, vec_const, wrap
 from .reach import LIFT_KNEE_M, lift_into_reach, lift_knee
 from .turning import PSI_ANKLE_SHARE
 
@@ -52,8 +53,8 @@ def _one_leg(char, sk, s, hip_joint, body: BodyFrames, tr, p, want: dict, straig
     n0 = np.cross(y0t, y0s)
     if np.linalg.norm(n0) < 1e-4:
         n0 = char.left
-    y1t = unit(knee - hip_joint)
-    y1s = unit(end - knee)
+    y1t = normalize(knee - hip_joint)
+    y1s = normalize(end - knee)
     n1 = np.cross(y1t, y1s)
     weak = np.linalg.norm(n1, axis=-1) < 1e-4
     n1 = np.where(weak[:, None], np.cross(pole, y1t), n1)

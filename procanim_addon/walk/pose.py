@@ -62,13 +62,6 @@ def raxis(axis, angle):
     return pitch_rot(axis, angle)
 
 
-def unit(v, eps: float = 1e-12):
-    """``v`` (…, 3) over its length (at least ``eps``), as ``transforms.normalize`` without
-    ``np.linalg.norm``'s per-call overhead."""
-    v = np.asarray(v, float)
-    return v / np.maximum(np.sqrt(np.einsum("...i,...i->...", v, v)), eps)[..., None]
-
-
 def wrap(a):
     """Angles wrapped to [−π, π)."""
     return (a + np.pi) % (2 * np.pi) - np.pi
@@ -76,10 +69,10 @@ def wrap(a):
 
 def _frame(y, n):
     """Orthonormal frames (…, 3, 3) with columns (n⊥, y, n⊥ × y)."""
-    y = unit(y)
+    y = tf.normalize(y)
     n = n - np.sum(n * y, axis=-1, keepdims=True) * y
-    n = unit(n)
-    return np.stack([n, y, np.cross(n, y)], axis=-1)
+    n = tf.normalize(n)
+    return np.stack([n, y, tf.cross(n, y)], axis=-1)
 
 
 def map_rot(rest_rot, y0, n0, y1, n1):
@@ -161,7 +154,7 @@ def channels(sk, want: dict, frames, fps, progress: ProgressFn = no_progress) ->
             * c2[:, 1] + (c0[:, 0] * c1[:, 1] - c0[:, 1] * c1[:, 0]) * c2[:, 2]
         scale[:, 0] *= np.where(det < 0, -1.0, 1.0)
         r = r / scale[:, None, :]
-        q = mat3_to_quat(r)
+        q = tf.mat3_to_quat(r)
         loc = np.zeros((F, 3)) if pos is None else \
             np.einsum("fij,fj->fi", Ut, pos) - np.einsum("fij,fj->fi", Ut, U_p)
         locs[:, i] = loc
@@ -169,7 +162,7 @@ def channels(sk, want: dict, frames, fps, progress: ProgressFn = no_progress) ->
         key_rot[i] = True
         key_loc[i] = pos is not None and bool(np.max(np.abs(loc)) > 1e-6)
         if i in parents:  # only bones with posed children need their own pose: U @ T(loc) R(q)
-            pose[i] = (U_R @ quat_to_mat3(q), np.einsum("fij,fj->fi", U_R, loc) + U_p)
+            pose[i] = (U_R @ tf.quat_to_mat3(q), np.einsum("fij,fj->fi", U_R, loc) + U_p)
     # quaternion signs made continuous per keyed bone (all of them at once)
     rots[:, key_rot] = tf.quat_continuity(tf.quat_normalize(rots[:, key_rot]), axis=0)
     return Clip(list(sk.names), frames, fps, locs, rots, key_location=key_loc, key_rotation=key_rot)
@@ -210,29 +203,3 @@ def turn_then_pitch(R, angle, mats) -> np.ndarray:
     angle = np.asarray(angle, float)
     s, c = np.sin(angle)[:, None, None], np.cos(angle)[:, None, None]
     return R + s * mat_const(R, K) + (1.0 - c) * mat_const(R, K2)
-
-
-def mat3_to_quat(m) -> np.ndarray:
-    """(F, 4) ``transforms.mat3_to_quat`` of rotations (F, 3, 3), the same numbers; when every
-    matrix takes Shepperd's trace branch (a walk's joints turn less than 180°), without the
-    per-branch selections."""
-    tr = m[:, 0, 0] + m[:, 1, 1] + m[:, 2, 2]
-    if not np.all((tr >= m[:, 0, 0]) & (tr >= m[:, 1, 1]) & (tr >= m[:, 2, 2])):  # argmax would not pick 0
-        return tf.mat3_to_quat(m)
-    r = np.sqrt(np.maximum(1.0 + tr, 1e-300)) * 2
-    q = np.stack((0.25 * r, (m[:, 2, 1] - m[:, 1, 2]) / r, (m[:, 0, 2] - m[:, 2, 0]) / r,
-                  (m[:, 1, 0] - m[:, 0, 1]) / r), -1)
-    w, x, y, z = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
-    n = np.sqrt(w * w + x * x + y * y + z * z)[:, None]  # transforms.quat_normalize, the same sums
-    q = q / np.where(n < 1e-300, 1.0, n)
-    q *= np.where(q[:, :1] < 0, -1.0, 1.0)
-    return q
-
-
-def quat_to_mat3(q) -> np.ndarray:
-    """(F, 3, 3) ``transforms.quat_to_mat3`` of quaternions (F, 4), the same numbers (its
-    normalisation with the sums written out)."""
-    w, x, y, z = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
-    n = np.sqrt(w * w + x * x + y * y + z * z)[:, None]
-    q = q / np.where(n < 1e-300, 1.0, n)
-    return tf.unit_quat_to_mat3(q[:, 0], q[:, 1], q[:, 2], q[:, 3])

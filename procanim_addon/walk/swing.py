@@ -24,7 +24,8 @@ import numpy as np
 
 from ..curves import envelope, hermite, smoothstep
 from ..ground import UP, FlatGround
-from .pose import mat_const, turn_then_pitch, unit, yaw_tilt
+from ..transforms import normalize
+from .pose import mat_const, turn_then_pitch, yaw_tilt
 
 G = 9.81
 # ProcAnim's choices where the paper gives no numbers (tuned on the demo's human and Rigify's metarig):
@@ -191,7 +192,7 @@ class Swings:
         if np.all(st.normal[k] == UP) and np.all(st.normal[k + 2] == UP):  # level ends: level between
             nrm = np.broadcast_to(UP, (len(k), 3))
         else:
-            nrm = unit(st.normal[k] * (1 - e)[:, None] + st.normal[k + 2] * e[:, None])
+            nrm = normalize(st.normal[k] * (1 - e)[:, None] + st.normal[k + 2] * e[:, None])
         return yaw_tilt(hd, self.foot.char.rest_heading, nrm)
 
     def level(self, j, r):
