@@ -475,21 +475,28 @@ def rigid_inverse(m: np.ndarray) -> np.ndarray:
     return out
 
 
-def affine_inverse(m: np.ndarray) -> np.ndarray:
-    """Inverse of affine matrices (..., 4, 4) (last row 0, 0, 0, 1), by the adjugate of the 3×3 part:
-    rows c1 × c2, c2 × c0, c0 × c1 over the determinant c0 · (c1 × c2) (columns c).
-
-    numpy's ``linalg.inv`` calls LAPACK once per matrix; on small stacks its threading overhead
-    costs 10–20 µs per matrix on a busy machine, this a few numpy operations for the whole stack.
-    """
+def inverse3(m: np.ndarray) -> np.ndarray:
+    """Inverse of matrices (..., 3, 3) by the adjugate: rows c1 × c2, c2 × c0, c0 × c1 (columns c,
+    :func:`cross`'s products written out) over the determinant c0 · (c1 × c2). numpy's
+    ``linalg.inv`` calls LAPACK once per matrix; on small stacks its threading overhead costs
+    10–20 µs per matrix on a busy machine, this a few numpy operations for the whole stack."""
     m = np.asarray(m, float)
-    c0, c1, c2 = m[..., :3, 0], m[..., :3, 1], m[..., :3, 2]
-    adj = np.empty(m.shape[:-2] + (3, 3))
-    adj[..., 0, :] = cross(c1, c2)
-    adj[..., 1, :] = cross(c2, c0)
-    adj[..., 2, :] = cross(c0, c1)
-    det = c0[..., 0] * adj[..., 0, 0] + c0[..., 1] * adj[..., 0, 1] + c0[..., 2] * adj[..., 0, 2]
-    inv3 = adj / det[..., None, None]
+    a, b, c = m[..., 0, 0], m[..., 0, 1], m[..., 0, 2]
+    d, e, f = m[..., 1, 0], m[..., 1, 1], m[..., 1, 2]
+    g, h, k = m[..., 2, 0], m[..., 2, 1], m[..., 2, 2]
+    adj = np.empty(m.shape)
+    adj[..., 0, 0], adj[..., 0, 1], adj[..., 0, 2] = e * k - h * f, h * c - b * k, b * f - e * c
+    adj[..., 1, 0], adj[..., 1, 1], adj[..., 1, 2] = f * g - k * d, k * a - c * g, c * d - f * a
+    adj[..., 2, 0], adj[..., 2, 1], adj[..., 2, 2] = d * h - g * e, g * b - a * h, a * e - d * b
+    det = a * adj[..., 0, 0] + d * adj[..., 0, 1] + g * adj[..., 0, 2]
+    return adj / det[..., None, None]
+
+
+def affine_inverse(m: np.ndarray) -> np.ndarray:
+    """Inverse of affine matrices (..., 4, 4) (last row 0, 0, 0, 1): :func:`inverse3` of the 3×3 part,
+    and the translation taken back through it."""
+    m = np.asarray(m, float)
+    inv3 = inverse3(m[..., :3, :3])
     out = np.zeros(m.shape)
     out[..., :3, :3] = inv3
     out[..., :3, 3] = -np.einsum("...ij,...j->...i", inv3, m[..., :3, 3])

@@ -27,7 +27,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..skeleton import Skeleton
-from .parenting import affine_inverse, mul
+from ..transforms import affine_inverse
+from .parenting import mul
 from .rig import ControlRig
 
 ORG, DEF = "ORG-", "DEF-"

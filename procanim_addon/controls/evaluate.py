@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..transforms import affine_inverse
 from . import constraints as cs
-from .parenting import affine_inverse, apply_basis, basis_for, mul, parent_inverse, parent_transform
+from .parenting import apply_basis, basis_for, mul, parent_inverse, parent_transform
 from .rig import ControlRig
 
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..transforms import column_scale, det3
+from ..transforms import column_scale, det3, inverse3
 
 
 def mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -41,29 +41,6 @@ def mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         out = (bt.reshape(-1, bt.shape[-1]) @ a.T).reshape(bt.shape[:-1] + (a.shape[0],))
         return np.swapaxes(out, -1, -2)
     return a @ b
-
-
-def inverse3(m: np.ndarray) -> np.ndarray:
-    """Inverse of (…, 3, 3) matrices by cofactors (much faster than ``np.linalg`` on many small ones)."""
-    a, b, c = m[..., 0, 0], m[..., 0, 1], m[..., 0, 2]
-    d, e, f = m[..., 1, 0], m[..., 1, 1], m[..., 1, 2]
-    g, h, k = m[..., 2, 0], m[..., 2, 1], m[..., 2, 2]
-    co = np.empty(m.shape)
-    co[..., 0, 0], co[..., 0, 1], co[..., 0, 2] = e * k - f * h, c * h - b * k, b * f - c * e
-    co[..., 1, 0], co[..., 1, 1], co[..., 1, 2] = f * g - d * k, a * k - c * g, c * d - a * f
-    co[..., 2, 0], co[..., 2, 1], co[..., 2, 2] = d * h - e * g, b * g - a * h, a * e - b * d
-    det = a * co[..., 0, 0] + b * co[..., 1, 0] + c * co[..., 2, 0]
-    return co / det[..., None, None]
-
-
-def affine_inverse(m: np.ndarray) -> np.ndarray:
-    """Inverse of (…, 4, 4) affine matrices (bottom row 0 0 0 1)."""
-    out = np.zeros(np.shape(m))
-    inv = inverse3(m[..., :3, :3])
-    out[..., :3, :3] = inv
-    out[..., :3, 3] = -np.einsum("...ij,...j->...i", inv, m[..., :3, 3])
-    out[..., 3, 3] = 1.0
-    return out
 
 
 def _orthonormal(m: np.ndarray) -> np.ndarray:

@@ -19,7 +19,8 @@ import re
 
 import numpy as np
 
-from .parenting import affine_inverse, mul
+from ..transforms import affine_inverse
+from .parenting import mul
 from .rig import ControlRig
 
 _SEGMENT = re.compile(r"\.\d{3}$")

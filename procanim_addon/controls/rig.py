@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .parenting import affine_inverse
+from ..transforms import affine_inverse
 
 MECHANISM_PREFIXES = ("MCH-", "ORG-", "DEF-", "VIS_", "WGT-")
 

@@ -15,9 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import transforms as tf
-from ..transforms import norms
+from ..transforms import affine_inverse, norms
 from .evaluate import RigPose
-from .parenting import affine_inverse
 
 TOLERANCE_M = 1e-6
 MAX_ITERATIONS = 24

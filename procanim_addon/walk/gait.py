@@ -19,8 +19,8 @@ from .. import transforms as tf
 from ..clip import Clip
 from ..errors import InputError
 from ..limits import check_bake_size
-from ..posing import affine_inverse
 from ..progress import ProgressFn, no_progress, part
+from ..transforms import affine_inverse
 from . import style as style_model
 from .arms import arm_poses, swing_angles
 from .body import body_frames, trunk_poses

@@ -19,8 +19,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import metrics as common
-from ..posing import affine_inverse
 from ..progress import ProgressFn, no_progress
+from ..transforms import affine_inverse
 from .path import deviation_from_polyline
 from .pose import fk_of, mat_const, vec_const
 

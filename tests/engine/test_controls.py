@@ -20,7 +20,7 @@ from procanim_addon.controls import constraints as cs
 from procanim_addon.controls import convert, deform_skeleton
 from procanim_addon.controls.deform import deform_parents, rest_offsets, rig_pose
 from procanim_addon.controls.evaluate import RigPose
-from procanim_addon.controls.parenting import affine_inverse, apply_basis, basis_for, parent_transform
+from procanim_addon.controls.parenting import apply_basis, basis_for, parent_transform
 from procanim_addon.controls.residual import deform_checks, residual_m, summary
 from procanim_addon.controls.rig import Constraint, ControlRig, is_control_name
 from procanim_addon.controls.solve import bone_points, kabsch, knee_twist
@@ -270,7 +270,7 @@ def test_affine_inverse():
     m = tf.compose(
         np.array([[0.3, 1.0, -2.0]]), tf.quat_normalize(np.array([[0.7, 0.1, 0.5, -0.2]])), np.array([[1.5, 0.5, 2.0]])
     )
-    np.testing.assert_allclose(affine_inverse(m) @ m, np.eye(4)[None], atol=1e-12)
+    np.testing.assert_allclose(tf.affine_inverse(m) @ m, np.eye(4)[None], atol=1e-12)
 
 
 # ----------------------------------------------------------------------------- constraints
