@@ -183,8 +183,11 @@ def _rotation_channels(mode: str, quats: np.ndarray):
     return "rotation_axis_angle", tf.quat_to_axis_angle(tf.quat_continuity(quats, axis=0))
 
 
-def bake_clip(obj, clip: Clip, key_target: str = "AUTO", notes: list | None = None):
-    """Write ``clip`` onto armature ``obj`` as its active action; returns the action.
+def prepare_bake(obj, clip: Clip, key_target: str = "AUTO"):
+    """Everything of a bake that can fail, done before anything is written: returns ``write(notes)``,
+    which writes ``clip`` onto armature ``obj`` as its active action and returns the action. A
+    generator that bakes several characters prepares them all first, so that a refusal leaves
+    every one of them as it was.
 
     ``key_target`` (``AUTO``, ``IK_CONTROLS``, ``FK_CONTROLS``, ``DEFORM``): which bones receive the
     keys — the controls of a known control rig (``AUTO``: IK), else the clip's own bones. Messages
@@ -198,12 +201,19 @@ def bake_clip(obj, clip: Clip, key_target: str = "AUTO", notes: list | None = No
         raise InputError("The generator produced invalid (NaN) values; nothing was baked. Try less extreme settings.")
     if key_target not in KEY_TARGETS:
         raise InputError(f"Unknown key target '{key_target}'; use one of {', '.join(KEY_TARGETS)}.")
-    from .control_rig import bake_onto_controls, control_mode
+    from .control_rig import control_mode, convert_onto_controls, write_onto_controls
 
     mode = control_mode(obj, key_target)
     if mode is not None:
-        return bake_onto_controls(obj, clip, mode, notes)
-    return _bake_deform(obj, clip, notes)
+        converted = convert_onto_controls(obj, clip, mode)
+        return lambda notes=None: write_onto_controls(converted, notes)
+    return lambda notes=None: _bake_deform(obj, clip, notes)
+
+
+def bake_clip(obj, clip: Clip, key_target: str = "AUTO", notes: list | None = None):
+    """Write ``clip`` onto armature ``obj`` as its active action (:func:`prepare_bake`, then its
+    write); returns the action. Raises :class:`InputError` before writing anything."""
+    return prepare_bake(obj, clip, key_target)(notes)
 
 
 def new_target_action(obj, generator: str, notes: list | None = None):

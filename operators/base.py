@@ -38,7 +38,7 @@ from bpy.props import EnumProperty
 from ..procanim_addon.clip import Clip
 from ..procanim_addon.errors import InputError
 from ..procanim_addon.progress import Cancelled, Progress
-from .bake import bake_clip, bake_warning, keyed_bone_names, read_metrics
+from .bake import bake_warning, keyed_bone_names, prepare_bake, read_metrics
 from .bridge import constrained_bones
 from .control_rig import control_mode
 
@@ -118,13 +118,16 @@ class GeneratorOperator:
             return {"CANCELLED"}
         key_target = getattr(self, "key_target", "AUTO")
         notes = job.extra.setdefault("notes", [])
-        for obj, clip in zip(job.targets, clips):
+        writes = []
+        for obj, clip in zip(job.targets, clips):  # every character checked before any is written
             clip.metrics["generate_ms"] = seconds * 1000.0
             try:
-                bake_clip(obj, clip, key_target=key_target, notes=notes)
-            except InputError as err:  # e.g. a control key target on a rig that has no controls
+                writes.append(prepare_bake(obj, clip, key_target=key_target))
+            except InputError as err:  # e.g. a rig whose controls the conversion cannot drive
                 self.report({"ERROR"}, str(err))
                 return {"CANCELLED"}
+        for write in writes:
+            write(notes)
         after = getattr(self.generator_module, "after_bake", None)
         if after is not None:
             after(job, clips)

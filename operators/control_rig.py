@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import time
 from copy import copy
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import Any
 
 import bpy
 import numpy as np
@@ -477,16 +478,31 @@ def intended_pose(skeleton: Skeleton, clip: Clip) -> np.ndarray:
     return skeleton.fk(*intended_channels(skeleton, clip))
 
 
-def bake_onto_controls(obj, clip: Clip, mode: str, notes: list | None = None):
-    """Convert ``clip`` (the deform skeleton's pose) into keys on ``obj``'s controls, write them into
-    a new action, verify a sample of frames in Blender; returns the action."""
-    from .bake import new_target_action, set_action_aside
+@dataclass
+class ControlKeys:
+    """A conversion onto a rig's controls, not yet written (:func:`convert_onto_controls`)."""
+
+    obj: Any
+    clip: Clip
+    mode: str
+    rig: ControlRig
+    keys: Any  # procanim_addon.controls.ControlKeys
+    intended: IntendedPose
+    skeleton: Skeleton
+    switch_value: float  # what the switches of the keyed limbs are set to
+    timings: dict  # ms: control_read_ms (the probe included), control_probe_ms, control_convert_ms
+
+
+def convert_onto_controls(obj, clip: Clip, mode: str) -> ControlKeys:
+    """Convert ``clip`` (the deform skeleton's pose) into control channels of ``obj``; ``obj`` is
+    left as it was (its action, its switches). Raises :class:`InputError` when the rig cannot be
+    converted — before anything is written, so that a bake of several characters can check them all
+    first (:func:`operators.bake.prepare_bake`)."""
+    from .bake import set_action_aside
 
     t0 = time.perf_counter()
     # The current action is set aside while the rig is read (it would override the switches and the
-    # probe) and put back untouched if the conversion fails; the new bake's action is made only
-    # once the keys exist, so that Blender rebuilds its dependency graph once for it (about 40 ms
-    # on a Rigify human).
+    # probe) and put back untouched.
     put_back = set_action_aside(obj)
     saved = _set_switches(obj, mode)
     _settings(obj)  # checked once; the bake changes nothing it depends on
@@ -502,8 +518,6 @@ def bake_onto_controls(obj, clip: Clip, mode: str, notes: list | None = None):
         keys = convert(rig, skeleton, intended, mode, stretch=stretch)
         t2 = time.perf_counter()
     except (InputError, Unsupported, ValueError) as err:
-        _restore_switches(obj, saved)
-        put_back()
         what = f"the rig has {err}, which the conversion does not model" if isinstance(err, Unsupported) else err
         raise InputError(
             f"Could not convert the motion onto the controls of '{obj.name}' ({what}); nothing was changed. "
@@ -511,33 +525,52 @@ def bake_onto_controls(obj, clip: Clip, mode: str, notes: list | None = None):
         ) from err
     finally:
         _TRUSTED.discard(obj.data.as_pointer())
-    put_back()
+        _restore_switches(obj, saved)
+        put_back()
+    timings = {"control_read_ms": (t1 - t0) * 1000.0, "control_probe_ms": probe_ms,  # read: the probe included
+               "control_convert_ms": (t2 - t1) * 1000.0}
+    return ControlKeys(obj, clip, mode, rig, keys, intended, skeleton, 0.0 if mode == "IK" else 1.0, timings)
+
+
+def write_onto_controls(converted: ControlKeys, notes: list | None = None):
+    """Write a conversion's keys into a new action of its armature and verify a sample of frames in
+    Blender; returns the action."""
+    from .bake import new_target_action
+
+    obj, clip, rig, keys = converted.obj, converted.clip, converted.rig, converted.keys
+    t2 = time.perf_counter()
     action, previous, fcurves, groups, _undo = new_target_action(obj, clip.generator, notes)
-    _restore_switches(obj, saved, keep={bone for bone, _ in keys.switches})
+    for bone, _ in keys.switches:  # the keyed limbs' switches as their keys set them
+        obj.pose.bones[bone][SWITCH] = converted.switch_value
     written: dict = {}  # (data path, index) -> keys: the bake's fingerprint
     n_curves = _write_control_keys(obj, rig, keys, clip, fcurves, groups, written)
     t3 = time.perf_counter()
     metrics = dict(clip.metrics)
-    metrics.update(_verify(obj, rig, keys, clip, intended, skeleton))
+    metrics.update(_verify(obj, rig, keys, clip, converted.intended, converted.skeleton))
     t4 = time.perf_counter()
+    timings = converted.timings
     metrics.update(
         {
-            "key_target": f"{mode}_CONTROLS",
+            "key_target": f"{converted.mode}_CONTROLS",
             "fcurves": n_curves,
             "controls_keyed": len(keys.basis),
             "control_notes": " ".join(keys.notes),
-            "control_read_ms": (t1 - t0) * 1000.0,
-            "control_probe_ms": probe_ms,
-            "control_convert_ms": (t2 - t1) * 1000.0,
+            **timings,
             "control_write_ms": (t3 - t2) * 1000.0,
             "control_verify_ms": (t4 - t3) * 1000.0,
-            "control_bake_ms": (t4 - t0) * 1000.0,
+            "control_bake_ms": timings["control_read_ms"] + timings["control_convert_ms"] + (t4 - t2) * 1000.0,
         }
     )
     if previous is not None:
         previous.use_fake_user = True
     finish_action(action, obj, clip, metrics, written)
     return action
+
+
+def bake_onto_controls(obj, clip: Clip, mode: str, notes: list | None = None):
+    """Convert ``clip`` into keys on ``obj``'s controls, write them into a new action, verify a
+    sample of frames in Blender; returns the action."""
+    return write_onto_controls(convert_onto_controls(obj, clip, mode), notes)
 
 
 def _write_control_keys(obj, rig, keys, clip: Clip, fcurves, groups, written: dict) -> int:

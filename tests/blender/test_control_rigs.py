@@ -132,14 +132,14 @@ def capture_clips(procanim_extension):
     """Record the Clips the operators bake (to rebuild the intended pose independently)."""
     base = _module(procanim_extension, "operators.base")
     seen = []
-    original = base.bake_clip
+    original = base.prepare_bake
 
-    def bake_clip(obj, clip, *args, **kwargs):
+    def prepare_bake(obj, clip, *args, **kwargs):
         seen.append((obj.name, clip))
         return original(obj, clip, *args, **kwargs)
 
-    base.bake_clip = bake_clip
-    return seen, lambda: setattr(base, "bake_clip", original)
+    base.prepare_bake = prepare_bake
+    return seen, lambda: setattr(base, "prepare_bake", original)
 
 
 # ----------------------------------------------------------------------------- path walk over stairs
@@ -373,6 +373,25 @@ def test_a_control_key_target_the_other_character_cannot_take_cancels_before_any
         assert obj.animation_data is None or obj.animation_data.action is None, f"{obj.name} was baked"
     assert not bpy.data.actions
     assert {pb.name: pb["IK_FK"] for pb in rig.pose.bones if "IK_FK" in pb.keys()} == switches
+
+
+def test_a_handshake_whose_second_rig_the_conversion_refuses_bakes_neither(rigify_library):
+    """Found: when the second character's conversion onto its controls failed (here a Track To on
+    B's ORG-spine.003, which the model does not know), the operator was cancelled after the first
+    character had been baked: a cancelled operator had changed the file. Every character's
+    conversion now runs before any key is written."""
+    a = add_rigify(rigify_library, "human", "A")
+    b = add_rigify(rigify_library, "human", "B")
+    place(b, (0.0, -0.9, 0.0), 180.0)
+    con = b.pose.bones["ORG-spine.003"].constraints.new("TRACK_TO")
+    con.target, con.subtarget = b, "head"
+    switches = {o.name: {pb.name: pb["IK_FK"] for pb in o.pose.bones if "IK_FK" in pb.keys()} for o in (a, b)}
+    with pytest.raises(RuntimeError, match="Could not convert the motion onto the controls of 'B'"):
+        bpy.ops.procanim.handshake(initiator="A", partner="B", frame_start=1, **SHAKE)
+    for obj in (a, b):
+        assert obj.animation_data is None or obj.animation_data.action is None, f"{obj.name} was baked"
+        assert {pb.name: pb["IK_FK"] for pb in obj.pose.bones if "IK_FK" in pb.keys()} == switches[obj.name]
+    assert not bpy.data.actions
 
 
 def test_two_rigify_humans_shake_hands(rigify_library):
