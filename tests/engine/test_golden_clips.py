@@ -19,6 +19,16 @@ from golden_io import GOLDEN_DIR, load_case  # noqa: E402
 # 1e-9 where the Clips were recorded; PROCANIM_GOLDEN_TOLERANCE (e.g. 1e-6: one micrometre or
 # microradian) elsewhere.
 TOLERANCE = float(os.environ.get("PROCANIM_GOLDEN_TOLERANCE", "1e-9"))
+# The handshake's iterative solvers (CCD, Jacobian transpose, fuzzy controllers: hundreds of
+# iterations) carry numpy's last-bit differences between CPUs and even between runs of one process
+# (numpy's SIMD loops for transcendental functions take other paths with another memory alignment):
+# measured on a second machine of the same kind, 5.5e-9 to 1.9e-8 m on three stored cases, 1.2e-7
+# with the cases in another order. One micrometre there still catches any change of the motion.
+ITERATIVE_TOLERANCE = max(TOLERANCE, 1e-6)
+
+
+def tolerance(generator: str) -> float:
+    return ITERATIVE_TOLERANCE if generator == "handshake" else TOLERANCE
 CASES = sorted(GOLDEN_DIR.glob("*.npz"))
 # Figures that measure the machine, not the motion.
 TIMING_WORDS = ("time", "_ms", "seconds", "fps_")
@@ -38,7 +48,7 @@ def clips_of(result):
     return [result]
 
 
-def assert_same_clip(got, want, label):
+def assert_same_clip(got, want, label, tol=TOLERANCE):
     assert got.bone_names == want.bone_names, label
     np.testing.assert_array_equal(got.frames, want.frames, err_msg=label)
     np.testing.assert_array_equal(got.key_location, want.key_location, err_msg=label)
@@ -47,12 +57,12 @@ def assert_same_clip(got, want, label):
         a, b = getattr(got, name), getattr(want, name)
         assert (a is None) == (b is None), f"{label}: {name}"
         if a is not None:
-            np.testing.assert_allclose(a, b, rtol=0, atol=TOLERANCE, err_msg=f"{label}: {name}")
+            np.testing.assert_allclose(a, b, rtol=0, atol=tol, err_msg=f"{label}: {name}")
     for key, value in want.metrics.items():
         if any(word in key for word in TIMING_WORDS) or not isinstance(value, (int, float)):
             continue
         assert key in got.metrics, f"{label}: metric {key} is gone"
-        assert got.metrics[key] == pytest.approx(value, abs=TOLERANCE, rel=TOLERANCE), f"{label}: {key}"
+        assert got.metrics[key] == pytest.approx(value, abs=tol, rel=tol), f"{label}: {key}"
 
 
 def test_the_fixture_covers_every_generator():
@@ -69,4 +79,4 @@ def test_clip_is_unchanged(path):
     got, want = clips_of(result), clips_of(expected)
     assert len(got) == len(want)
     for k, (a, b) in enumerate(zip(got, want)):
-        assert_same_clip(a, b, f"{path.stem}[{k}]")
+        assert_same_clip(a, b, f"{path.stem}[{k}]", tolerance(generator))
