@@ -116,6 +116,7 @@ def _save_blend(path: Path) -> None:
     tmp = _partial(path, ".blend")
     bpy.ops.wm.save_as_mainfile(filepath=str(tmp), copy=True, check_existing=False)
     os.replace(tmp, path)
+    _sweep(path)  # again: a worker killed while saving this shot may have ended only meanwhile
 
 
 def _export_fbx(path: Path, targets: list) -> None:

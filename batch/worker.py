@@ -73,14 +73,21 @@ def limit_blas_threads(n: int = 1) -> int:
 
 
 def process_alive(pid: int) -> bool:
-    """Whether a process ``pid`` exists on this host (one of another user counts as alive)."""
+    """Whether a process ``pid`` runs on this host (one of another user counts as alive; a zombie,
+    killed and not yet reaped, does not)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return True
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as fh:
+            return "State:\tZ" not in fh.read()
+    except FileNotFoundError:  # it ended meanwhile (or no /proc: then os.kill above decided)
+        return not os.path.isdir("/proc/self")
+    except OSError:
+        return True
 
 
 class WorkerDied(RuntimeError):
