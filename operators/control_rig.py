@@ -32,7 +32,6 @@ from ..procanim_addon.controls import TOLERANCE_CM, convert, deform_skeleton
 from ..procanim_addon.controls.constraints import Unsupported
 from ..procanim_addon.controls.deform import rest_offsets
 from ..procanim_addon.controls.intended import IntendedPose
-from ..procanim_addon.controls.kernels import decompose, euler_sequence
 from ..procanim_addon.controls.residual import deform_checks, intended_deform, residual_m, summary
 from ..procanim_addon.controls.rig import Constraint, ControlRig
 from ..procanim_addon.controls.stretch import StretchResponse, probe_distances, rest_bend, stretchy_chain
@@ -567,12 +566,6 @@ def write_onto_controls(converted: ControlKeys, notes: list | None = None):
     return action
 
 
-def bake_onto_controls(obj, clip: Clip, mode: str, notes: list | None = None):
-    """Convert ``clip`` into keys on ``obj``'s controls, write them into a new action, verify a
-    sample of frames in Blender; returns the action."""
-    return write_onto_controls(convert_onto_controls(obj, clip, mode), notes)
-
-
 def _write_control_keys(obj, rig, keys, clip: Clip, fcurves, groups, written: dict) -> int:
     frames = clip.frames.astype(np.float32)
     n = 0
@@ -584,12 +577,12 @@ def _write_control_keys(obj, rig, keys, clip: Clip, fcurves, groups, written: di
         base = f'pose.bones["{escape(name)}"].'
         loc, rot = keys.location.get(c), keys.rotation.get(c)
         if loc is None or rot is None:
-            loc, rot, _ = decompose(basis)
+            loc, rot, _ = tf.decompose(basis)
         if keys.key_location[c]:
             n += write_location(fcurves, group, base, loc, frames, written)
         if keys.key_rotation[c] and pb.rotation_mode in tf.EULER_ORDERS:
             # the keys write_rotation writes, its frame-by-frame angle continuity vectorised
-            euler = euler_sequence(rot, pb.rotation_mode)
+            euler = tf.euler_sequence_from_mat3(tf.quat_to_mat3(rot), pb.rotation_mode)
             for k in range(3):
                 write_curve(fcurves, group, base + "rotation_euler", k, frames, euler[:, k], written)
             n += 3
