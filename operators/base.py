@@ -72,6 +72,15 @@ class Job:
     extra: dict = field(default_factory=dict)
 
 
+def check_key_target(objects, key_target: str) -> None:
+    """Raise :class:`InputError` when one of the armatures among ``objects`` cannot take
+    ``key_target`` (e.g. IK controls on a rig that has none) — before any engine runs. Generate
+    and the live preview's status line say the same."""
+    for obj in objects:
+        if obj is not None and obj.type == "ARMATURE":
+            control_mode(obj, key_target)
+
+
 def argument_given(args, name: str) -> bool:
     """True when the caller set argument ``name`` (an operator: ``is_property_set``; a settings
     view: :meth:`~.objects.SettingsArgs.is_set`)."""
@@ -97,9 +106,7 @@ class GeneratorOperator:
 
     def prepare(self, context) -> Job:
         job = self.generator_module.prepare(self, context)
-        key_target = getattr(self, "key_target", "AUTO")
-        for obj in job.targets:  # a key target one character cannot take cancels before any bake
-            control_mode(obj, key_target)
+        check_key_target(job.targets, getattr(self, "key_target", "AUTO"))  # before any character is baked
         return job
 
     def previewed(self, context) -> list[Clip] | None:

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from ..operators.base import check_key_target
 from ..operators.bridge import read_rigmap, read_skeleton
 from ..operators.objects import SettingsArgs
 from ..procanim_addon.errors import InputError
@@ -182,6 +183,7 @@ class Session:
         try:
             objects = inputs.resolved_objects(self.entry, self.op_module, args, context)
             self.objects = {obj.name for obj in objects if obj is not None}
+            check_key_target(objects, getattr(args, "key_target", "AUTO"))  # what Generate would refuse
             return inputs.inputs_key(self.entry, self.op_module, args, context, objects=objects)
         except Exception as err:  # InputError (a missing pick …) or a bug: the status line says it
             return ("error", failure_text(err))

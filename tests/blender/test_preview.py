@@ -340,6 +340,26 @@ def test_invalid_settings_show_the_message_and_keep_the_last_ghost(procanim_exte
     assert shapes[0][1] == draw.GHOST_STALE
 
 
+def test_a_key_target_generate_would_refuse_is_the_status(procanim_extension, runtime):
+    """IK controls on ProcAnim's human (no control rig): Generate cancels with a message, and the
+    preview's status says the same instead of showing a ghost Generate will not bake."""
+    _walker(bpy.context.scene)
+    st = settings_of("path_walk")
+    st.preview = True
+    settle(runtime)
+    session = runtime.SESSIONS["path_walk"]
+    assert session.status()[0] == "READY"
+    st.key_target = "IK_CONTROLS"
+    settle(runtime)
+    kind, text = session.status()
+    assert kind == "ERROR" and "not a control rig" in text, text
+    with pytest.raises(RuntimeError, match="not a control rig"):  # CANCELLED with that ERROR report
+        bpy.ops.procanim.path_walk(key_target="IK_CONTROLS")  # the sidebar's picks
+    st.key_target = "AUTO"
+    settle(runtime)
+    assert session.status()[0] == "READY", session.status()
+
+
 def _walker_on_floor(runtime):
     """The path walk previewed over a floor mesh: (settings, floor, session), settled."""
     _walker(bpy.context.scene)
