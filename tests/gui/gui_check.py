@@ -33,13 +33,17 @@ event loop runs, as a user at the screen would (input, screen and probes: gui_ha
    times (at 5 % ... 85 % of the bar) for the distribution.
 8. A real drag on the source walk's Steps field (found by its data path) changes the setting and
    the sidebar's picture (the pattern of the live preview's step).
-9. Live preview (docs/preview.md): a human and a ~240-frame path; the Path Walk panel's Preview
-   toggle is clicked (found by its data path); the first ghost is drawn; three Cadence values and
-   three Amplitude values of a 240-frame duck walk are set and their change -> drawn times read
-   from the preview's test log (PROCANIM_PREVIEW_LOG; figures only); the Cadence slider is dragged
-   with the mouse and the viewport's pixels around the ghost change (screenshot -> docs/preview.png);
-   with the view split in two, both 3D views draw the ghost; with every Preview off the preview
-   holds no draw handler, timer or app handler.
+9. Live preview (docs/preview.md): a human and a ~240-frame path; first with no preview running,
+   three Cadence values are set and Blender's first 3D-view frame after each change is timed (the
+   floor: Blender draws the viewport anew for a change of any add-on setting); then the Path Walk
+   panel's Preview toggle is clicked (found by its data path); the first ghost is drawn; the same
+   three Cadence values, and three Amplitude values of a 240-frame duck walk (its floor timed
+   likewise), are set and their change -> drawn times read from the preview's test log
+   (PROCANIM_PREVIEW_LOG; figures), and no 3D-view frame may be drawn after the worker has ended
+   without the new ghost (``preview_no_frame_late``); the Cadence slider is dragged with the mouse
+   and the viewport's pixels around the ghost change (screenshot -> docs/preview.png); with the
+   view split in two, both 3D views draw the ghost; with every Preview off the preview holds no
+   draw handler, timer or app handler.
 
 The result goes to $PROCANIM_GUI_RESULT (JSON, "ok": true/false); run_gui.sh turns
 it into the exit status. Nothing here changes the add-on.
@@ -79,8 +83,8 @@ DEBUG = bool(os.environ.get("PROCANIM_GUI_DEBUG"))
 BAKE_TIMEOUT = float(os.environ.get("PROCANIM_GUI_BAKE_TIMEOUT", "180"))
 # the long bake: a walk of LONG_STEPS steps (13 frames each at 24 fps) over a zigzag whose cells
 # are ZIGZAG_CELL m long (the terrain must reach under the whole walk)
-LONG_STEPS = 40
-ZIGZAG_CELL = 3.0
+LONG_STEPS = 120  # ~1,500 frames: the bake must still run when Esc comes on an idle machine (40 steps ended first)
+ZIGZAG_CELL = 14.5  # four cells under the whole walk (3 m covered 40 steps)
 ESC_AT_FRACTION = 0.3  # Esc once the bar shows this much ...
 ESC_AFTER_S = 4.0  # ... or this long after the start, whichever comes first
 ESC_REPEAT = int(os.environ.get("PROCANIM_GUI_ESC_REPEAT", "0"))  # more Esc runs, for the distribution
@@ -139,6 +143,7 @@ CHECKS = (
     "preview_ghost_moves",
     "preview_two_views",
     "preview_unhooked",
+    "preview_no_frame_late",
 )
 R["checks"] = {}
 
@@ -852,12 +857,13 @@ def preview_scene_step(scr):
 
 class MainThreadLog:
     """What Blender's main thread did while a change waited for its ghost: each dependency-graph
-    update (depsgraph_update_pre → post) and each 3D-view draw (PRE_VIEW → POST_PIXEL), as
-    (start, end) wall times."""
+    update (depsgraph_update_pre → post) and each 3D-view draw — PRE_VIEW (before the scene is
+    drawn), POST_VIEW (after it: where the preview draws the ghost) and POST_PIXEL (its end) — as
+    wall times."""
 
     def __init__(self):
-        self.depsgraph, self.draws = [], []
-        self._pre = self._view = None
+        self.depsgraph, self.draws = [], []  # (start, end); (pre_view, post_view, post_pixel)
+        self._pre = self._view = self._post = None
         self._handles = []
 
     def __enter__(self):
@@ -865,6 +871,7 @@ class MainThreadLog:
         bpy.app.handlers.depsgraph_update_post.append(self.on_post)
         space = bpy.types.SpaceView3D
         self._handles = [space.draw_handler_add(self.on_view, (), "WINDOW", "PRE_VIEW"),
+                         space.draw_handler_add(self.on_post_view, (), "WINDOW", "POST_VIEW"),
                          space.draw_handler_add(self.on_pixel, (), "WINDOW", "POST_PIXEL")]
         return self
 
@@ -883,33 +890,75 @@ class MainThreadLog:
         self._pre = None
 
     def on_view(self):
-        self._view = time.time()
+        self._view, self._post = time.time(), None
+
+    def on_post_view(self):
+        self._post = time.time()
 
     def on_pixel(self):
         if self._view is not None:
-            self.draws.append((self._view, time.time()))
+            self.draws.append((self._view, self._post or time.time(), time.time()))
         self._view = None
+
+    def first_frame(self, t_set):
+        """The first 3D-view draw that began after ``t_set``: (pre_view, post_view, end), or None."""
+        return next((d for d in self.draws if d[0] >= t_set), None)
+
+    def late(self, worker_done, drawn):
+        """Draws that drew the scene after the worker had ended and were over before the draw
+        that showed the new ghost: frames that could have shown it and did not."""
+        return sum(1 for pre, post, end in self.draws if post > worker_done and end < drawn)
 
     def summary(self, t0, t1):
         """Count and total ms of the depsgraph updates and view draws that began in [t0, t1]."""
         out = {}
-        for name, spans in (("depsgraph", self.depsgraph), ("view_draws", self.draws)):
+        for name, spans in (("depsgraph", self.depsgraph), ("view_draws", [(d[0], d[2]) for d in self.draws])):
             inside = [(a, b) for a, b in spans if t0 <= a <= t1]
             out[name] = "%d, %d ms" % (len(inside), round(sum(b - a for a, b in inside) * 1000.0))
         return out
 
 
+def ms(a, b):
+    """(a - b) in whole milliseconds; None when either is missing."""
+    return round((a - b) * 1000.0) if a and b else None
+
+
+def first_frame_times(settings, name, values, times):
+    """Blender alone (no preview running): set ``name`` to each value and time Blender's first
+    3D-view frame after the change — when it began and when it had drawn the scene (its
+    POST_VIEW, where a preview's ghost would be drawn). The floor under any change → ghost time:
+    Blender answers a change of an add-on setting by drawing the viewport anew."""
+    for value in values:
+        t_set = time.time()
+        with MainThreadLog() as main_log:
+            setattr(settings, name, value)
+            scr_ui_redraw()
+            seen = main_log.first_frame
+            yield from wait_until(lambda t_set=t_set, seen=seen: seen(t_set) is not None, 30.0, 0.02)
+            yield 0.3
+        first = main_log.first_frame(t_set)
+        if first is None:
+            step("first frame after %s=%s: none drawn" % (name, value))
+            continue
+        times.append({"set_to_first_frame_ms": ms(first[1], t_set), "set_to_frame_start_ms": ms(first[0], t_set),
+                      **main_log.summary(t_set, t_set + 0.3)})
+        step("Blender alone, %s=%s: %s" % (name, value, times[-1]))
+        yield 0.3
+
+
 def timed_preview_changes(rt, generator, settings, name, values, times):
     """Set ``name`` to each value (one change, as a slider edit), wait until its ghost is drawn;
-    appends the change -> drawn time (ms, from the preview's test log) and the worker's time."""
+    appends the change -> drawn time (ms, from the preview's test log), the worker's time, when
+    Blender's first frame after the change drew the scene, and the frames that were drawn after
+    the worker had ended without the new ghost (``frames_late``)."""
     session = rt.SESSIONS[generator]
     for value in values:
         n0 = len(preview_log())
         t_set = time.time()
-        setattr(settings, name, value)
-        scr_ui_redraw()
         ticks: list = []
         with MainThreadLog() as main_log:
+            setattr(settings, name, value)
+            scr_ui_redraw()
             drawn = yield from wait_until(lambda n0=n0: any(e["event"] == "drawn" for e in preview_log()[n0:]), 120.0,
                                           0.02, ticks=ticks)
         new = preview_log()[n0:]
@@ -920,13 +969,12 @@ def timed_preview_changes(rt, generator, settings, name, values, times):
         done = [e for e in new if e["event"] == "drawn"][-1]
         r = ready[-1]
         started = [e for e in new if e["event"] == "started"]
-
-        def ms(a, b):
-            return round((a - b) * 1000.0) if a and b else None
-
+        first = main_log.first_frame(t_set)
         times.append(
             {
                 "set_to_drawn_ms": ms(done["wall"], t_set),
+                "set_to_first_frame_ms": ms(first[1], t_set) if first else None,
+                "frames_late": main_log.late(r.get("worker_done_wall") or 0.0, done["wall"]),
                 "worker_ms": round(r["compute_ms"]),
                 "engine_ms": round(r["engine_ms"]),
                 "frames": r["frames"],
@@ -934,6 +982,7 @@ def timed_preview_changes(rt, generator, settings, name, values, times):
                 # result taken on the main thread -> first draw of the new ghost
                 "set_to_seen_ms": ms(r.get("changed_wall"), t_set),
                 "seen_to_started_ms": ms(started[-1]["wall"], r.get("changed_wall")) if started else None,
+                "set_to_worker_done_ms": ms(r.get("worker_done_wall"), t_set),
                 "worker_done_to_taken_ms": ms(r.get("ready_wall"), r.get("worker_done_wall")),
                 "taken_to_drawn_ms": ms(done["wall"], r.get("ready_wall")),
                 "starts": len(started),
@@ -977,6 +1026,8 @@ def preview_step(scr, duck_name):
         check("preview_on", False, "the add-on's preview package: %s" % exc)
         return
     st = yield from preview_scene_step(scr)
+    walk_alone, duck_alone = [], []
+    yield from first_frame_times(st.path_walk, "cadence", (108.0, 96.0, 100.0), walk_alone)
     at = yield from find_widget(scr, lambda t: t.endswith(".path_walk.preview"), copy=COPY_DATA_PATH)
     if at is not None:
         yield from scr.click(*at)
@@ -1071,6 +1122,8 @@ def preview_step(scr, duck_name):
     if duck is not None:
         st.armature = duck
         st.duck.frame_start, st.duck.frame_end = 1, 240
+        yield 0.5
+        yield from first_frame_times(st.duck, "amplitude", (6.0, 4.0, 5.0), duck_alone)
         st.duck.preview = True
         yield from wait_until(
             lambda: rt.SESSIONS["duck_walk"].result is not None and not rt.SESSIONS["duck_walk"].busy, 120.0, 0.05
@@ -1080,9 +1133,35 @@ def preview_step(scr, duck_name):
         st.duck.preview = False
     R["figures"]["preview_path_walk_set_to_drawn"] = walk_times
     R["figures"]["preview_duck_walk_set_to_drawn"] = duck_times
+    R["figures"]["preview_off_path_walk_set_to_first_frame"] = walk_alone
+    R["figures"]["preview_off_duck_walk_set_to_first_frame"] = duck_alone
     R["figures"]["preview_redraw_ms"] = redraw_ms(scr)
+    R["figures"]["preview_latency_summary"] = latency_summary(walk_alone, walk_times, duck_alone, duck_times)
+    timed = walk_times + duck_times
+    check(
+        "preview_no_frame_late",
+        len(timed) == 6 and all(t["frames_late"] == 0 for t in timed),
+        "%d timed changes; frames drawn after the worker had ended without the new ghost: %s"
+        % (len(timed), [t["frames_late"] for t in timed]),
+    )
     hooks = rt.hooks()
     check("preview_unhooked", sum(hooks.values()) == 0 and not rt.SESSIONS, "with every Preview off: %s" % hooks)
+
+
+def latency_summary(walk_alone, walk_times, duck_alone, duck_times):
+    """One line per generator: Blender's first frame after a change with no preview running, the
+    change -> ghost drawn with the preview on, and the worker (ms, min-max)."""
+
+    def span(rows, key):
+        vals = [r[key] for r in rows if r.get(key) is not None]
+        return "%d-%d" % (min(vals), max(vals)) if vals else "-"
+
+    return {
+        name: "Blender alone: first frame %s ms; preview: drawn %s ms (its first frame %s), worker done %s ms"
+        % (span(alone, "set_to_first_frame_ms"), span(times, "set_to_drawn_ms"), span(times, "set_to_first_frame_ms"),
+           span(times, "set_to_worker_done_ms"))
+        for name, alone, times in (("path_walk", walk_alone, walk_times), ("duck_walk", duck_alone, duck_times))
+    }
 
 
 def _crop(path, box):
@@ -1134,4 +1213,5 @@ def tick():
     return delay
 
 
-bpy.app.timers.register(tick, first_interval=1.0, persistent=True)
+if __name__ == "__main__":  # Blender runs this file; tests/gui/preview_latency.py imports its steps
+    bpy.app.timers.register(tick, first_interval=1.0, persistent=True)
