@@ -17,9 +17,9 @@ import bpy
 import numpy as np
 from bpy.props import BoolProperty
 
-from ..procanim_addon import registry
+from ..procanim_addon import jobs, registry
 from ..procanim_addon.errors import InputError
-from ..procanim_addon.terrain.adapt import AdaptParams, adapt_to_terrain
+from ..procanim_addon.terrain.adapt import AdaptParams
 from ..procanim_addon.terrain.mesh import TerrainMesh
 from .bake import animated_channels, pose_channels, rest_channels, set_pose_channels
 from .base import Job, argument_given, kept_read
@@ -219,20 +219,17 @@ def prepare(args, context) -> Job:
         "terrain": terrain_obj.name,
         "reference": reference_obj.name if reference_obj is not None else "",
     }
+    compute = jobs.EngineCall(jobs.adapt_terrain, (skeleton, rigmap, source, reference, terrain, params, names))
+    return Job([obj], compute, extra={"source_action": action.name, "notes": [note] if note else []})
 
-    def compute(progress):
-        clip = adapt_to_terrain(skeleton, rigmap, source, reference, terrain, params, progress=progress)
-        clip.generator = ENTRY.id
-        clip.metrics.update({**names, "damping": params.damping, "tolerance_m": params.tolerance_m})
-        unfixed = clip.metrics.get("unfixed_frames") or []
-        if unfixed:
-            shown = ", ".join(str(f) for f in unfixed[:8]) + (" …" if len(unfixed) > 8 else "")
-            warnings.append(f"{len(unfixed)} frames still cut the terrain (the motion cannot step there): {shown}")
-        return [clip]
 
-    warnings: list[str] = []
-    extra = {"source_action": names["source_action"], "notes": [note] if note else [], "warnings": warnings}
-    return Job([obj], compute, extra=extra)
+def warnings(_job: Job, clips) -> list[str]:
+    """The bake's WARNING lines: frames that still cut the terrain."""
+    unfixed = clips[0].metrics.get("unfixed_frames") or []
+    if not unfixed:
+        return []
+    shown = ", ".join(str(f) for f in unfixed[:8]) + (" …" if len(unfixed) > 8 else "")
+    return [f"{len(unfixed)} frames still cut the terrain (the motion cannot step there): {shown}"]
 
 
 def summary(job: Job, clips) -> str:

@@ -141,7 +141,7 @@ class GeneratorOperator:
         self._warn_constrained(job, clips)
         for note in notes:
             self.report({"INFO"}, note)
-        for warning in job.extra.get("warnings", ()):
+        for warning in getattr(self.generator_module, "warnings", lambda _job, _clips: [])(job, clips):
             self.report({"WARNING"}, warning)
         summary = getattr(self.generator_module, "summary", None)
         line = summary(job, clips) if summary is not None else None

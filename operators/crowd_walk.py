@@ -23,8 +23,8 @@ import bpy
 import numpy as np
 from bpy.props import StringProperty
 
+from ..procanim_addon import jobs as engine_jobs
 from ..procanim_addon.errors import InputError
-from ..procanim_addon.progress import part
 from . import path_walk
 from .base import GeneratorOperator, Job, common_settings
 from .bridge import resolve_armature, resolve_object
@@ -113,14 +113,7 @@ def prepare(args, context) -> Job:
             jobs.append(path_walk.prepare(_PairArgs(args, obj.name, curve.name), context))
         except InputError as err:
             raise InputError(f"{obj.name} on '{curve.name}': {err}") from None
-    n = len(jobs)
-
-    def compute(progress):
-        clips = []
-        for i, job in enumerate(jobs):
-            clips += job.compute(part(progress, i / n, (i + 1) / n))
-        return clips
-
+    compute = engine_jobs.EngineCall(engine_jobs.crowd, ([job.compute for job in jobs],))
     pairs = [f"{obj.name} → {curve.name}" for obj, curve in zip(armatures, curves)]
     return Job([job.targets[0] for job in jobs], compute, extra={"pairs": pairs})
 

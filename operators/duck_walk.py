@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from bpy.props import EnumProperty
 
-from ..procanim_addon import registry
-from ..procanim_addon.duck import PRESETS, DuckParams, generate_duck_walk
+from ..procanim_addon import jobs, registry
+from ..procanim_addon.duck import PRESETS, DuckParams
 from .base import Job
 from .bridge import read_rig
 from .limits import number
@@ -66,4 +66,4 @@ def prepare(args, context) -> Job:
     params = DuckParams(args.frame_start, args.frame_end, args.fps, args.key_interval, *values, gait=args.gait)
     params.validate()
     skeleton, rigmap = read_rig(obj)
-    return Job([obj], lambda progress: [generate_duck_walk(skeleton, rigmap, params, progress=progress)])
+    return Job([obj], jobs.EngineCall(jobs.duck_walk, (skeleton, rigmap, params)))

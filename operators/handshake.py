@@ -15,9 +15,9 @@ import json
 import numpy as np
 from bpy.props import BoolProperty, EnumProperty
 
-from ..procanim_addon import registry
+from ..procanim_addon import jobs, registry
 from ..procanim_addon.errors import InputError
-from ..procanim_addon.handshake import HandshakeParams, generate_handshake
+from ..procanim_addon.handshake import HandshakeParams
 from ..procanim_addon.handshake.character import ARM_ROLES
 from ..procanim_addon.ik.solve import SOLVERS
 from .base import Job, argument_given
@@ -157,20 +157,7 @@ def prepare(args, context) -> Job:
     if a == b:
         raise InputError(f"The initiator and the partner are both '{a.name}'; pick two different armatures.")
     params = _params(args, a, b)
-    inputs = [_character(a), _character(b)]
-    names = (a.name, b.name)
-
-    def compute(progress):
-        try:
-            clip_a, clip_b, _report = generate_handshake(inputs[0], inputs[1], params, progress=progress)
-        except InputError as err:
-            raise InputError(f"Handshake '{names[0]}' → '{names[1]}': {err}") from None
-        for clip, other in ((clip_a, names[1]), (clip_b, names[0])):
-            clip.metrics["initiator"], clip.metrics["partner"] = names
-            clip.metrics["other"] = other
-        return [clip_a, clip_b]
-
-    return Job([a, b], compute)
+    return Job([a, b], jobs.EngineCall(jobs.handshake, (_character(a), _character(b), params, (a.name, b.name))))
 
 
 def after_bake(job: Job, clips) -> None:

@@ -13,14 +13,13 @@ from __future__ import annotations
 import numpy as np
 from bpy.props import EnumProperty
 
-from ..procanim_addon import registry
-from ..procanim_addon import transforms as tf
+from ..procanim_addon import jobs, registry
 from ..procanim_addon.duck import PRESETS
 from ..procanim_addon.errors import InputError
 from ..procanim_addon.ground import FlatGround, Ground
 from ..procanim_addon.rig_roles import LEG_ROLES
 from ..procanim_addon.terrain.mesh import TerrainMesh
-from ..procanim_addon.walk import PathWalkParams, generate_path_walk
+from ..procanim_addon.walk import PathWalkParams
 from ..procanim_addon.walk.style import EMOTIONS
 from .base import Job, kept_read
 from .bridge import obj_fps, read_curve_polyline, read_mesh_triangles, read_rigmap, read_skeleton, require_uniform_scale
@@ -146,15 +145,6 @@ def _ground(ground_obj, obj, points, depsgraph) -> Ground | None:
     return None
 
 
-def _object_motion(clip, basis: np.ndarray, unit_scale: float) -> None:
-    """Root motion OBJECT: the engine's object delta D is in armature space; the object's new
-    local transform is ``basis @ D``."""
-    R = tf.quat_to_mat3(clip.object_rotations)
-    clip.object_locations = clip.object_locations @ basis[:3, :3].T + basis[:3, 3]
-    rot0 = basis[:3, :3] / unit_scale
-    clip.object_rotations = tf.mat3_to_quat(np.einsum("ij,fjk->fik", rot0, R))
-
-
 def _rig(obj):
     skeleton = read_skeleton(obj)
     return skeleton, read_rigmap(obj, skeleton)
@@ -179,13 +169,7 @@ def prepare(args, context) -> Job:
         )
     basis = np.array(obj.matrix_basis, dtype=float)
     unit_scale = float(np.mean(np.array(obj.matrix_basis.to_scale(), dtype=float)))
-
-    def compute(progress):
-        clip = generate_path_walk(skeleton, rigmap, points, ground, params, progress=progress)
-        if clip.object_locations is not None and clip.object_rotations is not None:
-            _object_motion(clip, basis, unit_scale)
-        return [clip]
-
+    compute = jobs.EngineCall(jobs.path_walk, (skeleton, rigmap, points, ground, params, basis, unit_scale))
     return Job([obj], compute, extra={"path": curve.name, "ground": ground_obj.name if ground_obj else ""})
 
 

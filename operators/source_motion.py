@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from bpy.props import EnumProperty
 
-from ..procanim_addon import registry
-from ..procanim_addon.motions import SourceMotionParams, generate
+from ..procanim_addon import jobs, registry
+from ..procanim_addon.motions import SourceMotionParams
 from .base import Job
 from .bridge import read_rig
 from .limits import number
@@ -39,10 +39,4 @@ def prepare(args, context) -> Job:
     params = SourceMotionParams(kind=args.kind, frame_start=args.frame_start, fps=args.fps, steps=args.steps)
     params.validate()
 
-    def compute(progress):
-        clip = generate(skeleton, rigmap, params, progress=progress)
-        clip.generator = ENTRY.id  # a re-run replaces its own bake, whichever motion it was
-        clip.metrics["motion"] = params.kind.lower()
-        return [clip]
-
-    return Job([obj], compute)
+    return Job([obj], jobs.EngineCall(jobs.source_motion, (skeleton, rigmap, params)))

@@ -5,6 +5,7 @@
 #   bash tools/real_blender.sh provision   # create/repair the cached chroot (needs root)
 #   bash tools/real_blender.sh headless    # blender -b ... --python tests/run_in_blender.py
 #   bash tools/real_blender.sh gui         # Blender's window under Xvfb: sidebar check + docs/sidebar.png
+#   bash tools/real_blender.sh latency     # the live preview's latency study in that window (a table)
 #   bash tools/real_blender.sh test        # provision, headless, gui (what CI and tools/test.sh run)
 #   bash tools/real_blender.sh shell       # interactive shell inside the chroot, repo at /repo
 #
@@ -195,6 +196,10 @@ gui() {
     log "gui: Blender's window under Xvfb, tests/gui/gui_check.py"
     in_chroot "$CHROOT" bash /repo/tests/gui/run_gui.sh "$ZIP_IN" /repo/out/demo.blend
 }
+latency() {
+    log "latency: tests/gui/preview_latency.py in Blender's window under Xvfb"
+    in_chroot "$CHROOT" bash /repo/tests/gui/run_gui.sh "$ZIP_IN" /repo/out/demo.blend latency
+}
 shell_in() {
     PROCANIM_ZIP_IN="$ZIP_IN" in_chroot "$CHROOT" bash -c 'cd /repo && exec bash -i'
 }
@@ -207,6 +212,7 @@ main() {
         provision) provision ;;
         headless) need_root; provision; build_zip; headless "$@" ;;
         gui) need_root; provision; build_zip; gui ;;
+        latency) need_root; provision; build_zip; latency ;;
         shell) need_root; provision; build_zip; shell_in ;;
         test)
             need_root
@@ -219,7 +225,7 @@ main() {
             [ "$rc_h" = 0 ] && [ "$rc_g" = 0 ]
             ;;
         -h|--help|help) sed -n '2,18p' "$0" ;;
-        *) die "usage: $0 provision|headless|gui|test|shell" ;;
+        *) die "usage: $0 provision|headless|gui|latency|test|shell" ;;
     esac
 }
 main "$@"

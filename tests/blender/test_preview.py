@@ -668,3 +668,70 @@ def test_the_draw_takes_a_result_that_ended_during_the_redraw(procanim_extension
     assert session.worker is None and session.result is not old
     assert dict(session.result.key[1])["amplitude"] == pytest.approx(7.0)
     assert runtime._state["sidebar"]  # the timer's next run redraws the sidebar's status
+
+
+# --------------------------------------------------------------------------------------------
+# The worker process (preview/process.py)
+
+
+def _ready_process(session):
+    """The session's worker process, once it answers (it starts with the first regeneration)."""
+    assert session.process is not None, session.process_failed
+    assert session.process.wait_ready(60.0), session.process_failed
+    return session.process
+
+
+def test_regenerations_run_in_the_worker_process_and_make_the_fresh_clip(procanim_extension, runtime):
+    """Once the worker process answers, a change is computed there (not in Blender's interpreter)
+    over the ground mesh, and its Clip is bit for bit the one a fresh prepare and compute give here;
+    turning the preview off kills the process."""
+    st, _floor, session = _walker_on_floor(runtime)
+    assert session.result.where == "thread"  # the first regeneration runs while the process starts
+    proc = _ready_process(session)._proc
+    st.cadence = 112.0
+    settle(runtime)
+    assert session.result.where == "process" and session.error == ""
+    _assert_previewed_fresh(procanim_extension, "path_walk", st, session.result.clips[0])
+    assert runtime.hooks()["processes"] == 1
+    st.preview = False
+    assert runtime.hooks()["processes"] == 0 and proc.poll() is not None
+
+
+def test_a_newer_change_cancels_the_job_in_the_worker_process(procanim_extension, runtime):
+    """A long duck walk in the worker process: the next change cancels it at its next report (it
+    ends long before it would have finished), and the newest settings are what is shown."""
+    _duck(bpy.context.scene)
+    st = settings_of("duck_walk")
+    st.frame_end, st.key_interval = 30000, 1
+    st.preview = True
+    session = runtime.SESSIONS["duck_walk"]
+    runtime.tick()
+    session.worker.progress.cancel()  # the first, in a thread: not wanted here
+    settle(runtime)
+    _ready_process(session)
+    st.amplitude = 3.0
+    first = session.worker
+    assert first is not None and first.where == "process"
+    while first.progress.calls < 2:  # under way in the process
+        time.sleep(0.002)
+    t0 = time.perf_counter()
+    st.amplitude = 4.0  # cancels the running job
+    first.join(5.0)
+    assert first.done and first.cancelled and time.perf_counter() - t0 < 1.0
+    settle(runtime)
+    assert session.result.where == "process"
+    assert dict(session.result.key[1])["amplitude"] == pytest.approx(4.0)
+
+
+def test_without_a_python_beside_blender_the_preview_computes_in_threads(procanim_extension, runtime, monkeypatch):
+    process = addon_module(procanim_extension, "preview.process")
+    monkeypatch.setattr(process.sys, "executable", "/nonexistent/blender")
+    _duck(bpy.context.scene)
+    st = settings_of("duck_walk")
+    st.preview = True
+    settle(runtime)
+    session = runtime.SESSIONS["duck_walk"]
+    st.amplitude = 7.0
+    settle(runtime)
+    assert session.result.where == "thread" and session.process is None
+    assert "no Python interpreter" in session.process_failed

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # GUI check, run INSIDE the Debian chroot by tools/real_blender.sh (repo at /repo):
-#   bash /repo/tests/gui/run_gui.sh ZIP [DEMO_BLEND]
+#   bash /repo/tests/gui/run_gui.sh ZIP [DEMO_BLEND [latency]]
 # Installs the extension into a throw-away Blender profile, starts Xvfb, opens
-# Blender's window on the demo scene and runs tests/gui/gui_check.py in it.
+# Blender's window on the demo scene and runs tests/gui/gui_check.py in it (mode latency:
+# tests/gui/preview_latency.py instead, a study whose table it prints; no verdict, no pictures).
 # tests/gui/gui_report.py gives the verdict: exit status 0 only when every check of
 # gui_check.py passed, Blender printed no Python traceback and no layout error, and
 # exited with 0; then the screenshots are copied to /repo/docs/sidebar.png and docs/preview.png.
@@ -10,6 +11,7 @@
 set -euo pipefail
 ZIP="$1"
 DEMO="${2:-/repo/out/demo.blend}"
+MODE="${3:-check}"
 W=1600 H=1000
 WORK="$(mktemp -d /tmp/procanim-gui.XXXXXX)"
 ART=/repo/out/real_blender/gui
@@ -48,6 +50,14 @@ echo "gui: Xvfb on $DISPLAY (${W}x${H})"
 
 status=0
 t0=$SECONDS
+if [ "$MODE" = latency ]; then
+    timeout 600 blender --window-geometry 0 0 "$W" "$H" --python-exit-code 1 \
+        "$WORK/scene.blend" --python /repo/tests/gui/preview_latency.py > "$WORK/gui.log" 2>&1 || status=$?
+    grep -E '^latency:' "$WORK/gui.log" | sed 's/^latency: //'
+    [ "$status" = 0 ] && ! grep -q "Traceback" "$WORK/gui.log" && exit 0
+    tail -n 40 "$WORK/gui.log"
+    exit 1
+fi
 timeout 600 blender --window-geometry 0 0 "$W" "$H" --python-exit-code 1 \
     "$WORK/scene.blend" --python /repo/tests/gui/gui_check.py > "$WORK/gui.log" 2>&1 || status=$?
 grep -E '^gui_check:' "$WORK/gui.log" | sed 's/^/  /' || true
