@@ -42,7 +42,7 @@ from typing import Any
 import bpy
 from bpy.app.handlers import persistent
 
-from . import inputs, process
+from . import inputs
 from .session import Session
 
 IDLE_S = 0.02  # timer interval while nothing runs: how soon a change no message reports is seen (s)
@@ -144,7 +144,6 @@ def hooks() -> dict:
         "timers": int(TIMERS.is_registered(tick)),
         "depsgraph_update_post": bpy.app.handlers.depsgraph_update_post.count(on_depsgraph),
         "load_pre": bpy.app.handlers.load_pre.count(on_load_pre),
-        "processes": process.live(),
     }
 
 
@@ -336,7 +335,6 @@ def _log_events(session: Session) -> None:
                 "ready_wall": r.ready_wall,
                 "worker_done_wall": r.worker_done_wall,
                 "cancels": session.cancels,
-                "where": r.where,
             }
         log(name, generator=session.entry.id, **detail)
 

@@ -27,15 +27,15 @@ import numpy as np
 from ..operators.base import check_key_target
 from ..operators.bridge import read_rigmap, read_skeleton
 from ..operators.objects import SettingsArgs
-from ..procanim_addon import worker_process
-from ..procanim_addon.ghost import Body, Ghost
-from ..procanim_addon.jobs import EngineCall
+from ..procanim_addon.errors import InputError
+from ..procanim_addon.ghost import Body, Ghost, build_ghosts
 from ..procanim_addon.progress import Cancelled, Progress
-from . import inputs, process
+from . import inputs
 from .reads import Reads
 
 DEBOUNCE_S = 0.0  # a key must be this old before it is generated (the cancel does the debouncing)
 SHOW_BUSY_S = 0.5  # a regeneration running this long redraws the status line as "generating…"
+NAN_MESSAGE = "The generator produced invalid (NaN) values. Try less extreme settings."
 
 
 def read_body(obj) -> Body:
@@ -57,7 +57,9 @@ def read_body(obj) -> Body:
     )
 
 
-failure_text = worker_process.failure_text  # an exception as the status line says it
+def failure_text(err: BaseException) -> str:
+    """An exception as the status line says it."""
+    return str(err) if isinstance(err, InputError) else f"ProcAnim failed: {type(err).__name__}: {err}"
 
 
 class PreviewArgs(SettingsArgs):
@@ -85,7 +87,6 @@ class Result:
     ready_wall: float
     worker_done_wall: float = 0.0
     drawn: bool = False
-    where: str = "thread"  # where it was computed: "thread" (Blender's process) or "process" (the worker process)
 
 
 class Worker:
@@ -104,7 +105,6 @@ class Worker:
         self.engine_seconds = 0.0  # compute alone
         self.engine_cpu_seconds = 0.0  # compute alone, CPU time of this thread
         self.done_wall = 0.0  # time.time() when the thread finished
-        self.where = "thread"
         self._thread = threading.Thread(target=self._run, name="procanim-preview", daemon=True)
 
     def start(self) -> Worker:
@@ -119,11 +119,15 @@ class Worker:
         self._thread.join(timeout)
 
     def _run(self) -> None:
-        t0 = time.perf_counter()
+        t0, cpu0 = time.perf_counter(), time.thread_time()
         try:
-            result = worker_process.run(self.job.compute, self.bodies, self.progress)
-            self.engine_seconds, self.engine_cpu_seconds = result["engine_s"], result["engine_cpu_s"]
-            self.clips, self.ghosts = result["clips"], result["ghosts"]
+            clips = self.job.compute(self.progress)
+            self.engine_seconds = time.perf_counter() - t0
+            self.engine_cpu_seconds = time.thread_time() - cpu0
+            if not all(clip.is_finite() for clip in clips):
+                raise InputError(NAN_MESSAGE)
+            self.ghosts = build_ghosts(clips, self.bodies)
+            self.clips = clips
         except Cancelled:
             self.cancelled = True
         except Exception as err:  # InputError or a bug: shown in the status line, never raised
@@ -155,8 +159,6 @@ class Session:
     shown_busy: bool = False  # the status line has been redrawn as "generating…" for this worker
     events: list = field(default_factory=list)  # (name, detail) for the test log, drained by the runtime
     reads: Reads = field(default_factory=Reads)  # what prepare read from the scene, kept while unchanged
-    process: Any = None  # its process.WorkerProcess once started (None: not yet, or regenerations in threads)
-    process_failed: str = ""  # why regenerations stay in threads
     _explicit: dict = field(default_factory=dict)  # button_skip set → the arguments the button sets
     _bodies: dict = field(default_factory=dict)  # armature name → (its state, its Body)
 
@@ -240,40 +242,11 @@ class Session:
             self.error = failure_text(err)
             return
         self.error = ""
-        self.worker = self._submit(key, job, bodies)
+        self.worker = Worker(key, job, bodies).start()
         self.started_at = time.perf_counter()
         self.shown_busy = False
         self.starts += 1
-        self.events.append(("started", {"prepare_ms": (time.perf_counter() - now) * 1000.0, "by": source,
-                                        "where": self.worker.where}))
-
-    def _submit(self, key: tuple, job, bodies: list[Body]):
-        """The job in the worker process when it is ready and the job's compute is an engine call
-        (what it can import), else in a thread."""
-        remote = self._process() if _engine_call(job.compute) else None
-        if remote is not None:
-            try:
-                return remote.submit(key, job.compute, bodies)
-            except Exception as err:  # unpicklable inputs, or the process went away
-                self.process_failed = f"{type(err).__name__}: {err}"
-                remote.stop()
-                self.process = None
-        return Worker(key, job, bodies).start()
-
-    def _process(self):
-        """The worker process when it answers; started at the first regeneration (that one runs in a
-        thread while it starts)."""
-        if self.process is None and not self.process_failed and process.ENABLED:
-            try:
-                self.process = process.WorkerProcess()
-            except Exception as err:  # no Python interpreter beside Blender, or it cannot start
-                self.process_failed = f"{type(err).__name__}: {err}"
-            return None
-        if self.process is not None and not self.process.ready:
-            if not self.process.running:
-                self.process_failed, self.process = "the worker process ended", None
-            return None
-        return self.process
+        self.events.append(("started", {"prepare_ms": (time.perf_counter() - now) * 1000.0, "by": source}))
 
     def _harvest(self, worker: Worker, now: float) -> None:
         if worker.cancelled:
@@ -295,19 +268,14 @@ class Session:
             changed_wall=self.changed_wall,
             ready_wall=time.time(),
             worker_done_wall=worker.done_wall,
-            where=worker.where,
         )
         self.events.append(("ready", {}))
 
     def stop(self) -> None:
-        """Cancel a running worker (it ends at its next progress report) and forget it; the worker
-        process is killed."""
+        """Cancel a running worker (it ends at its next progress report) and forget it."""
         if self.worker is not None:
             self.worker.progress.cancel()
             self.worker = None
-        if self.process is not None:
-            self.process.stop()
-            self.process = None
 
     # ------------------------------------------------------------------ what the status line says
     @property
@@ -333,10 +301,3 @@ class Session:
         if self.result is None or self.result.key != key:
             return None
         return self.result.clips
-
-
-def _engine_call(compute) -> bool:
-    """Whether ``compute`` is an engine call the worker process can import (every generator's is;
-    a closure, e.g. a test's stand-in, runs in a thread)."""
-    package = worker_process.__name__.rpartition(".")[0]
-    return isinstance(compute, EngineCall) and getattr(compute.function, "__module__", "").startswith(package)

@@ -17,15 +17,11 @@ Scenarios (the path walk's Cadence is the ProcAnim setting; the engine is its 23
 * ``setting_and_engine_thread``: Cadence, and the path walk engine in a Python thread;
 * ``setting_and_cpu_process``: Cadence, and another process busy for as long as the engine takes
   (the same CPU load without the interpreter lock);
-* ``preview_thread``, ``preview``: Cadence with the Path Walk preview on — the new ghost drawn
-  (from its test log) — regenerating in a thread of Blender's process, then in the preview's
-  worker process (the default);
+* ``preview``: Cadence with the Path Walk preview on — the new ghost drawn (from its test log);
 * the setting scenarios again with the viewport's anti-aliasing off (Preferences ▸ Viewport ▸
   Anti-Aliasing: No Anti-Aliasing), then the preference put back;
-* a second table: a whole-window redraw (``wm.redraw_timer``) and the longest gap between the runs
-  of a 10 ms timer (how long Blender's main loop was held) while a long regeneration (a
-  100,000-frame duck walk) runs in a thread, in the worker process, or while nothing runs
-  (alternating rounds).
+* then Blender's whole-window redraw (``wm.redraw_timer``) while nothing runs and while a long
+  preview regeneration runs (a 100,000-frame duck walk; alternating rounds).
 
 Results: /repo/out/real_blender/latency/latency.json and a Markdown table on stdout (lines
 ``latency: ``). Nothing here changes the add-on.
@@ -134,30 +130,14 @@ def drawn_ms(t0):
     return (drawn[0]["wall"] - t0) * 1000.0 if drawn else None
 
 
-def preview_scenario(name, change, in_process=True, nice=None):
-    """``change`` with the Path Walk preview on: the time until the new ghost is drawn; the
-    regenerations in the preview's worker process (at niceness ``nice``; None: its default), or
-    (``in_process`` False) in a thread."""
-    from importlib import import_module
-
+def preview_scenario(name, change):
+    """``change`` with the Path Walk preview on: the time until the new ghost is drawn."""
     rt, _draw = G.preview_runtime()
-    process = import_module(rt.__name__.rpartition(".")[0] + ".process")
-    process.ENABLED = in_process
-    default_nice = process.NICE
-    process.NICE = default_nice if nice is None else nice
     rt.start("path_walk", bpy.context)
     session = rt.SESSIONS["path_walk"]
     yield from G.wait_until(lambda: session.result is not None and session.result.drawn, 60.0, 0.05)
-    if in_process:
-        change(1)  # the process starts with the first regeneration
-        yield from G.wait_until(lambda: session.process is not None and session.process.ready, 60.0, 0.05)
-        if session.process is None:
-            raise RuntimeError("the preview's worker process did not start: %s" % session.process_failed)
     yield from scenario(name, change, measure=drawn_ms)
-    where = [e.get("where") for e in G.preview_log() if e["event"] == "ready"][-REPEATS:]
-    RESULT["scenarios"][name]["where"] = sorted(set(where))
     rt.stop("path_walk")
-    process.ENABLED, process.NICE = True, default_nice
 
 
 def window_redraw_ms(scr, iterations=3):
@@ -169,50 +149,31 @@ def window_redraw_ms(scr, iterations=3):
 
 
 def busy_redraws(scr, st, duck):
-    """Blender while a long duck walk (100,000 frames, a key on every frame: seconds of engine work)
-    regenerates in the preview — in a thread, then in the worker process — and with nothing
-    running: a whole-window redraw (ms) and the longest gap between the runs of a 10 ms timer over
-    0.5 s (how long the main loop was held), REPEATS rounds, alternating."""
-    from importlib import import_module
-
+    """Blender while a long regeneration runs — a duck walk of 100,000 frames with a key on every
+    frame (seconds of engine work) in the preview's worker thread — and while nothing runs: a
+    whole-window redraw (ms); REPEATS rounds, alternating."""
     rt, _draw = G.preview_runtime()
-    process = import_module(rt.__name__.rpartition(".")[0] + ".process")
     st.armature = duck
     st.duck.frame_start, st.duck.key_interval = 1, 1
-    rows: dict = {"idle": [], "thread": [], "process_nice_0": [], "process": []}
-    default_nice = process.NICE
-
-    def measure(where):
-        redraw = window_redraw_ms(scr)
-        gap = yield from G.idle_timer_gap(0.5, 0.01)
-        rows[where].append({"window_redraw_ms": round(redraw, 1), "timer_gap_ms": round(gap * 1000.0, 1)})
-
+    rows: dict = {"idle": [], "preview": []}
     for _i in range(REPEATS):
-        yield from measure("idle")
-        for where in ("thread", "process_nice_0", "process"):
-            process.ENABLED = where != "thread"
-            process.NICE = 0 if where == "process_nice_0" else default_nice
-            st.duck.frame_end = 240  # a short first regeneration (in a thread while the process starts)
-            rt.start("duck_walk", bpy.context)
-            session = rt.SESSIONS["duck_walk"]
-            yield from G.wait_until(lambda s=session: s.result is not None and not s.busy, 60.0, 0.05)
-            if where != "thread":
-                yield from G.wait_until(lambda s=session: s.process is not None and s.process.ready, 60.0, 0.05)
-            st.duck.frame_end = 100000
-            yield 0.2  # the engine is under way
-            worker = session.worker
-            if worker is None or worker.where != where.split("_")[0]:
-                raise RuntimeError("no %s regeneration running: %r %s %s" % (
-                    where, worker and worker.where, session.status(), session.process_failed))
-            yield from measure(where)
-            if session.worker is not worker:
-                raise RuntimeError("the %s regeneration ended before the measure did" % where)
-            rt.stop("duck_walk")
-            yield 0.3
-    process.ENABLED, process.NICE = True, default_nice
+        rows["idle"].append(window_redraw_ms(scr))
+        st.duck.frame_end = 240  # a short first regeneration
+        rt.start("duck_walk", bpy.context)
+        session = rt.SESSIONS["duck_walk"]
+        yield from G.wait_until(lambda s=session: s.result is not None and not s.busy, 60.0, 0.05)
+        st.duck.frame_end = 100000
+        yield 0.2  # the engine is under way
+        worker = session.worker
+        if worker is None:
+            raise RuntimeError("no regeneration running: %s" % (session.status(),))
+        rows["preview"].append(window_redraw_ms(scr))
+        if session.worker is not worker:
+            raise RuntimeError("the regeneration ended before the measure did")
+        rt.stop("duck_walk")
+        yield 0.5
     st.duck.frame_end, st.duck.key_interval = 240, 3
-    out = {where: {k: round(statistics.median(r[k] for r in runs), 1) for k in ("window_redraw_ms", "timer_gap_ms")}
-           for where, runs in rows.items()}
+    out = {where: round(statistics.median(runs), 1) for where, runs in rows.items()}
     RESULT["while_regenerating"] = {"median": out, "runs": rows}
     say("while a long regeneration runs (median): %s" % out)
 
@@ -239,7 +200,6 @@ def study():
     RESULT["view"] = (scr.view.width, scr.view.height)
     prefs = bpy.context.preferences.system
     RESULT["viewport_aa"] = prefs.viewport_aa
-    RESULT["nice"] = G.preview_runtime()[0].process.NICE
     busy = subprocess.Popen(
         [sys.executable, "-c",
          "import sys, time\nfor line in sys.stdin:\n    t = time.perf_counter()\n"
@@ -276,8 +236,6 @@ def study():
         yield from scenario("procanim_setting", procanim_setting)
         yield from scenario("setting_and_engine_thread", with_thread, before=prepare)
         yield from scenario("setting_and_cpu_process", with_process)
-        yield from preview_scenario("preview_thread", procanim_setting, in_process=False)
-        yield from preview_scenario("preview_process_nice_0", procanim_setting, nice=0)
         yield from preview_scenario("preview", procanim_setting)
         prefs.viewport_aa = "OFF"
         yield 0.5
@@ -286,8 +244,6 @@ def study():
         yield from scenario("aa_off_procanim_setting", procanim_setting)
         yield from scenario("aa_off_setting_and_engine_thread", with_thread, before=prepare)
         yield from scenario("aa_off_setting_and_cpu_process", with_process)
-        yield from preview_scenario("aa_off_preview_thread", procanim_setting, in_process=False)
-        yield from preview_scenario("aa_off_preview_process_nice_0", procanim_setting, nice=0)
         yield from preview_scenario("aa_off_preview", procanim_setting)
         prefs.viewport_aa = RESULT["viewport_aa"]
         yield 0.5
@@ -322,21 +278,15 @@ def tick():
     with open(OUT, "w") as f:
         json.dump(RESULT, f, indent=1)
     r = RESULT
-    say("Blender %s, window %s, 3D view %s, viewport anti-aliasing %s, engine alone %s ms, %d runs each, "
-        "worker process niceness %s" % (r["blender"], r.get("window"), r.get("view"), r.get("viewport_aa"),
-                                        r.get("engine_ms"), REPEATS, r.get("nice")))
+    say("Blender %s, window %s, 3D view %s, viewport anti-aliasing %s, engine alone %s ms, %d runs each"
+        % (r["blender"], r.get("window"), r.get("view"), r.get("viewport_aa"), r.get("engine_ms"), REPEATS))
     for row in table():
         say(row)
     busy = RESULT.get("while_regenerating", {}).get("median")
     if busy:
         say("")
-        say("| while a long duck walk regenerates (median) | nothing running | in a thread | in its process, "
-            "nice 0 | in its process (default) |")
-        say("|---|---|---|---|---|")
-        labels = (("window_redraw_ms", "whole-window redraw, ms"), ("timer_gap_ms", "longest main-loop gap, ms"))
-        for part, label in labels:
-            say("| %s | %s | %s | %s | %s |" % (label, busy["idle"][part], busy["thread"][part],
-                                               busy["process_nice_0"][part], busy["process"][part]))
+        say("Blender's whole-window redraw (median ms): %s with nothing running, %s while a long preview "
+            "regeneration runs" % (busy["idle"], busy["preview"]))
     with bpy.context.temp_override(window=bpy.context.window_manager.windows[0]):
         bpy.ops.wm.quit_blender()
     return None
