@@ -6,11 +6,13 @@ A generator's operator module (``operators/<id>.py``) provides:
 * ``settings(ui: bool) -> dict`` — its other arguments as bpy properties, shared with the sidebar's
   settings (``ui=True`` adds slider limits);
 * ``prepare(args, context) -> Job`` — reads the scene (main thread, bpy allowed) into engine inputs
-  and returns the armatures to bake and a ``compute(progress)`` closure that only calls the engine.
+  and returns the armatures to bake and ``compute(progress)``, an engine call
+  (:class:`~procanim_addon.jobs.EngineCall`: an engine function and the inputs it read).
   ``args`` has the operator's argument names: the operator itself, the sidebar settings seen
   through :class:`~.objects.SettingsArgs` (live preview), or a batch job;
 * optionally ``operator_settings() -> dict`` (arguments the sidebar does not have), ``summary(job,
-  clips) -> str`` (the INFO line of a bake) and ``after_bake(job, clips)``.
+  clips) -> str`` (the INFO line of a bake), ``warnings(job, clips) -> list[str]`` (its WARNING
+  lines) and ``after_bake(job, clips)``.
 
 :func:`operator_class` turns a registry entry and that module into the operator class. Then:
 

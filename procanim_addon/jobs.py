@@ -1,10 +1,10 @@
-"""The engine calls a bake runs: picklable, so the live preview can run them in another process.
+"""The engine calls a bake runs, one per generator.
 
 A generator's ``prepare`` (``operators/<id>.py``, main thread) reads the scene into engine inputs
 and returns a ``Job`` whose ``compute`` is an :class:`EngineCall`: one of the functions below and
-its inputs. ``compute(progress)`` calls it, in Blender's process (a script's bake, the sidebar's
-worker thread, a batch shot) or in the preview's worker process (``worker_process.py``), where it
-arrives pickled — which is why these functions live in the engine and take only plain data.
+those inputs — plain data (numpy arrays, dataclasses), no Blender object, so the call runs in any
+thread (the sidebar's and the live preview's workers), can be copied or pickled, and everything a
+bake computes after the scene is read is here, in the engine (the operators only read and write).
 
 Each returns the Clips, one per armature the Job bakes (same order).
 """
