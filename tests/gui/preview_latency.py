@@ -231,20 +231,15 @@ def study():
         busy.stdin.flush()
 
     try:
-        yield from scenario("redraw", redraw)
-        yield from scenario("blender_setting", blender_setting)
-        yield from scenario("procanim_setting", procanim_setting)
-        yield from scenario("setting_and_engine_thread", with_thread, before=prepare)
-        yield from scenario("setting_and_cpu_process", with_process)
-        yield from preview_scenario("preview", procanim_setting)
-        prefs.viewport_aa = "OFF"
-        yield 0.5
-        yield from scenario("aa_off_redraw", redraw)
-        yield from scenario("aa_off_blender_setting", blender_setting)
-        yield from scenario("aa_off_procanim_setting", procanim_setting)
-        yield from scenario("aa_off_setting_and_engine_thread", with_thread, before=prepare)
-        yield from scenario("aa_off_setting_and_cpu_process", with_process)
-        yield from preview_scenario("aa_off_preview", procanim_setting)
+        for aa, prefix in ((RESULT["viewport_aa"], ""), ("OFF", "aa_off_")):
+            prefs.viewport_aa = aa
+            yield 0.5
+            yield from scenario(prefix + "redraw", redraw)
+            yield from scenario(prefix + "blender_setting", blender_setting)
+            yield from scenario(prefix + "procanim_setting", procanim_setting)
+            yield from scenario(prefix + "setting_and_engine_thread", with_thread, before=prepare)
+            yield from scenario(prefix + "setting_and_cpu_process", with_process)
+            yield from preview_scenario(prefix + "preview", procanim_setting)
         prefs.viewport_aa = RESULT["viewport_aa"]
         yield 0.5
         yield from busy_redraws(scr, st, duck)
