@@ -3,8 +3,8 @@
 A generator's ``prepare`` (``operators/<id>.py``, main thread) reads the scene into engine inputs
 and returns a ``Job`` whose ``compute`` is an :class:`EngineCall`: one of the functions below and
 those inputs — plain data (numpy arrays, dataclasses), no Blender object, so the call runs in any
-thread (the sidebar's and the live preview's workers), can be copied or pickled, and everything a
-bake computes after the scene is read is here, in the engine (the operators only read and write).
+thread (the sidebar's and the live preview's workers), and everything a bake computes after the
+scene is read is here, in the engine (the operators only read the scene and write keys).
 
 Each returns the Clips, one per armature the Job bakes (same order).
 """
@@ -12,8 +12,7 @@ Each returns the Clips, one per armature the Job bakes (same order).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -30,15 +29,13 @@ from .walk import generate_path_walk
 
 @dataclass(frozen=True)
 class EngineCall:
-    """``function(*args, progress=progress)`` → list of Clips; picklable when ``function`` is a
-    module-level engine function and ``args`` are plain data (numpy, dataclasses)."""
+    """``function(*args, progress=progress)`` → list of Clips (``function``: one of this module's)."""
 
     function: Callable[..., list[Clip]]
     args: tuple = ()
-    kwargs: dict[str, Any] = field(default_factory=dict)
 
     def __call__(self, progress: ProgressFn = no_progress) -> list[Clip]:
-        return self.function(*self.args, progress=progress, **self.kwargs)
+        return self.function(*self.args, progress=progress)
 
 
 def duck_walk(skeleton, rigmap, params, progress: ProgressFn = no_progress) -> list[Clip]:
