@@ -56,6 +56,14 @@ else:
 
         return rigify_rigs.generate_library(tmp_path_factory.mktemp("rigify") / "rigs")
 
+    @pytest.fixture(scope="session")
+    def cloudrig_library(procanim_extension, tmp_path_factory):
+        """A CloudRig human generated once per session (``cloudrig_rigs.add_cloudrig`` appends a
+        fresh copy into a test's scene); CloudRig itself is disabled again after generating."""
+        import cloudrig_rigs
+
+        return cloudrig_rigs.generate_library(tmp_path_factory.mktemp("cloudrig"))
+
     @pytest.fixture(autouse=True)
     def clean_scene(procanim_extension):
         """Every test starts from an empty factory scene with the add-on enabled."""
