@@ -1,0 +1,188 @@
+"""Where each held foot goes: one placement per plant, a foot pose per frame, blends between.
+
+Kovar, Schreiner & Gleicher, "Footskate cleanup for motion capture editing" (SCA 2002), hold each
+footplant's constrained point at one position for the whole plant (they take a weighted average of
+the point's positions over it) and spread the adjustment smoothly over the neighbouring frames.
+Here, per plant:
+
+* the *placement*: the foot's mean orientation and position over the frames where heel and ball
+  are both down (the flat part), then lowered or raised until its lowest sole point touches the
+  floor (the ground, or the motion's own level) — a foot over a step edge rests on the higher side;
+* per frame, the foot rolls as the source's does: before the flat part it turns about the held
+  heel (heel strike), after it about the held ball (toe-off), its orientation eased from the
+  source's to the placement's by ``w`` (0 at the plant's ends, 1 on the flat part, smoothstep
+  between), so the ball lands where the placement puts it and the heel leaves from there;
+* between plants the correction of the foot (rotation and ankle offset) fades out after a plant
+  and in before the next over ``blend`` frames; a lift shorter than two blends is one smooth
+  interpolation from one plant's correction to the next.
+
+A plant with one point only (no flat part) holds that point where it was on average, on the floor;
+the foot's orientation is the source's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import transforms as tf
+from ..curves import smoothstep
+from .contacts import Plant
+from .feet import BALL, HEEL, Feet
+from .floor import Floor
+
+
+@dataclass
+class Placement:
+    """A plant's held foot: orientation ``rotation (4,)`` (quaternion, armature space), held heel
+    and ball ``(3,)`` each, the toe tip ``(3,)`` (for the ghost), and the frames (indices into the
+    plant) treated as flat: ``flat_first``, ``flat_last`` (−1 when the plant has no flat part)."""
+
+    rotation: np.ndarray
+    heel: np.ndarray
+    ball: np.ndarray
+    tip: np.ndarray
+    flat_first: int
+    flat_last: int
+
+
+@dataclass
+class FootTrack:
+    """The source's foot of one side, ``rotation (F, 4)`` and ``ankle (F, 3)``, and its toe tip
+    in the foot bone's frame ``tip_local (F, 3)`` (the toe bends)."""
+
+    rotation: np.ndarray
+    ankle: np.ndarray
+    tip_local: np.ndarray
+
+
+def quat_mean(q: np.ndarray) -> np.ndarray:
+    """Mean rotation of quaternions ``(n, 4)`` (signs aligned to the first), unit."""
+    q = np.asarray(q, float)
+    signs = np.where(q @ q[0] < 0, -1.0, 1.0)
+    return tf.quat_normalize(np.sum(q * signs[:, None], axis=0))
+
+
+def _flat_span(plant: Plant) -> tuple[int, int]:
+    """First and last frame (indices into the plant) of its flat part; where heel and ball never
+    overlap but both touch, the frames where one hands over to the other; ``(-1, -1)`` for a plant
+    of one point."""
+    both = np.flatnonzero(plant.points.all(axis=1))
+    if both.size:
+        return int(both[0]), int(both[-1])
+    heel, ball = np.flatnonzero(plant.points[:, HEEL]), np.flatnonzero(plant.points[:, BALL])
+    if heel.size and ball.size:
+        a, b = sorted((int(heel[-1]), int(ball[0]))) if heel[0] < ball[0] else sorted((int(ball[-1]), int(heel[0])))
+        return a, b
+    return -1, -1
+
+
+def place(plant: Plant, track: FootTrack, feet: Feet, floor: Floor, level: float) -> Placement:
+    """The held foot of ``plant``; its lowest sole point gets gap ``level`` above ``floor``."""
+    leg = feet.legs[plant.side]
+    sole, tip_sole = feet.sole[plant.side], feet.tip_sole[plant.side]
+    frames = plant.frames
+    first, last = _flat_span(plant)
+    ref = frames[first:last + 1] if first >= 0 else frames
+    rot = quat_mean(track.rotation[ref])
+    m = tf.quat_to_mat3(rot)
+    heel_off, ball_off = m @ leg.heel_local, m @ leg.ball_local
+    tip_off = m @ np.mean(track.tip_local[ref], axis=0)
+    src_rot = tf.quat_to_mat3(track.rotation[ref])
+    src_heel = track.ankle[ref] + src_rot @ leg.heel_local
+    src_ball = track.ankle[ref] + src_rot @ leg.ball_local
+    if first >= 0:
+        ankle = 0.5 * ((src_heel.mean(axis=0) - heel_off) + (src_ball.mean(axis=0) - ball_off))
+        offsets = np.array([heel_off, 0.5 * (heel_off + ball_off), ball_off, 0.5 * (ball_off + tip_off), tip_off])
+        soles = np.array([sole[HEEL], 0.5 * (sole[HEEL] + sole[BALL]), sole[BALL],
+                          0.5 * (sole[BALL] + tip_sole), tip_sole])
+    else:  # one point: it alone is held, at its mean position
+        point = HEEL if plant.points[:, HEEL].any() else BALL
+        offset = heel_off if point == HEEL else ball_off
+        src = src_heel if point == HEEL else src_ball
+        ankle = src.mean(axis=0) - offset
+        offsets, soles = offset[None], np.array([sole[point]])
+    samples = ankle + offsets
+    ankle = ankle + np.array([0.0, 0.0, level - np.min(floor.gaps(samples, soles))])
+    return Placement(rot, ankle + heel_off, ankle + ball_off, ankle + tip_off, first, last)
+
+
+def _held_weights(plant: Plant, placement: Placement) -> np.ndarray:
+    """``w (n,)``: 0 at the plant's ends (the source's roll), 1 on its flat part."""
+    n = plant.length
+    first, last = placement.flat_first, placement.flat_last
+    if first < 0:
+        return np.zeros(n)
+    w = np.ones(n)
+    k = np.arange(n)
+    if first > 0:
+        w[:first] = smoothstep(k[:first] / first)
+    if last < n - 1:
+        w[last + 1:] = smoothstep((n - 1 - k[last + 1:]) / (n - 1 - last))
+    return w
+
+
+def _pivots(plant: Plant, placement: Placement) -> np.ndarray:
+    """Which point is held on each frame of the plant (HEEL or BALL): before the flat part the
+    heel if it is down, after it the ball if it is down, on it the heel."""
+    heel, ball = plant.points[:, HEEL], plant.points[:, BALL]
+    first, last = placement.flat_first, placement.flat_last
+    if first < 0:
+        return np.where(heel, HEEL, BALL)
+    k = np.arange(plant.length)
+    before = np.where(heel, HEEL, BALL)
+    after = np.where(ball, BALL, HEEL)
+    return np.where(k < first, before, np.where(k > last, after, HEEL))
+
+
+def held_foot(plant: Plant, placement: Placement, track: FootTrack, feet: Feet) -> tuple[np.ndarray, np.ndarray]:
+    """The foot's rotation ``(n, 4)`` and ankle ``(n, 3)`` on the plant's frames."""
+    leg = feet.legs[plant.side]
+    src = track.rotation[plant.first:plant.last + 1]
+    w = _held_weights(plant, placement)
+    rot = tf.quat_slerp(src, np.broadcast_to(placement.rotation, src.shape), w)
+    pivot = _pivots(plant, placement)
+    local = np.where((pivot == HEEL)[:, None], leg.heel_local, leg.ball_local)
+    target = np.where((pivot == HEEL)[:, None], placement.heel, placement.ball)
+    ankle = target - np.einsum("nij,nj->ni", tf.quat_to_mat3(rot), local)
+    return rot, ankle
+
+
+def blend_between(rotation: np.ndarray, ankle: np.ndarray, track: FootTrack, held: np.ndarray, blend: int) -> None:
+    """Fill the frames not ``held`` (F,) of one foot's ``rotation (F, 4)`` and ``ankle (F, 3)``
+    (in place) with the source's foot carried by corrections that fade from the held frames' over
+    ``blend`` frames (see the module's docstring)."""
+    n = len(held)
+    held_idx = np.flatnonzero(held)
+    if held_idx.size == 0:
+        rotation[:] = track.rotation
+        ankle[:] = track.ankle
+        return
+    corr_rot = tf.quat_mul(rotation, tf.quat_conj(track.rotation))  # (F, 4), meaningful on held frames
+    corr_ankle = ankle - track.ankle
+    free = np.flatnonzero(~held)
+    if free.size == 0:
+        return
+    # the held frame before and after each free frame (−1 / n: none)
+    before = np.searchsorted(held_idx, free, side="right") - 1
+    prev = np.where(before >= 0, held_idx[np.maximum(before, 0)], -1)
+    nxt_i = before + 1
+    nxt = np.where(nxt_i < held_idx.size, held_idx[np.minimum(nxt_i, held_idx.size - 1)], n)
+    fade = float(blend + 1)
+    w_prev = np.where(prev >= 0, 1.0 - smoothstep((free - prev) / fade), 0.0)
+    w_next = np.where(nxt < n, 1.0 - smoothstep((nxt - free) / fade), 0.0)
+    short = (prev >= 0) & (nxt < n) & (nxt - prev <= 2 * fade)
+    u = smoothstep((free - prev) / np.maximum(nxt - prev, 1))
+    w_prev = np.where(short, 1.0 - u, w_prev)
+    w_next = np.where(short, u, w_next)
+    identity = tf.quat_identity((free.size,))
+    r_prev = corr_rot[np.maximum(prev, 0)]
+    r_next = corr_rot[np.minimum(nxt, n - 1)]
+    # a short lift interpolates one correction into the other; a long one fades each toward none
+    r = np.where(short[:, None], tf.quat_slerp(r_prev, r_next, u),
+                 tf.quat_mul(tf.quat_slerp(identity, r_prev, w_prev), tf.quat_slerp(identity, r_next, w_next)))
+    a_prev = corr_ankle[np.maximum(prev, 0)]
+    a_next = corr_ankle[np.minimum(nxt, n - 1)]
+    rotation[free] = tf.quat_normalize(tf.quat_mul(r, track.rotation[free]))
+    ankle[free] = track.ankle[free] + w_prev[:, None] * a_prev + w_next[:, None] * a_next
