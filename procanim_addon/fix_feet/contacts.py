@@ -9,8 +9,8 @@ floor and its speed), with the simple classifier they improve upon made steadier
 * speed ``s(f) = min(|p(f) − p(f−k)|, |p(f+k) − p(f)|) / (k Δt)`` — the slower of the two one-sided
   speeds, so a heel-strike frame (still from then on) and a toe-off frame (still until then) are
   recognised, and a frame in flight (moving on both sides) is not; ``k`` frames span at least
-  :data:`SPEED_WINDOW_S` (one frame at 30 fps and below), so a 120 fps capture's frame-to-frame
-  jitter is not taken for speed;
+  :data:`SPEED_WINDOW_S` (two frames at 24 and 30 fps, eight at 120), so frame-to-frame jitter
+  is not taken for speed;
 * hysteresis: a point enters contact below both thresholds and leaves only when its height or
   speed exceeds ``hysteresis ×`` them;
 * thresholds fitted to the motion (RECON, ``noise_factor``): the thresholds given are upper bounds;
@@ -36,7 +36,7 @@ from .feet import BALL, HEEL
 
 # RECON: fitted thresholds never go below this fraction of the given ones.
 LOWEST_RATIO = 0.05
-SPEED_WINDOW_S = 1.0 / 30.0  # one-sided speeds span at least this long (s)
+SPEED_WINDOW_S = 1.0 / 15.0  # one-sided speeds span at least this long (s)
 MAD_TO_SIGMA = 1.4826  # a normal distribution's standard deviation over its median absolute deviation
 
 

@@ -9,9 +9,11 @@ Here, per plant:
   are both down (the flat part), then lowered or raised until its lowest sole point touches the
   floor (the ground, or the motion's own level) — a foot over a step edge rests on the higher side;
 * per frame, the foot rolls as the source's does: before the flat part it turns about the held
-  heel (heel strike), after it about the held ball (toe-off), its orientation eased from the
-  source's to the placement's by ``w`` (0 at the plant's ends, 1 on the flat part, smoothstep
-  between), so the ball lands where the placement puts it and the heel leaves from there;
+  heel (heel strike), after it about the held ball (toe-off), with the source's own pitch; the
+  small turn between the source's foot on the first (last) flat frame and the placement is
+  eased in by ``w`` (0 at the plant's ends, 1 on the flat part, smoothstep between), so the ball
+  lands where the placement puts it and the heel leaves from there; on the flat part the foot
+  keeps the placement's orientation;
 * between plants the correction of the foot (rotation and ankle offset) fades out after a plant
   and in before the next over ``blend`` frames; a lift shorter than two blends is one smooth
   interpolation from one plant's correction to the next.
@@ -109,7 +111,7 @@ def place(plant: Plant, track: FootTrack, feet: Feet, floor: Floor, level: float
 
 
 def _held_weights(plant: Plant, placement: Placement) -> np.ndarray:
-    """``w (n,)``: 0 at the plant's ends (the source's roll), 1 on its flat part."""
+    """``w (n,)``: 0 at the plant's ends, 1 on its flat part (smoothstep between)."""
     n = plant.length
     first, last = placement.flat_first, placement.flat_last
     if first < 0:
@@ -137,11 +139,22 @@ def _pivots(plant: Plant, placement: Placement) -> np.ndarray:
 
 
 def held_foot(plant: Plant, placement: Placement, track: FootTrack, feet: Feet) -> tuple[np.ndarray, np.ndarray]:
-    """The foot's rotation ``(n, 4)`` and ankle ``(n, 3)`` on the plant's frames."""
+    """The foot's rotation ``(n, 4)`` and ankle ``(n, 3)`` on the plant's frames: flat, the
+    placement's orientation; before and after the flat part, the source's roll turned by a share
+    ``w`` of the difference between the placement and the source's first (last) flat frame, so
+    the roll joins the flat part without a jump."""
     leg = feet.legs[plant.side]
     src = track.rotation[plant.first:plant.last + 1]
-    w = _held_weights(plant, placement)
-    rot = tf.quat_slerp(src, np.broadcast_to(placement.rotation, src.shape), w)
+    rot = src.copy()
+    first, last = placement.flat_first, placement.flat_last
+    if first >= 0:
+        w = _held_weights(plant, placement)
+        rot[first:last + 1] = placement.rotation
+        for frames, edge in ((slice(0, first), first), (slice(last + 1, None), last)):
+            join = tf.quat_mul(placement.rotation, tf.quat_conj(src[edge]))
+            turn = tf.quat_slerp(tf.quat_identity(src[frames].shape[:1]), np.broadcast_to(join, src[frames].shape),
+                                 w[frames])
+            rot[frames] = tf.quat_mul(turn, src[frames])
     pivot = _pivots(plant, placement)
     local = np.where((pivot == HEEL)[:, None], leg.heel_local, leg.ball_local)
     target = np.where((pivot == HEEL)[:, None], placement.heel, placement.ball)
