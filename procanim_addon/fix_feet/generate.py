@@ -31,19 +31,10 @@ from ..rig_roles import RigMap
 from ..skeleton import Skeleton
 from ..terrain.ticker import Ticker
 from . import report
-from .contacts import (
-    SPEED_WINDOW_S,
-    Plant,
-    adapted_thresholds,
-    apply_overrides,
-    classify,
-    enforce_durations,
-    plants_of,
-    point_speeds,
-    runs,
-)
+from .contacts import SPEED_WINDOW_S, Plant, plants_of, point_speeds, runs
+from .detect import detect_contacts
 from .feet import SIDES, Feet, read_feet
-from .floor import Floor, fallback_height, own_level
+from .floor import Floor, fallback_height
 from .legs import extension, move_pelvis, solve_leg
 from .markers import ContactOverrides
 from .params import FixFeetParams
@@ -107,15 +98,15 @@ def fix_feet(skeleton: Skeleton, rigmap: RigMap, source: Clip, ground=None,
     times = (source.frames - source.frames[0]) / source.fps
     points = feet.points(skeleton, src_pose)
     speeds = point_speeds(points, times, SPEED_WINDOW_S)
-    slow = speeds < p.speed_m_s / unit
-    floor = Floor(ground, fallback_height(ground, points[slow]))
-    gaps = floor.gaps(points, feet.sole)  # (F, 2 sides, 2 points)
+    floor = Floor(ground, fallback_height(ground, points[speeds < p.speed_m_s / unit]))
     progress(SPAN_CONTACTS[0])
 
-    contact, level = _contacts(gaps, speeds, slow, source, overrides, p, Ticker(progress, *SPAN_CONTACTS, rate=0.08))
+    found = detect_contacts(points, speeds, feet.sole, floor, source.frames, source.fps, p, overrides,
+                            Ticker(progress, *SPAN_CONTACTS, rate=0.08))
+    contact = found.contact
     movable = not skeleton.connected[feet.hips]
-    target_level = 0.0 if floor.given else level
-    shift = -level if (floor.given and p.place_on_ground and movable) else 0.0
+    target_level = 0.0 if floor.given else found.floor_z
+    shift = -found.ground_offset if (floor.given and p.place_on_ground and movable) else 0.0
     pose = src_pose.copy()
     offset = np.zeros((source.frame_count, 3))
     offset[:, 2] = shift
@@ -146,7 +137,7 @@ def fix_feet(skeleton: Skeleton, rigmap: RigMap, source: Clip, ground=None,
     shortened = [(SIDES[side], int(fr[span[0]]), int(fr[span[1]]), None if new is None else int(fr[new.first]),
                   None if new is None else int(fr[new.last])) for span, side, new in cut]
     clip.metrics.update(_figures(skeleton, feet, (src_pose, new_pose), contact, times, floor,
-                                 (target_level, level, unit, shift, drop), plants, shortened))
+                                 (target_level, unit, shift, drop), plants, shortened))
     progress(1.0)
     return FixFeetResult(clip, contact, plants, placements, shift - drop, target_level, shortened)
 
@@ -193,47 +184,6 @@ def _track(skeleton: Skeleton, feet: Feet, pose: np.ndarray, side: int) -> FootT
 
 
 # ----------------------------------------------------------------------------- contacts
-
-
-def _contacts(gaps, speeds, slow, source: Clip, overrides, p: FixFeetParams, tick: Ticker):
-    """Per-point contacts ``(F, 2, 2)`` and the motion's floor level above the floor; ``tick``
-    reports each point's classification."""
-    unit = p.unit_m
-    height, speed = p.height_m / unit, p.speed_m_s / unit
-    level = own_level(gaps.ravel(), slow.ravel())
-    contact = _classify(gaps - level, speeds, (height, speed), source.fps, p, tick)
-    level = _contact_level(gaps, contact, level)
-    if p.noise_factor > 0:
-        height, speed = adapted_thresholds(gaps - level, speeds, contact, (height, speed), p.noise_factor)
-    for _ in range(2):  # classify against the level, measure the level on the contacts
-        contact = _classify(gaps - level, speeds, (height, speed), source.fps, p, tick)
-        level = _contact_level(gaps, contact, level)
-    tick.done()
-    if overrides:
-        for s, side in enumerate(SIDES):
-            decided, state = overrides.decide(side, source.frames)
-            contact[:, s] = apply_overrides(contact[:, s], gaps[:, s] - level, decided, state)
-    return contact, level
-
-
-def _contact_level(gaps, contact, level: float) -> float:
-    """The median gap of the lowest point in contact over the frames a foot is down (``level``
-    when none is)."""
-    down = contact.any(axis=-1)
-    if not np.any(down):
-        return level
-    return own_level(np.where(contact, gaps, np.inf).min(axis=-1).ravel(), down.ravel())
-
-
-def _classify(gaps, speeds, thresholds, fps: float, p: FixFeetParams, tick: Ticker) -> np.ndarray:
-    height, speed = thresholds
-    out = np.zeros(gaps.shape, dtype=bool)
-    for s in range(2):
-        for q in range(2):
-            tick()
-            raw = classify(gaps[:, s, q], speeds[:, s, q], height, speed, p.hysteresis)
-            out[:, s, q] = enforce_durations(raw, p.frames(p.min_contact_s, fps), p.frames(p.min_lift_s, fps))
-    return out
 
 
 def _held_contact(plants: list[Plant], frames: int) -> np.ndarray:
@@ -383,10 +333,10 @@ def _clip(source: Clip, skeleton: Skeleton, locations, rotations, scales) -> Cli
 
 
 def _figures(skeleton, feet: Feet, poses, contact, times, floor: Floor, levels, plants, shortened) -> dict:
-    """The metrics of a fix: ``poses = (source, fixed)``; ``levels = (held level, the source's
-    level, metres per unit, ground offset, drop (F,))``."""
+    """The metrics of a fix: ``poses = (source, fixed)``; ``levels = (held level, metres per unit,
+    ground offset, drop (F,))``."""
     src_pose, new_pose = poses
-    target_level, _src_level, unit, shift, drop = levels
+    target_level, unit, shift, drop = levels
     cm = 100.0 * unit
     before = feet.points(skeleton, src_pose)
     after = feet.points(skeleton, new_pose)

@@ -7,7 +7,10 @@ Here, per plant:
 
 * the *placement*: the foot's mean orientation and position over the frames where heel and ball
   are both down (the flat part), then lowered or raised until its lowest sole point touches the
-  floor (the ground, or the motion's own level) — a foot over a step edge rests on the higher side;
+  floor (the ground, or the motion's own level) — a foot over a step edge rests on the higher side,
+  except that a foot held up by its toes alone (the toes over a higher step) rests its heel on its
+  own floor and tilts its toes up until they clear (RECON: the source's foot placement is kept,
+  not moved off the edge);
 * per frame, the foot rolls as the source's does: before the flat part it turns about the held
   heel (heel strike), after it about the held ball (toe-off), with the source's own pitch; the
   small turn between the source's foot on the first (last) flat frame and the placement is
@@ -33,6 +36,9 @@ from ..curves import smoothstep
 from .contacts import Plant
 from .feet import BALL, HEEL, Feet
 from .floor import Floor
+
+BEARING = 3  # the first samples of a placed foot (heel, mid-foot, ball) bear its weight; the rest are toes
+MAX_TOES_UP = np.radians(60.0)
 
 
 @dataclass
@@ -105,9 +111,35 @@ def place(plant: Plant, track: FootTrack, feet: Feet, floor: Floor, level: float
         src = src_heel if point == HEEL else src_ball
         ankle = src.mean(axis=0) - offset
         offsets, soles = offset[None], np.array([sole[point]])
-    samples = ankle + offsets
-    ankle = ankle + np.array([0.0, 0.0, level - np.min(floor.gaps(samples, soles))])
+    ankle = ankle + np.array([0.0, 0.0, level - np.min(floor.gaps(ankle + offsets, soles))])
+    if first >= 0 and np.min(floor.gaps(ankle + offsets[:BEARING], soles[:BEARING])) > level + 1e-9:
+        rot, ankle = _toes_up(rot, ankle, offsets, soles, floor, level)
+        m = tf.quat_to_mat3(rot)
+        heel_off, ball_off, tip_off = m @ leg.heel_local, m @ leg.ball_local, m @ tf.quat_to_mat3(
+            tf.quat_conj(quat_mean(track.rotation[ref]))) @ tip_off
     return Placement(rot, ankle + heel_off, ankle + ball_off, ankle + tip_off, first, last)
+
+
+def _toes_up(rot, ankle, offsets, soles, floor: Floor, level: float):
+    """A flat foot held up by its toes (on a higher step) instead rests its heel on its own floor
+    and tilts its toes up about the heel until they clear (``offsets (5, 3)``: heel … toe tip from
+    the ankle; ``soles (5,)``). Returns the tilted rotation and ankle."""
+    ankle = ankle + np.array([0.0, 0.0, level - np.min(floor.gaps(ankle + offsets[:BEARING], soles[:BEARING]))])
+    heel = ankle + offsets[0]
+    forward = offsets[-1] - offsets[0]
+    forward[2] = 0.0
+    forward /= max(np.linalg.norm(forward), 1e-12)
+    axis = np.cross(forward, [0.0, 0.0, 1.0])
+    pitch = 0.0
+    for _ in range(3):  # the toes move back a little as they rise: measure again where they are
+        turn = tf.quat_to_mat3(tf.quat_from_axis_angle(axis, pitch))
+        points = heel + (offsets - offsets[0]) @ turn.T
+        depth = level - floor.gaps(points[BEARING:], soles[BEARING:])
+        reach = np.maximum(np.linalg.norm((points[BEARING:] - heel)[:, :2], axis=1), 1e-9)
+        pitch += float(np.max(np.arcsin(np.clip(np.maximum(depth, 0.0) / reach, 0.0, 1.0))))
+    pitch = min(pitch, MAX_TOES_UP)
+    turn = tf.quat_from_axis_angle(axis, pitch)
+    return tf.quat_mul(turn, rot), heel + tf.quat_rotate(turn, ankle - heel)
 
 
 def _held_weights(plant: Plant, placement: Placement) -> np.ndarray:
