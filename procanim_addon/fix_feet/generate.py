@@ -200,7 +200,8 @@ def _held_contact(plants: list[Plant], frames: int) -> np.ndarray:
 class _HoldState:
     """What placing and holding the feet needs, fixed for a run: the pose after the ground offset,
     each foot's source track, the floor and the level the feet are held at, each leg's reach limit
-    ``(F,)``, the blend in frames and how far (armature units) a held ankle may stop short."""
+    ``(F,)``, the blend in frames and how far (armature units) a held ankle may stop short; the
+    placement of each plant as found, by (side, detected span)."""
 
     skeleton: Skeleton
     feet: Feet
@@ -211,6 +212,7 @@ class _HoldState:
     reach: list[np.ndarray]
     blend: int
     slack: float
+    placements: dict = field(default_factory=dict)
 
 
 def _hold(state: _HoldState, plants: list[Plant], side: int):
@@ -220,7 +222,10 @@ def _hold(state: _HoldState, plants: list[Plant], side: int):
     held = np.zeros(len(rotation), dtype=bool)
     placements = []
     for pl in plants:
-        placement = place(pl, track, state.feet, state.floor, state.level)
+        key = (side, pl.detected)
+        if key not in state.placements:  # placed once, as found: a shortened plant stays where it was
+            state.placements[key] = place(pl, track, state.feet, state.floor, state.level)
+        placement = state.placements[key]
         placements.append(placement)
         sl = slice(pl.first, pl.last + 1)
         rotation[sl], ankle[sl] = held_foot(pl, placement, track, state.feet)

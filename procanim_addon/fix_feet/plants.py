@@ -44,8 +44,9 @@ MAX_TOES_UP = np.radians(60.0)
 @dataclass
 class Placement:
     """A plant's held foot: orientation ``rotation (4,)`` (quaternion, armature space), held heel
-    and ball ``(3,)`` each, the toe tip ``(3,)`` (for the ghost), and the frames (indices into the
-    plant) treated as flat: ``flat_first``, ``flat_last`` (−1 when the plant has no flat part)."""
+    and ball ``(3,)`` each, the toe tip ``(3,)`` (for the ghost), and the frames (clip rows)
+    treated as flat: ``flat_first``, ``flat_last`` (−1 when the plant has no flat part). A plant
+    shortened for reach keeps the placement it was found with."""
 
     rotation: np.ndarray
     heel: np.ndarray
@@ -117,7 +118,8 @@ def place(plant: Plant, track: FootTrack, feet: Feet, floor: Floor, level: float
         m = tf.quat_to_mat3(rot)
         heel_off, ball_off, tip_off = m @ leg.heel_local, m @ leg.ball_local, m @ tf.quat_to_mat3(
             tf.quat_conj(quat_mean(track.rotation[ref]))) @ tip_off
-    return Placement(rot, ankle + heel_off, ankle + ball_off, ankle + tip_off, first, last)
+    rows = (plant.first + first, plant.first + last) if first >= 0 else (-1, -1)
+    return Placement(rot, ankle + heel_off, ankle + ball_off, ankle + tip_off, *rows)
 
 
 def _toes_up(rot, ankle, offsets, soles, floor: Floor, level: float):
@@ -142,18 +144,23 @@ def _toes_up(rot, ankle, offsets, soles, floor: Floor, level: float):
     return tf.quat_mul(turn, rot), heel + tf.quat_rotate(turn, ankle - heel)
 
 
+def _flat_rows(plant: Plant, placement: Placement) -> tuple[int, int]:
+    """The placement's flat part in the plant's own frame indices (possibly outside ``0 … n−1``
+    when the plant was shortened)."""
+    return placement.flat_first - plant.first, placement.flat_last - plant.first
+
+
 def _held_weights(plant: Plant, placement: Placement) -> np.ndarray:
     """``w (n,)``: 0 at the plant's ends, 1 on its flat part (smoothstep between)."""
     n = plant.length
-    first, last = placement.flat_first, placement.flat_last
-    if first < 0:
+    if placement.flat_first < 0:
         return np.zeros(n)
-    w = np.ones(n)
+    first, last = _flat_rows(plant, placement)
     k = np.arange(n)
-    if first > 0:
-        w[:first] = smoothstep(k[:first] / first)
-    if last < n - 1:
-        w[last + 1:] = smoothstep((n - 1 - k[last + 1:]) / (n - 1 - last))
+    w = np.ones(n)
+    before, after = k < first, k > last
+    w[before] = smoothstep(k[before] / max(first, 1))
+    w[after] = smoothstep((n - 1 - k[after]) / max(n - 1 - last, 1))
     return w
 
 
@@ -161,13 +168,11 @@ def _pivots(plant: Plant, placement: Placement) -> np.ndarray:
     """Which point is held on each frame of the plant (HEEL or BALL): before the flat part the
     heel if it is down, after it the ball if it is down, on it the heel."""
     heel, ball = plant.points[:, HEEL], plant.points[:, BALL]
-    first, last = placement.flat_first, placement.flat_last
-    if first < 0:
+    if placement.flat_first < 0:
         return np.where(heel, HEEL, BALL)
+    first, last = _flat_rows(plant, placement)
     k = np.arange(plant.length)
-    before = np.where(heel, HEEL, BALL)
-    after = np.where(ball, BALL, HEEL)
-    return np.where(k < first, before, np.where(k > last, after, HEEL))
+    return np.where(k < first, np.where(heel, HEEL, BALL), np.where(k > last, np.where(ball, BALL, HEEL), HEEL))
 
 
 def held_foot(plant: Plant, placement: Placement, track: FootTrack, feet: Feet) -> tuple[np.ndarray, np.ndarray]:
@@ -178,15 +183,17 @@ def held_foot(plant: Plant, placement: Placement, track: FootTrack, feet: Feet) 
     leg = feet.legs[plant.side]
     src = track.rotation[plant.first:plant.last + 1]
     rot = src.copy()
-    first, last = placement.flat_first, placement.flat_last
-    if first >= 0:
+    if placement.flat_first >= 0:
+        first, last = _flat_rows(plant, placement)
+        k = np.arange(plant.length)
         w = _held_weights(plant, placement)
-        rot[first:last + 1] = placement.rotation
-        for frames, edge in ((slice(0, first), first), (slice(last + 1, None), last)):
-            join = tf.quat_mul(placement.rotation, tf.quat_conj(src[edge]))
-            turn = tf.quat_slerp(tf.quat_identity(src[frames].shape[:1]), np.broadcast_to(join, src[frames].shape),
-                                 w[frames])
-            rot[frames] = tf.quat_mul(turn, src[frames])
+        rot[(k >= first) & (k <= last)] = placement.rotation
+        for part, edge in ((k < first, placement.flat_first), (k > last, placement.flat_last)):
+            if part.any():
+                join = tf.quat_mul(placement.rotation, tf.quat_conj(track.rotation[edge]))
+                turn = tf.quat_slerp(tf.quat_identity((int(part.sum()),)), np.broadcast_to(join, (int(part.sum()), 4)),
+                                     w[part])
+                rot[part] = tf.quat_mul(turn, src[part])
     pivot = _pivots(plant, placement)
     local = np.where((pivot == HEEL)[:, None], leg.heel_local, leg.ball_local)
     target = np.where((pivot == HEEL)[:, None], placement.heel, placement.ball)
