@@ -39,7 +39,7 @@ from .legs import extension, move_pelvis, solve_leg
 from .markers import ContactOverrides
 from .params import FixFeetParams
 from .plants import FootTrack, Placement, blend_between, held_foot, place
-from .reach import nearest_plant, needed_drop, pelvis_drop, reach_limits, shorten
+from .reach import nearest_plant, needed_drop, pelvis_drop, reach_limits, reachable_shift, shorten
 
 MAX_SHORTEN_ROUNDS = 200  # each round trims at least one frame off a contact
 # Share of the run each stage reports over (only the look of the progress bar depends on them).
@@ -224,7 +224,7 @@ def _hold(state: _HoldState, plants: list[Plant], side: int):
     for pl in plants:
         key = (side, pl.detected)
         if key not in state.placements:  # placed once, as found: a shortened plant stays where it was
-            state.placements[key] = place(pl, track, state.feet, state.floor, state.level)
+            state.placements[key] = _placed(state, pl, track)
         placement = state.placements[key]
         placements.append(placement)
         sl = slice(pl.first, pl.last + 1)
@@ -232,6 +232,23 @@ def _hold(state: _HoldState, plants: list[Plant], side: int):
         held[sl] = True
     blend_between(rotation, ankle, track, held, state.blend)
     return placements, (rotation, ankle)
+
+
+def _placed(state: _HoldState, plant: Plant, track: FootTrack) -> Placement:
+    """The plant's placement, moved toward where its leg reaches on every frame (see
+    :func:`.reach.reachable_shift`) no farther than the source's foot strayed from it."""
+    placement = place(plant, track, state.feet, state.floor, state.level)
+    leg = state.feet.legs[plant.side]
+    rows = plant.frames
+    _rot, ankle = held_foot(plant, placement, track, state.feet)
+    v = ankle - state.pose[rows, leg.thigh, :3, 3]
+    room = (state.reach[plant.side][rows] * leg.length) ** 2 - v[:, 2] ** 2
+    radii = np.where(room > 0, np.sqrt(np.maximum(room, 0.0)), np.nan)
+    strayed = float(np.max(np.linalg.norm((track.ankle[rows] - ankle)[:, :2], axis=1)))
+    shift = reachable_shift(v[:, :2], radii, strayed)
+    if np.linalg.norm(shift) <= 1e-12:
+        return placement
+    return place(plant, track, state.feet, state.floor, state.level, shift)
 
 
 def _reachable(state: _HoldState, plants: list[Plant], max_drop: float, tick: Ticker):

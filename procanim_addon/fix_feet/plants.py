@@ -6,7 +6,9 @@ the point's positions over it) and spread the adjustment smoothly over the neigh
 Here, per plant:
 
 * the *placement*: the foot's mean orientation and position over the frames where heel and ball
-  are both down (the flat part), then lowered or raised until its lowest sole point touches the
+  are both down (the flat part) — moved, where a leg could not reach it, to the nearest spot
+  every frame's leg reaches, within the area the source's foot covered (:func:`.reach.reachable_shift`),
+  then lowered or raised until its lowest sole point touches the
   floor (the ground, or the motion's own level) — a foot over a step edge rests on the higher side,
   except that a foot held up by its toes alone (the toes over a higher step) rests its heel on its
   own floor and tilts its toes up until they clear (RECON: the source's foot placement is kept,
@@ -87,8 +89,9 @@ def _flat_span(plant: Plant) -> tuple[int, int]:
     return -1, -1
 
 
-def place(plant: Plant, track: FootTrack, feet: Feet, floor: Floor, level: float) -> Placement:
-    """The held foot of ``plant``; its lowest sole point gets gap ``level`` above ``floor``."""
+def place(plant: Plant, track: FootTrack, feet: Feet, floor: Floor, level: float, shift=(0.0, 0.0)) -> Placement:
+    """The held foot of ``plant``, moved horizontally by ``shift`` (2,); its lowest sole point gets
+    gap ``level`` above ``floor``."""
     leg = feet.legs[plant.side]
     sole, tip_sole = feet.sole[plant.side], feet.tip_sole[plant.side]
     frames = plant.frames
@@ -96,8 +99,8 @@ def place(plant: Plant, track: FootTrack, feet: Feet, floor: Floor, level: float
     ref = frames[first:last + 1] if first >= 0 else frames
     rot = quat_mean(track.rotation[ref])
     m = tf.quat_to_mat3(rot)
-    heel_off, ball_off = m @ leg.heel_local, m @ leg.ball_local
-    tip_off = m @ np.mean(track.tip_local[ref], axis=0)
+    tip_local = np.mean(track.tip_local[ref], axis=0)
+    heel_off, ball_off, tip_off = m @ leg.heel_local, m @ leg.ball_local, m @ tip_local
     src_rot = tf.quat_to_mat3(track.rotation[ref])
     src_heel = track.ankle[ref] + src_rot @ leg.heel_local
     src_ball = track.ankle[ref] + src_rot @ leg.ball_local
@@ -112,12 +115,12 @@ def place(plant: Plant, track: FootTrack, feet: Feet, floor: Floor, level: float
         src = src_heel if point == HEEL else src_ball
         ankle = src.mean(axis=0) - offset
         offsets, soles = offset[None], np.array([sole[point]])
+    ankle = ankle + np.array([shift[0], shift[1], 0.0])
     ankle = ankle + np.array([0.0, 0.0, level - np.min(floor.gaps(ankle + offsets, soles))])
     if first >= 0 and np.min(floor.gaps(ankle + offsets[:BEARING], soles[:BEARING])) > level + 1e-9:
         rot, ankle = _toes_up(rot, ankle, offsets, soles, floor, level)
         m = tf.quat_to_mat3(rot)
-        heel_off, ball_off, tip_off = m @ leg.heel_local, m @ leg.ball_local, m @ tf.quat_to_mat3(
-            tf.quat_conj(quat_mean(track.rotation[ref]))) @ tip_off
+        heel_off, ball_off, tip_off = m @ leg.heel_local, m @ leg.ball_local, m @ tip_local
     rows = (plant.first + first, plant.first + last) if first >= 0 else (-1, -1)
     return Placement(rot, ankle + heel_off, ankle + ball_off, ankle + tip_off, *rows)
 

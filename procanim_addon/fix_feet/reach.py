@@ -39,6 +39,30 @@ def needed_drop(hip: np.ndarray, ankle: np.ndarray, radius: np.ndarray) -> np.nd
     return np.where(inside, 0.0, np.where((room > 0) & (delta > 0), delta, np.inf))
 
 
+def reachable_shift(offsets: np.ndarray, radii: np.ndarray, limit: float, rounds: int = 60) -> np.ndarray:
+    """A horizontal move ``s (2,)`` of a held foot after which every frame's ankle is within reach:
+    ``|offsets_f + s| ≤ radii_f`` for the horizontal ankle − hip ``offsets (n, 2)`` and the
+    horizontal reach ``radii (n,)`` left at the ankle's height (NaN: no move helps on that frame).
+    Kovar et al. move the root toward reachable constraints; here the constraint gives way first,
+    within the area its source covered: projections onto the most violated reach disc, from no
+    move, capped at ``limit``."""
+    ok = np.isfinite(radii)
+    s = np.zeros(2)
+    if not np.any(ok) or limit <= 0:
+        return s
+    offsets, radii = offsets[ok], radii[ok]
+    for _ in range(rounds):
+        v = offsets + s
+        dist = np.linalg.norm(v, axis=1)
+        over = dist - radii
+        k = int(np.argmax(over))
+        if over[k] <= 1e-9:
+            break
+        s = s - v[k] / max(dist[k], 1e-12) * over[k]
+    size = float(np.linalg.norm(s))
+    return s * (limit / size) if size > limit else s
+
+
 def pelvis_drop(needed: np.ndarray, max_drop: float, blend: int) -> np.ndarray:
     """A smooth drop curve ``(F,)`` at least ``needed (F,)`` wherever that is at most ``max_drop``
     (a running maximum over ``blend`` frames on each side, softened; never above ``max_drop``)."""
