@@ -10,6 +10,9 @@ skeleton (31 bones, ``tests/rig_samples.py``) and on ProcAnim's human (22 bones)
 fixed over a flat ground; best of 3, frames per second of wall time and of process CPU time (the
 goal: ≥ 500 frames/s for the 31-bone clip).
 
+The figures are printed only (no ``BENCH`` records yet): ``tools/bench.sh`` and
+``tools/bench_readme.py`` take this bench in when the generator is registered.
+
 Quality: the same skate added to the 6-step walk at 24, 30 and 60 fps, 5 seeds each, fixed over a
 flat ground; measured by forward kinematics against the truth of the clean walk's contacts (where
 its feet stand still): skate of heel and ball in contact (mean, p95, cm/s), float (cm), contact F1,
@@ -31,7 +34,6 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import rig_samples  # noqa: E402
-from benchlog import emit  # noqa: E402
 
 from procanim_addon import motions  # noqa: E402
 from procanim_addon.fix_feet import fix_feet  # noqa: E402
@@ -94,7 +96,6 @@ def speed_rows():
         row = {"frames": n, "bones": len(sk), "fps_wall": n / min(wall), "fps_cpu": n / min(cpu),
                "contacts": fixed.clip.metrics["contacts"]}
         rows.append((name, row))
-        emit("fix_feet_speed", name, **row)
     print(f"\n{'clip':28s} {'frames':>7s} {'bones':>6s} {'fr/s wall':>10s} {'fr/s CPU':>9s}")
     for name, r in rows:
         print(f"{name:28s} {r['frames']:7d} {r['bones']:6d} {r['fps_wall']:10.0f} {r['fps_cpu']:9.0f}")
@@ -121,7 +122,6 @@ def quality_rows():
                "skate_after_p95_cm_s": per[:, 4].max(), "float_before_cm": per[:, 2].mean(),
                "float_after_cm": per[:, 5].max(), "f1_min": per[:, 6].min(), "pelvis_drop_max_cm": per[:, 7].max(),
                "clean_change_mm": clean_fix}
-        emit("fix_feet_quality", f"walk {fps} fps", **row)
         print(f"{fps:3d} fps    {row['skate_before_cm_s']:13.2f} {row['skate_after_cm_s']:12.3f} "
               f"{row['skate_after_p95_cm_s']:10.3f} {row['float_before_cm']:6.2f} / {row['float_after_cm']:5.2f} "
               f"{row['f1_min']:7.3f} {row['pelvis_drop_max_cm']:9.2f} {row['clean_change_mm']:8.2f} mm")
@@ -130,8 +130,6 @@ def quality_rows():
     clean = motions.walk(sk, rm)
     for label, src in (("clean", clean), ("skated", add_footskate(sk, rm, clean))):
         m = fix_feet(sk, rm, src, ground).clip.metrics
-        emit("fix_feet_steps", label, penetration_before_cm=m["penetration_before_cm"],
-             penetration_after_cm=m["penetration_cm"], float_after_cm=m["float_cm"], contacts=m["contacts"])
         print(f"ankle-high block, {label} walk: below ground in contact {m['penetration_before_cm']:.2f} → "
               f"{m['penetration_cm']:.3f} cm, float after {m['float_cm']:.3f} cm, {m['contacts']} contacts")
 
@@ -151,15 +149,18 @@ def plots(out: Path):
     fig, axes = plt.subplots(3, 1, figsize=(9, 7.5), sharex=True)
     heel = {name: feet.points(sk, pose_of(sk, c))[:, 0, 0] for name, c in
             (("clean", clean), ("skated", bad), ("fixed", fixed.clip))}
-    for ax, k, label in ((axes[0], 1, "left heel forward (m)"), (axes[1], 2, "left heel height (m)")):
-        for name, style in (("clean", ":"), ("skated", "-"), ("fixed", "-")):
-            y = -heel[name][:, k] if k == 1 else heel[name][:, k]
-            ax.plot(t, y, style, label=name, lw=1.6 if name == "fixed" else 1.0)
-        ax.set_ylabel(label)
+    for name in ("skated", "fixed"):
+        off = np.linalg.norm((heel[name] - heel["clean"])[:, :2], axis=1) * 100
+        axes[0].plot(t, off, label=name, color="C1" if name == "skated" else "C2", lw=1.6 if name == "fixed" else 1.0)
+    axes[0].set_ylabel("left heel off the clean\nwalk's, horizontal (cm)")
+    for name, style, color in (("clean", ":", "C0"), ("skated", "-", "C1"), ("fixed", "-", "C2")):
+        axes[1].plot(t, heel[name][:, 2], style, color=color, label=name, lw=1.6 if name == "fixed" else 1.0)
+    axes[1].set_ylabel("left heel height (m)")
     left = fixed.contact[:, 0].any(-1)
     for ax in axes:
         ax.fill_between(t, 0, 1, where=left, color="0.9", transform=ax.get_xaxis_transform(), label="_contact")
     axes[0].legend(loc="upper left")
+    axes[1].legend(loc="upper left")
     axes[2].plot(t, fixed.pelvis_offset * 100, color="C3")
     axes[2].set_ylabel("pelvis moved (cm)")
     axes[2].set_xlabel("frame (grey: left foot held)")

@@ -41,8 +41,8 @@ class FixFeetParams:
                       lengths, and lowering the pelvis for a millimetre bends a straight knee a lot)
     max_pelvis_drop_m: where a held foot is out of reach, the pelvis is lowered smoothly by at most
                       this much; where that is not enough, the contact is shortened and reported
-    place_on_ground:  with a ground: move the whole motion up or down by its median floor offset
-                      (a capture floating above the ground comes down onto it)
+    place_on_ground:  with a ground: move the whole motion up or down by its offset above the
+                      ground (a capture floating above the ground comes down onto it; :mod:`.detect`)
     sole_from_rest:   the contact points stand as high above the floor as they do in the rest pose
                       (its lowest foot point over z = 0, when the rest pose stands there); off:
                       ``sole_m`` above it
