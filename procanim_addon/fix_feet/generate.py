@@ -4,10 +4,9 @@
 
 1. the source's pose by forward kinematics; heel and ball of each foot, their gaps above the
    floor (:mod:`.floor`) and speeds;
-2. contacts (:mod:`.contacts`, after Ikemoto et al. 2006): the motion's own floor level is the
-   median gap of its slow points, contacts are classified against it, then the level is measured
-   again on the contacts and they are classified once more; the user's markers (:mod:`.markers`)
-   win over detection;
+2. contacts (:mod:`.detect`, :mod:`.contacts`, after Ikemoto et al. 2006): classified against
+   the motion's own floor and the ground, in passes that measure the floor on the contacts and fit
+   the thresholds to the motion's noise; the user's markers (:mod:`.markers`) win over detection;
 3. the motion moved onto the ground (a capture floating over the given ground comes down);
 4. one placement per plant and the held foot on every frame, blended in and out (:mod:`.plants`,
    after Kovar et al. 2002);
@@ -127,15 +126,16 @@ def fix_feet(skeleton: Skeleton, rigmap: RigMap, source: Clip, ground=None,
     move_pelvis(skeleton, locations, pose, feet.hips, offset)
     for s, leg in enumerate(feet.legs):
         progress(SPAN_LEGS[0] + s * (SPAN_LEGS[1] - SPAN_LEGS[0]) / 2)
-        _solve_changed(skeleton, leg, (locations, rotations), pose, targets[s], tracks[s], drop, reach[s])
+        _solve_changed(skeleton, leg, (locations, rotations), pose, targets[s], tracks[s], drop, reach[s],
+                       feet.forward)
     progress(SPAN_LEGS[1])
 
     contact = _held_contact(plants, source.frame_count)
     clip = _clip(source, skeleton, locations, rotations, scales)
     new_pose = skeleton.fk(clip.locations, clip.rotations, scales)
     fr = source.frames
-    shortened = [(SIDES[side], int(fr[span[0]]), int(fr[span[1]]), None if new is None else int(fr[new.first]),
-                  None if new is None else int(fr[new.last])) for span, side, new in cut]
+    shortened = [(SIDES[side], float(fr[span[0]]), float(fr[span[1]]), None if new is None else float(fr[new.first]),
+                  None if new is None else float(fr[new.last])) for span, side, new in cut]
     clip.metrics.update(_figures(skeleton, feet, (src_pose, new_pose), contact, times, floor,
                                  (target_level, unit, shift, drop), plants, shortened))
     progress(1.0)
@@ -308,7 +308,7 @@ def _trim(plants: list[Plant], over: np.ndarray) -> list[Plant]:
     return [pl for pl in out if pl is not None]
 
 
-def _solve_changed(skeleton, leg, channels, pose, target, track: FootTrack, drop, reach) -> None:
+def _solve_changed(skeleton, leg, channels, pose, target, track: FootTrack, drop, reach, forward) -> None:
     """Re-solve ``leg`` on the frames where its held foot differs from the source's or the pelvis
     came down (the other frames keep the source's channels exactly)."""
     rotation, ankle = target
@@ -318,22 +318,8 @@ def _solve_changed(skeleton, leg, channels, pose, target, track: FootTrack, drop
         return
     locations, rotations = channels
     sub_loc, sub_rot, sub_pose = locations[idx], rotations[idx], pose[idx]
-    solve_leg(skeleton, leg, (sub_loc, sub_rot), sub_pose, (rotation[idx], ankle[idx]), reach[idx],
-              _forward(skeleton, leg))
+    solve_leg(skeleton, leg, (sub_loc, sub_rot), sub_pose, (rotation[idx], ankle[idx]), reach[idx], forward)
     locations[idx], rotations[idx], pose[idx] = sub_loc, sub_rot, sub_pose
-
-
-def _forward(skeleton: Skeleton, leg) -> np.ndarray:
-    """The direction the knee bends in the rest pose (horizontal, unit)."""
-    knee = skeleton.heads[leg.shin]
-    hip, ankle = skeleton.heads[leg.thigh], skeleton.heads[leg.foot]
-    tip = skeleton.tails[leg.foot]
-    d = tip - ankle
-    d[2] = 0.0
-    if np.linalg.norm(d) < 1e-9:
-        d = knee - 0.5 * (hip + ankle)
-        d[2] = 0.0
-    return d / max(np.linalg.norm(d), 1e-12)
 
 
 # ----------------------------------------------------------------------------- the result

@@ -19,7 +19,6 @@ from ..posing import refresh, unposed
 from ..skeleton import Skeleton
 from .feet import Leg
 
-UP = np.array([0.0, 0.0, 1.0])
 # A bend plane whose normal is shorter than this fraction of the squared leg length is taken as a
 # straight leg: its plane comes from the direction the knees bend in the rest pose.
 STRAIGHT = 1e-8

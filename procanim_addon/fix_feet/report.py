@@ -63,12 +63,12 @@ def joint_changes(skeleton: Skeleton, before: np.ndarray, after: np.ndarray) -> 
     return moved.max(axis=1), int(np.unravel_index(np.argmax(moved), moved.shape)[1])
 
 
-def describe_shortened(changes: list[tuple[str, int, int, int | None, int | None]]) -> list[str]:
+def describe_shortened(changes: list[tuple[str, float, float, float | None, float | None]]) -> list[str]:
     """Words for the shortened contacts: ``(side, first, last, new first, new last)`` frame numbers
     (new ones None: dropped)."""
     out = []
     for side, a, b, c, d in changes:
-        out.append(f"{side} {a}–{b} dropped" if c is None else f"{side} {a}–{b} → {c}–{d}")
+        out.append(f"{side} {a:g}–{b:g} dropped" if c is None else f"{side} {a:g}–{b:g} → {c:g}–{d:g}")
     return out
 
 
