@@ -207,21 +207,31 @@ class ComPath:
         return np.where(i <= 0, t[0], np.where(i >= len(t), t[-1], out))
 
 
-def solve_com(timeline, steps, params, y_stand: float, y_targets: np.ndarray, y_final: float,
-              s_final: float, dt: float = 1 / 120, reuse: ComPath | None = None,
+@dataclass
+class ComTargets:
+    """Where C stands and passes (m): its standing height at the start (``y_stand``) and at the end
+    (``y_final``), the height wanted at the heel strike of footstep k (``y_targets`` (K,), k ≥ 2),
+    and the progression where the walker stands still at the end (``s_final``)."""
+
+    y_stand: float
+    y_targets: np.ndarray
+    y_final: float
+    s_final: float
+
+
+def solve_com(timeline, steps, params, targets: ComTargets, dt: float = 1 / 120, reuse: ComPath | None = None,
               progress: ProgressFn = no_progress, at=None) -> ComPath:
     """Solve progression, height and lateral sway of the COM for the whole walk.
 
     timeline:  :class:`~.timing.Timeline`; steps: :class:`~.steps.Footsteps`
-    y_stand:   standing COM height at the start (m); y_final at the end
-    y_targets: (K,) COM height wanted at the heel strike of footstep k (k ≥ 2), m
-    s_final:   progression where the walker stands still at the end (m)
+    targets:   :class:`ComTargets`; dt: the COM's grid step (s)
     reuse:     an earlier solution of the same walk: its progression and sway are kept and only the
                height is solved again (they do not depend on the height targets)
     progress:  gets the fraction done (0–1)
     at:        (K − 1,) where C is in each step at its heel strike (fraction from P_i to P_{i+1});
                None: midway (the paper)
     """
+    y_stand, y_targets, y_final = targets.y_stand, targets.y_targets, targets.y_final
     hs = timeline.heel_strike
     n = len(steps) - 1
     t0, t1 = hs[1], hs[n]
@@ -252,13 +262,12 @@ def solve_com(timeline, steps, params, y_stand: float, y_targets: np.ndarray, y_
         vf = np.concatenate([np.ones(pre_n), ys.acc / G + 1.0, np.full(len(reuse.t) - pre_n - N, np.nan)])
         progress(1.0)
         return ComPath(reuse.t, reuse.s, y, reuse.z, vf, shapes_y, pre_n, ys.coeffs, (t0, t1), win, height_axis)
-    xs = _progression(t, win, steps, timeline, params, s_final, at)
+    xs = _progression(t, win, steps, timeline, params, targets.s_final, at)
     progress(0.7)
     zs, z_v0 = _sway(t, win, steps, timeline, params)
     progress(1.0)
-    com = _stand_and_settle(timeline, t, dt, xs, ys, zs, z_v0, y_stand, y_final, s_final, shapes_y, win)
-    com.height_axis = height_axis
-    return com
+    tt, s, y, z, vf, pre_n = _stand_and_settle(timeline, t, dt, (xs, ys, zs), z_v0, targets)
+    return ComPath(tt, s, y, z, vf, shapes_y, pre_n, ys.coeffs, (t0, t1), win, height_axis)
 
 
 def _stance_windows(t, timeline, n: int):
@@ -337,9 +346,12 @@ def _sway(t, win, steps, timeline, params) -> tuple[AxisSolution, float]:
     return zs, z_v0
 
 
-def _stand_and_settle(timeline, t, dt, xs, ys, zs, z_v0, y_stand, y_final, s_final, shapes_y, win) -> ComPath:
-    """The whole clip: standing before the first heel strike (the sway starting by a cubic over
-    the last :data:`SWAY_LEAD_S`), the walk, settling after the last heel strike, standing."""
+def _stand_and_settle(timeline, t, dt, axes, z_v0, targets: ComTargets):
+    """The whole clip's (times, s, y, z, vertical force per body weight, samples before the walk's
+    grid): standing before the first heel strike (the sway starting by a cubic over the last
+    :data:`SWAY_LEAD_S`), the walk (``axes``: its solved progression, height and sway), settling
+    after the last heel strike, standing."""
+    xs, ys, zs = axes
     t0, t1 = t[0], t[-1]
     settle = timeline.settle
     t_end = t1 + settle
@@ -347,15 +359,15 @@ def _stand_and_settle(timeline, t, dt, xs, ys, zs, z_v0, y_stand, y_final, s_fin
     post = np.linspace(t1, t_end, max(int(np.ceil(settle / dt)) + 1, 3))[1:]
     tail = np.arange(t_end + dt, timeline.t_end + dt, dt)
     u = (post - t1) / settle
-    s_post = hermite(xs.q[-1], settle * xs.v[-1], s_final, 0.0, u)
-    y_post = hermite(ys.q[-1], settle * ys.v[-1], y_final, 0.0, u)
+    s_post = hermite(xs.q[-1], settle * xs.v[-1], targets.s_final, 0.0, u)
+    y_post = hermite(ys.q[-1], settle * ys.v[-1], targets.y_final, 0.0, u)
     z_post = hermite(zs.q[-1], settle * zs.v[-1], 0.0, 0.0, u)
     tt = np.concatenate([pre, t, post, tail])
-    s = np.concatenate([np.zeros(len(pre)), xs.q, s_post, np.full(len(tail), s_final)])
-    y = np.concatenate([np.full(len(pre), y_stand), ys.q, y_post, np.full(len(tail), y_final)])
+    s = np.concatenate([np.zeros(len(pre)), xs.q, s_post, np.full(len(tail), targets.s_final)])
+    y = np.concatenate([np.full(len(pre), targets.y_stand), ys.q, y_post, np.full(len(tail), targets.y_final)])
     lead = min(SWAY_LEAD_S, t0 - timeline.t_begin)
     u_pre = np.clip((pre - (t0 - lead)) / max(lead, 1e-9), 0.0, 1.0)
     z_pre = hermite(0.0, 0.0, 0.0, lead * z_v0, u_pre) if lead > 0 else np.zeros(len(pre))
     z = np.concatenate([z_pre, zs.q, z_post, np.zeros(len(tail))])
     vf = np.concatenate([np.ones(len(pre)), ys.acc / G + 1.0, np.full(len(post) + len(tail), np.nan)])
-    return ComPath(tt, s, y, z, vf, shapes_y, len(pre), ys.coeffs, (t0, t1), win)
+    return tt, s, y, z, vf, len(pre)

@@ -82,10 +82,12 @@ def contact_quality(skeleton, rigmap, pose: np.ndarray, ground, fps: float, tol:
     return out
 
 
-def walk_metrics(skeleton, clip, char, tracks, ground, path, steps, tl, t, s_frames, object_delta=None,
-                 progress: ProgressFn = no_progress) -> dict:
-    """The figures above; ``s_frames`` (F,) is the COM's progression along the path per frame (m),
-    used to look up the nearby part of the path; ``progress`` gets the fraction done."""
+def walk_metrics(skeleton, clip, plan, t, s_frames, object_delta=None, progress: ProgressFn = no_progress) -> dict:
+    """The figures above for the ``clip`` of the walk ``plan`` (:class:`~.gait.WalkPlan`) at clip
+    times ``t`` (F,) (s); ``s_frames`` (F,) is the COM's progression along the path per frame (m),
+    used to look up the nearby part of the path; ``object_delta`` (F, 4, 4) the object's motion
+    when the walk moves the object; ``progress`` gets the fraction done."""
+    char, ground, path, steps, tl = plan.char, plan.ground, plan.path, plan.steps, plan.tl
     needed = [char.hips] + [b for side in ("L", "R") for b in (char.foot[side], char.toe[side]) if b is not None]
     pose = fk_of(skeleton, clip.locations, clip.rotations, needed)
     if object_delta is not None:

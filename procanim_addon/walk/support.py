@@ -31,7 +31,7 @@ from ..curves import gaussian_smooth
 from ..progress import ProgressFn, no_progress, part
 from .body import pelvis_rotation
 from .character import SIDES
-from .com import solve_com
+from .com import ComTargets, solve_com
 from .feet import FootModel
 from .reach import LIFT_KNEE_M, SWING_END_SHORTEN, PelvisHeight
 
@@ -147,7 +147,7 @@ def solve_support(char, path, ground, steps, tl, p, psi, progress: ProgressFn = 
     for it in range(MAX_PASSES):
         # the first pass costs most (progression, sway, clearances): halves of what is left
         step = part(progress, 1.0 - 0.5 ** it, 1.0 - 0.5 ** (it + 1))
-        com = solve_com(tl, steps, p, y_stand, y_targets - extra, y_final, path.length, reuse=com,
+        com = solve_com(tl, steps, p, ComTargets(y_stand, y_targets - extra, y_final, path.length), reuse=com,
                         progress=part(step, 0.0, 0.3), at=at)
         off = np.zeros(len(com.t)) if keys is None else knee_offset(com, tl, keys, com.t, walk.fits)
         com.y += off
