@@ -90,7 +90,7 @@ def cases(rng):
                     lambda M=M: tf.affine_inverse(M), lambda M=M: np.linalg.inv(M)))
     for m in (26, 140, 2800):  # 2 arms × the steps of a 236-, 1,205- and 20,000-frame walk
         J, r = rng.normal(size=(m, 2, 2)) + 3 * np.eye(2), rng.normal(size=(m, 2))
-        out.append(("2 × 2 Newton steps J⁻¹ r: Cramer's rule", "was walk/arms.py's", f"{m} problems",
+        out.append(("2 × 2 Newton steps J⁻¹ r: Cramer's rule", "walk/arms.py", f"{m} problems",
                     lambda J=J, r=r: cramer(J, r), lambda J=J, r=r: np.linalg.solve(J, r[..., None])[..., 0]))
     return out
 

@@ -42,7 +42,7 @@ class _Block:
     step: float          # (e_next − e)·dt (s)
     G: np.ndarray        # (2, len(active)) g_j(e, e_next)
     Q: np.ndarray        # the block's orthogonal factor (taken to each right-hand side)
-    R_new: np.ndarray    # (len(new), len(new)) upper triangular
+    R_new_inv: np.ndarray  # (len(new), len(new)): the inverse of R's upper triangle over the new coefficients
     R_state: np.ndarray  # (len(new), 2 + len(shared)): the new coefficients against z = (S(e), c_shared)
 
 
@@ -110,7 +110,8 @@ class ShootingSystem:
             M_prior = np.zeros((n_new, n_act + 2))
             M_prior[np.arange(n_new), np.arange(n_new)] = self.reg[new]
             Q, R = np.linalg.qr(np.vstack([M_carry, M_rows, M_prior]))
-            self.blocks.append(_Block(rows, new, shared, active, step, G, Q, R[:n_new, :n_new], R[:n_new, n_new:]))
+            self.blocks.append(_Block(rows, new, shared, active, step, G, Q, np.linalg.inv(R[:n_new, :n_new]),
+                                      R[:n_new, n_new:]))
             carried, carried_shared = R[n_new:, n_new:], shared
         self.blocks.reverse()
 
@@ -131,7 +132,7 @@ class ShootingSystem:
         for blk, d in zip(self.blocks, reversed(d_new)):
             z = np.concatenate([S, c[blk.shared]])
             if len(blk.new):
-                c[blk.new] = np.linalg.solve(blk.R_new, d - blk.R_state @ z)
+                c[blk.new] = blk.R_new_inv @ (d - blk.R_state @ z)
             S = np.array([S[0] + blk.step * S[1], S[1]]) + blk.G @ c[blk.active]
         return c
 
@@ -139,4 +140,4 @@ class ShootingSystem:
     def nbytes(self) -> int:
         """Bytes of the arrays the factorisation keeps (grows with the rows, not their square)."""
         return sum(a.nbytes for blk in self.blocks for a in (blk.rows, blk.new, blk.shared, blk.active, blk.G,
-                                                               blk.Q, blk.R_new, blk.R_state))
+                                                               blk.Q, blk.R_new_inv, blk.R_state))
