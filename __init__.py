@@ -19,7 +19,9 @@ def register():
     import bpy
 
     from . import batch, panels, preview
+    from .procanim_addon.threads import limit_blas_threads
 
+    limit_blas_threads()  # once per process: OpenBLAS's idle threads would spin on the other cores
     for cls in _classes():
         bpy.utils.register_class(cls)
     panels.register_properties()

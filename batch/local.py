@@ -35,8 +35,8 @@ def failed(spec: dict, message: str, **extra) -> dict:
 
 
 def run_inline(specs: list[dict], on_result: OnResult) -> None:
+    from ..procanim_addon.threads import limit_blas_threads
     from .shot import bake
-    from .worker import limit_blas_threads
 
     limit_blas_threads()  # as in a worker: OpenBLAS's idle threads would spin on the other core
 

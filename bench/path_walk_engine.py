@@ -7,8 +7,10 @@
 into a temporary folder) in one run, N processes each (default 3) alternating, best of 3 calls:
 the live preview's ~236-frame walk (a new walk per change: cadences 104, 108, 96, 100), and a
 ~1,200-frame S-curve on ProcAnim's human and on a Rigify-metarig-like rig of 159 bones (the test
-rig plus a bare hand and face of 130 bones). CPU time counts every thread; the CPU that OpenBLAS's
-worker threads took during a call is printed apart (they spin after a threaded LAPACK/BLAS call).
+rig plus a bare hand and face of 130 bones). Each tree runs as the extension runs it: with the BLAS
+thread limit its register() sets (``procanim_addon/threads.py``) where the tree has one, else with
+OpenBLAS's default threads. CPU time counts every thread; the CPU that OpenBLAS's worker threads
+took during a call is printed apart (they spin after a threaded LAPACK/BLAS call).
 
 Walks ProcAnim's human (1.75 m) at 100 steps/min, 24 fps, along:
 
@@ -85,6 +87,11 @@ from procanim_addon.ground import FlatGround
 from procanim_addon.rigs import human_skeleton
 from procanim_addon.walk import PathWalkParams, generate_path_walk
 from path_walk_engine import PREVIEW_PATH, big_rig, other_threads_cpu, s_curve
+try:  # the thread limit the extension sets when it registers, where the tree has one
+    from procanim_addon.threads import limit_blas_threads
+    limit_blas_threads()
+except ImportError:
+    pass
 out = {}
 human = human_skeleton()
 cases = {"human": (human, s_curve(length=40.0, amp=1.5, waves=4.0, n=801), [96.0]),
@@ -148,8 +155,8 @@ def big_rig():
 
 
 def against(rev: str, rounds: int = 3) -> int:
-    """This tree's engine against ``rev``'s, alternating in one run (OpenBLAS with its default
-    threads, as in Blender: the CPU time counts its second thread's spinning too)."""
+    """This tree's engine against ``rev``'s, alternating in one run, each with the BLAS threads the
+    extension gives it in Blender (the CPU time counts any other thread's spinning too)."""
     import json
     import subprocess
     import tempfile

@@ -172,9 +172,9 @@ def master_forward(p: DuckParams, frames_rel: np.ndarray, theta: np.ndarray) -> 
 # --------------------------------------------------------------------------- generator
 
 #: Keys posed at a time: the generator works on chunks of at most this many keys (numpy over the
-#: chunk) and reports its progress after each of the :data:`STEPS` of a chunk, so a report comes
-#: every ~20 ms however long the bake (ProcAnim's choice: ~250 ms of work per chunk; a chunk costs
-#: ~20 ms of fixed numpy overhead, so smaller chunks would slow short bakes down).
+#: chunk) and reports its progress after each of the :data:`STEPS` of a chunk, so reports come at a
+#: steady pace however long the bake (ProcAnim's choice: a chunk has a fixed numpy cost, so smaller
+#: chunks would slow short bakes down; figures in docs/performance.md, Duck walk).
 CHUNK_KEYS = 2048
 #: The metrics' reports after the last chunk: with the chunk's steps, ≥ 20 reports per bake.
 METRIC_STEPS = ("continuity", "fk", "skate.L", "skate.R", "penetration", "done")

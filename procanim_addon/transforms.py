@@ -477,9 +477,8 @@ def rigid_inverse(m: np.ndarray) -> np.ndarray:
 
 def inverse3(m: np.ndarray) -> np.ndarray:
     """Inverse of matrices (..., 3, 3) by the adjugate: rows c1 × c2, c2 × c0, c0 × c1 (columns c,
-    :func:`cross`'s products written out) over the determinant c0 · (c1 × c2). numpy's
-    ``linalg.inv`` calls LAPACK once per matrix; on small stacks its threading overhead costs
-    10–20 µs per matrix on a busy machine, this a few numpy operations for the whole stack."""
+    :func:`cross`'s products written out) over the determinant c0 · (c1 × c2): a few array
+    operations for the whole stack, where ``np.linalg.inv`` factorises matrix by matrix."""
     m = np.asarray(m, float)
     a, b, c = m[..., 0, 0], m[..., 0, 1], m[..., 0, 2]
     d, e, f = m[..., 1, 0], m[..., 1, 1], m[..., 1, 2]

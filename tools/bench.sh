@@ -16,6 +16,8 @@
 #   terrain_speed     walks over blocks, operator end to end vs Bake Action of the same frames
 #   control_rig       a 1,000-frame walk baked onto a generated Rigify human's controls vs Bake Action
 #   *_engine          the same methods on the engine alone (no Blender)
+#   path_walk_length  the path walk engine's time and peak memory at ~1k, 8k, 20k frames, growth exponent
+#   path_walk_numerics  the engine's hand-written numerics against plain numpy, one BLAS thread
 #   batch             48 shots: sequential vs a local pool vs Dask; waits first (up to 5 min) for a
 #                     1-minute load average below 0.7: a pool's speed-up only shows on idle cores
 #
@@ -41,6 +43,8 @@ BENCHES=(
   "handshake_engine|bench/handshake_engine.py"
   "terrain_engine|bench/terrain_engine.py --quick"
   "path_walk_engine|bench/path_walk_engine.py"
+  "path_walk_length|bench/path_walk_length.py"
+  "path_walk_numerics|bench/path_walk_numerics.py"
   "batch|bench/batch_blender.py --shots 48 --workers 2"
 )
 

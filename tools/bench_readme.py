@@ -41,6 +41,7 @@ GOAL_IK_MS = 0.2  # per arm per frame
 GOAL_CONTROL_MS = 1.0  # per frame, end to end
 GOAL_POOL_SPEEDUP = 1.8  # local pool of 2 over sequential, 2 cores
 GOAL_OVERHEAD_S = 0.3  # per shot beyond the operator
+GOAL_LENGTH_EXPONENT = 1.1  # issue 28: path walk time ∝ frames^k, k at most this
 
 
 # ----------------------------------------------------------------------------------------- reading
@@ -177,6 +178,24 @@ def _speed_path_walk(run: Run) -> list[str] | None:
         f"**{f(r['ratio_wall'], 1)}×** faster (CPU: {f(r['ratio_cpu'], 1)}×)",
         f"≥ {GOAL_PATH_WALK_RATIO:g}×",
         verdict(r["ratio_wall"] >= GOAL_PATH_WALK_RATIO),
+    ]
+
+
+def _speed_path_walk_length(run: Run) -> list[str] | None:
+    """Issue 28's row: the path walk engine's time against the walk's length."""
+    walks = [r for r in run.rows("path_walk_length") if r["row"].startswith("this tree: ") and "frames" in r]
+    growth = run.row("path_walk_length", "this tree: growth")
+    if not walks or growth is None:
+        return None
+    short, long = walks[0], walks[-1]
+    return [
+        f"path walk engine, straight walks of {', '.join(f(r['frames'], 0) for r in walks)} frames "
+        "(time against length)",
+        f"{f(long['frames'], 0)} frames in {f(long['cpu_s'], 2)} s CPU, peak {f(long['peak_mb'], 0)} MB",
+        f"{f(short['frames'], 0)} frames in {f(short['cpu_s'], 3)} s CPU",
+        f"time ∝ frames^{f(growth['exponent_cpu'], 2)}",
+        f"≤ frames^{GOAL_LENGTH_EXPONENT:g}",
+        verdict(growth["exponent_cpu"] <= GOAL_LENGTH_EXPONENT),
     ]
 
 
@@ -320,7 +339,7 @@ def _speed_batch(run: Run) -> list[list[str]]:
 def render_speed(run: Run) -> str:
     """Issue 12's table: each row ProcAnim beside its peer in the same run, the ratio, the goal."""
     rows: list[list[str]] = []
-    for one in (_speed_path_walk, _speed_crowd):
+    for one in (_speed_path_walk, _speed_path_walk_length, _speed_crowd):
         row = one(run)
         if row:
             rows.append(row)
@@ -504,6 +523,10 @@ def _headline(run: Run, log: BenchLog) -> str:
             lines.append(f"{r['row']}: skate {f(r['skate_mean'], 2)} cm/s")
         elif t == "batch":
             lines.append(f"{r['row']} {f(r['speedup_baking'], 2)}×")
+        elif t == "path_walk_length" and r["row"].startswith("this tree: ") and "frames" in r:
+            lines.append(f"{f(r['frames'], 0)} frames {f(r['cpu_s'], 2)} s CPU, peak {f(r['peak_mb'], 0)} MB")
+        elif t == "path_walk_length" and r["row"] == "this tree: growth":
+            lines.append(f"time ∝ frames^{f(r['exponent_cpu'], 2)}")
     if log.name == "terrain_table2" and lines:
         return "collisions: " + "; ".join(lines)
     return "; ".join(lines) or "(its own tables; see the log)"

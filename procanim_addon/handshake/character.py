@@ -43,7 +43,7 @@ class Character:
     rest_pose: np.ndarray  # (B, 4, 4)
 
     def __post_init__(self):
-        self._world_inv = np.linalg.inv(self.world[:3, :3])  # once: LAPACK per call is slow on small arrays
+        self._world_inv = np.linalg.inv(self.world[:3, :3])  # once per character
         sk = self.skeleton
         # the bones the handshake reads, parents first: those that carry the arm (root … the
         # clavicle's parent), then the arm; the others stay at rest in the poses made here

@@ -59,12 +59,6 @@ def _right_handed(axes: np.ndarray) -> np.ndarray:
     return a
 
 
-def rodrigues(axes: np.ndarray, angles: np.ndarray) -> np.ndarray:
-    """Rotation matrices ``(..., 3, 3)`` for unit ``axes (..., 3)`` and ``angles (...)`` (rad)."""
-    axes = np.asarray(axes, float)
-    return _rodrigues_pre(_skew(axes), axes[..., :, None] * axes[..., None, :], np.asarray(angles, float))
-
-
 def _skew(k: np.ndarray) -> np.ndarray:
     x, y, z = np.moveaxis(k, -1, 0)
     o = np.zeros_like(x)

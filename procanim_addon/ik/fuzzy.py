@@ -55,9 +55,9 @@ class FuzzyJoint:
 ARM_JOINT = FuzzyJoint(0.1, 60.0, 80.0, 300.0)
 CLAVICLE_JOINT = FuzzyJoint(3.0, 60.0, 2.5, 50.0)
 # The elbow alone closes the radial error (shoulder→hand distance; no shoulder rotation changes it),
-# so it runs near the fast end of the authors' arm range even for small errors — the paper's own remedy for
-# the lag ("tweaking the controller response speed"). RECON: tuned here (the handshake bench's fuzzy
-# error fell from 1.25 cm with the authors' 80°/s to 0.47 cm), not the authors' value.
+# so it runs near the fast end of the authors' arm range even for small errors — the paper's own
+# remedy for the lag ("tweaking the controller response speed"). RECON: tuned on the handshake bench
+# (docs/performance.md, "Figures from the engine's comments"), not the authors' value.
 ELBOW_JOINT = FuzzyJoint(0.35, 60.0, 270.0, 300.0)
 
 

@@ -1,8 +1,8 @@
 """Plain-float kinematics of a short chain: the inner loop of every solver.
 
-A chain here has 3–4 joints. numpy spends 1–5 µs on every call whatever the array size, and an FK
-with world axes needs a few hundred multiplications, so plain Python floats in tuples are several
-times faster than numpy on such arrays and allocate nothing but a few tuples.
+A chain here has 3–4 joints: an FK with world axes is a few hundred multiplications, fewer than
+numpy's fixed cost per call would pay for, so plain Python floats in tuples do it faster and
+allocate nothing but a few tuples (docs/performance.md, Handshake and IK).
 
 Joint ``j`` turns by ``R_j = A_jᵀ Rx(θ0) Ry(θ1) Rz(θ2) A_j`` (``A_j``: its axes a0, a1, a2 as rows,
 see :mod:`.chain`). With ``G_j`` the joint's frame before its own turn in its axis coordinates

@@ -10,12 +10,13 @@ progress) -> Clip``.
 
 Modules, in the order the method uses them: ``path`` (arc length, corners, dropping onto the
 ground), ``steps`` (path division into footsteps and step objects S_i), ``timing`` (T, T_ds,
-eqs. 1–4), ``forces`` (reaction-force model, eqs. 6–9), ``com`` (COM by shooting, eq. 5),
-``feet`` (stance roll, swing orbit), ``support`` (COM and feet solved together within the legs'
-reach), ``reach`` (leg reach limits), ``turning`` (Ψ = ψ1 + ψ2, eqs. 10–11), ``body`` (pelvis,
-trunk, head, root over the frames), ``legs`` (two-bone IK), ``arms`` (driven pendulum,
-eqs. 14–20), ``pose`` (wanted matrices → channels), ``gait`` (assembly into a Clip), ``metrics``
-(quality measured on the clip's FK), ``character`` (what is read from the rig).
+eqs. 1–4), ``forces`` (reaction-force model, eqs. 6–9), ``com`` (COM by shooting, eq. 5;
+``shooting``: its least squares, block by block in time), ``feet`` (stance roll, swing orbit),
+``support`` (COM and feet solved together within the legs' reach), ``reach`` (leg reach limits),
+``turning`` (Ψ = ψ1 + ψ2, eqs. 10–11), ``body`` (pelvis, trunk, head, root over the frames),
+``legs`` (two-bone IK), ``arms`` (driven pendulum, eqs. 14–20), ``pose`` (wanted matrices →
+channels), ``gait`` (assembly into a Clip), ``metrics`` (quality measured on the clip's FK),
+``character`` (what is read from the rig).
 
 Reconstructions and choices (RECON = the paper's equation was lost in transcription; each is a
 parameter of :class:`PathWalkParams` / :class:`ForceCoefficients`):
@@ -46,7 +47,7 @@ parameter of :class:`PathWalkParams` / :class:`ForceCoefficients`):
   loading-response flexion and near extension in mid and terminal stance; RECON: C's place in the
   step at heel strike from measured vertical travel (Orendurff et al. 2004), the feet's heel-off
   and toe-off angles (and an earlier toe off on long brisk steps) from the pre-swing knee; the foot
-  flat at the end of loading response. On stairs the earlier margins under the legs' reach stay.
+  flat at the end of loading response. On stairs the pelvis keeps a margin under the legs' reach.
 * Stairs: every sole is checked on the ground (steps crossed at an angle too); one step per tread
   (two when both fit the stride and the height limit), feet centred on treads, steps onto and off
   a flight shorter; the trailing heel is up 25° at the other heel strike, toe off 30°.

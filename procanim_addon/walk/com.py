@@ -8,11 +8,12 @@ to the one already "precalculated" for the other foot). Integrating from the sta
     q(t) = q₀ + v₀·(t − t₀) + B(t) + Σ_k c_k·Φ_k(t),     Φ_k = ∬ g·F̂_k dt²,
 
 so the COM at every heel strike is linear in the scales c. The scales are found by shooting — here
-one least-squares solve over the whole walk — so that C passes through the boundary positions of
-every step (hip midway between the feet at heel strike), with a small pull of each scale toward its
-nominal value. Position and velocity are continuous across step boundaries by construction (one
-integral). The progression force's first harmonic a_x1 (RECON) is solved the same way per
-footstep, so the body can start from standing, stop and change speed; its nominal value is 0.
+one least-squares solve over the whole walk (:mod:`.shooting`, taken block by block in time) — so
+that C passes through the boundary positions of every step (hip midway between the feet at heel
+strike), with a small pull of each scale toward its nominal value. Position and velocity are
+continuous across step boundaries by construction (one integral). The progression force's first
+harmonic a_x1 (RECON) is solved the same way per footstep, so the body can start from standing,
+stop and change speed; its nominal value is 0.
 
 After the last heel strike the COM settles into the standing pose with a cubic that keeps
 position and velocity continuous (the method does not model stopping).
@@ -27,7 +28,7 @@ import numpy as np
 from ..curves import hermite
 from ..progress import ProgressFn, no_progress
 from . import forces as fr
-from .lstsq import LeastSquares
+from .shooting import ShootingSystem
 
 G = 9.81
 # Shooting weights (ProcAnim's; the paper iterates each step's scales until C meets its boundary
@@ -88,33 +89,36 @@ class Bases:
         """The same bases times ``factor``."""
         return Bases(self.start, self.length, factor * self.values, self.N)
 
-    def integrals_at(self, idx: np.ndarray, dt: float):
-        """(velocity (R, m), position (R, m)) of every basis integrated from 0 (cumulative
-        trapezoid, as :func:`cumtrapz0`), at grid indices ``idx`` (R,)."""
-        m = len(self)
-        Lx = self.values.shape[1] + 2
-        # each window with one zero sample before and after it (where the grid has them)
-        a = np.maximum(self.start - 1, 0)
-        b = np.minimum(self.start + self.length, self.N - 1)
-        ext = np.zeros((m, Lx))
-        cols = np.arange(self.values.shape[1])
-        inside = cols[None, :] < self.length[:, None]
-        off = (self.start - a)[:, None]
-        rows = np.broadcast_to(np.arange(m)[:, None], inside.shape)
-        ext[rows[inside], (off + cols[None, :])[inside]] = self.values[inside]
-        vel = cumtrapz0(ext.T, dt).T
-        pos = cumtrapz0(vel.T, dt).T
-        last = b - a  # local index of the window's end
-        rel = np.asarray(idx)[:, None] - a[None, :]  # (R, m)
-        inner = np.clip(rel, 0, last[None, :])
-        cols_m = np.arange(m)[None, :]
-        v_end = vel[np.arange(m), last]
-        p_end = pos[np.arange(m), last]
-        after = np.maximum(rel - last[None, :], 0)
-        v = np.where(rel < 0, 0.0, vel[cols_m, inner])
-        p = np.where(rel < 0, 0.0, pos[cols_m, inner] + v_end[None, :] * after * dt)
-        v = np.where(rel > last[None, :], v_end[None, :], v)
-        p = np.where(rel > last[None, :], p_end[None, :] + v_end[None, :] * after * dt, p)
+    def windows(self) -> tuple[np.ndarray, np.ndarray]:
+        """(lo (m,), hi (m,)): each basis' integrals are 0 up to grid index lo and a straight line
+        from hi (its window with the zero sample before and after it, where the grid has them)."""
+        return np.maximum(self.start - 1, 0), np.minimum(self.start + self.length, self.N - 1)
+
+    def integrals(self, j, i, dt: float) -> tuple[np.ndarray, np.ndarray]:
+        """(velocity, position) of bases ``j`` integrated from 0 (cumulative trapezoid, as
+        :func:`cumtrapz0`) at grid indices ``i`` (integer arrays, broadcast together)."""
+        if ("tables", dt) not in self.systems:
+            m = len(self)
+            a, b = self.windows()
+            ext = np.zeros((m, self.values.shape[1] + 2))
+            cols = np.arange(self.values.shape[1])
+            inside = cols[None, :] < self.length[:, None]
+            rows = np.broadcast_to(np.arange(m)[:, None], inside.shape)
+            ext[rows[inside], ((self.start - a)[:, None] + cols[None, :])[inside]] = self.values[inside]
+            vel = cumtrapz0(ext.T, dt).T
+            pos = cumtrapz0(vel.T, dt).T
+            last = b - a  # local index of the window's end
+            self.systems[("tables", dt)] = (a, last, vel, pos, vel[np.arange(m), last], pos[np.arange(m), last])
+        a, last, vel, pos, v_end, p_end = self.systems[("tables", dt)]
+        j, i = np.broadcast_arrays(np.asarray(j, int), np.asarray(i, int))
+        rel = i - a[j]
+        end = last[j]
+        inner = np.clip(rel, 0, end)
+        after = np.maximum(rel - end, 0)
+        v = np.where(rel < 0, 0.0, vel[j, inner])
+        p = np.where(rel < 0, 0.0, pos[j, inner] + v_end[j] * after * dt)
+        v = np.where(rel > end, v_end[j], v)
+        p = np.where(rel > end, p_end[j] + v_end[j] * after * dt, p)
         return v, p
 
 
@@ -134,19 +138,15 @@ def solve_axis(t, q0, v0, bases: Bases, bias, rows, nominal, reg_weight) -> Axis
     times = np.array([time for time, *_ in rows], float)
     is_pos = np.array([kind == "pos" for _, kind, _, _ in rows])
     weight = np.array([w for *_, w in rows], float)
-    # the matrix depends on the rows' times, kinds and weights only: factorised once per set of rows
+    # the system depends on the rows' times, kinds and weights only: factorised once per set of rows
     key = (times.tobytes(), is_pos.tobytes(), weight.tobytes(), reg.tobytes(), dt, len(t))
     if key not in bases.systems:
-        idx = np.array([min(max(int(np.searchsorted(t, time)), 0), len(t) - 1) for time in times], dtype=int)
-        vel_b, pos_b = bases.integrals_at(idx, dt)
-        a_rows = weight[:, None] * np.where(is_pos[:, None], pos_b, vel_b)
-        A = np.vstack([a_rows.reshape(-1, m), np.diag(reg)])
-        # A has full column rank (the pulls): QR (exact, cheaper than an SVD), without OpenBLAS threads
-        bases.systems[key] = (idx, LeastSquares(A))
-    idx, lsq = bases.systems[key]
+        idx = np.clip(np.searchsorted(t, times), 0, len(t) - 1)
+        bases.systems[key] = (idx, ShootingSystem(lambda j, i: bases.integrals(j, i, dt), bases.windows(), idx,
+                                                  is_pos, weight, reg, dt))
+    idx, system = bases.systems[key]
     value = np.array([v for _, _, v, _ in rows], float)
-    b_rows = weight * (value - np.where(is_pos, pos_0[idx], vel_0[idx]))
-    c = lsq.solve(np.concatenate([b_rows, reg * np.asarray(nominal, float)]))
+    c = system.solve(value - np.where(is_pos, pos_0[idx], vel_0[idx]), nominal)
     acc_b = bases.combine(c)
     vel_c = cumtrapz0(acc_b, dt)
     return AxisSolution(t, pos_0 + cumtrapz0(vel_c, dt), vel_0 + vel_c, bias + acc_b, c)
@@ -207,21 +207,31 @@ class ComPath:
         return np.where(i <= 0, t[0], np.where(i >= len(t), t[-1], out))
 
 
-def solve_com(timeline, steps, params, y_stand: float, y_targets: np.ndarray, y_final: float,
-              s_final: float, dt: float = 1 / 120, reuse: ComPath | None = None,
+@dataclass
+class ComTargets:
+    """Where C stands and passes (m): its standing height at the start (``y_stand``) and at the end
+    (``y_final``), the height wanted at the heel strike of footstep k (``y_targets`` (K,), k ≥ 2),
+    and the progression where the walker stands still at the end (``s_final``)."""
+
+    y_stand: float
+    y_targets: np.ndarray
+    y_final: float
+    s_final: float
+
+
+def solve_com(timeline, steps, params, targets: ComTargets, dt: float = 1 / 120, reuse: ComPath | None = None,
               progress: ProgressFn = no_progress, at=None) -> ComPath:
     """Solve progression, height and lateral sway of the COM for the whole walk.
 
     timeline:  :class:`~.timing.Timeline`; steps: :class:`~.steps.Footsteps`
-    y_stand:   standing COM height at the start (m); y_final at the end
-    y_targets: (K,) COM height wanted at the heel strike of footstep k (k ≥ 2), m
-    s_final:   progression where the walker stands still at the end (m)
+    targets:   :class:`ComTargets`; dt: the COM's grid step (s)
     reuse:     an earlier solution of the same walk: its progression and sway are kept and only the
                height is solved again (they do not depend on the height targets)
     progress:  gets the fraction done (0–1)
     at:        (K − 1,) where C is in each step at its heel strike (fraction from P_i to P_{i+1});
                None: midway (the paper)
     """
+    y_stand, y_targets, y_final = targets.y_stand, targets.y_targets, targets.y_final
     hs = timeline.heel_strike
     n = len(steps) - 1
     t0, t1 = hs[1], hs[n]
@@ -252,13 +262,12 @@ def solve_com(timeline, steps, params, y_stand: float, y_targets: np.ndarray, y_
         vf = np.concatenate([np.ones(pre_n), ys.acc / G + 1.0, np.full(len(reuse.t) - pre_n - N, np.nan)])
         progress(1.0)
         return ComPath(reuse.t, reuse.s, y, reuse.z, vf, shapes_y, pre_n, ys.coeffs, (t0, t1), win, height_axis)
-    xs = _progression(t, win, steps, timeline, params, s_final, at)
+    xs = _progression(t, win, steps, timeline, params, targets.s_final, at)
     progress(0.7)
     zs, z_v0 = _sway(t, win, steps, timeline, params)
     progress(1.0)
-    com = _stand_and_settle(timeline, t, dt, xs, ys, zs, z_v0, y_stand, y_final, s_final, shapes_y, win)
-    com.height_axis = height_axis
-    return com
+    tt, s, y, z, vf, pre_n = _stand_and_settle(timeline, t, dt, (xs, ys, zs), z_v0, targets)
+    return ComPath(tt, s, y, z, vf, shapes_y, pre_n, ys.coeffs, (t0, t1), win, height_axis)
 
 
 def _stance_windows(t, timeline, n: int):
@@ -337,9 +346,12 @@ def _sway(t, win, steps, timeline, params) -> tuple[AxisSolution, float]:
     return zs, z_v0
 
 
-def _stand_and_settle(timeline, t, dt, xs, ys, zs, z_v0, y_stand, y_final, s_final, shapes_y, win) -> ComPath:
-    """The whole clip: standing before the first heel strike (the sway starting by a cubic over
-    the last :data:`SWAY_LEAD_S`), the walk, settling after the last heel strike, standing."""
+def _stand_and_settle(timeline, t, dt, axes, z_v0, targets: ComTargets):
+    """The whole clip's (times, s, y, z, vertical force per body weight, samples before the walk's
+    grid): standing before the first heel strike (the sway starting by a cubic over the last
+    :data:`SWAY_LEAD_S`), the walk (``axes``: its solved progression, height and sway), settling
+    after the last heel strike, standing."""
+    xs, ys, zs = axes
     t0, t1 = t[0], t[-1]
     settle = timeline.settle
     t_end = t1 + settle
@@ -347,15 +359,15 @@ def _stand_and_settle(timeline, t, dt, xs, ys, zs, z_v0, y_stand, y_final, s_fin
     post = np.linspace(t1, t_end, max(int(np.ceil(settle / dt)) + 1, 3))[1:]
     tail = np.arange(t_end + dt, timeline.t_end + dt, dt)
     u = (post - t1) / settle
-    s_post = hermite(xs.q[-1], settle * xs.v[-1], s_final, 0.0, u)
-    y_post = hermite(ys.q[-1], settle * ys.v[-1], y_final, 0.0, u)
+    s_post = hermite(xs.q[-1], settle * xs.v[-1], targets.s_final, 0.0, u)
+    y_post = hermite(ys.q[-1], settle * ys.v[-1], targets.y_final, 0.0, u)
     z_post = hermite(zs.q[-1], settle * zs.v[-1], 0.0, 0.0, u)
     tt = np.concatenate([pre, t, post, tail])
-    s = np.concatenate([np.zeros(len(pre)), xs.q, s_post, np.full(len(tail), s_final)])
-    y = np.concatenate([np.full(len(pre), y_stand), ys.q, y_post, np.full(len(tail), y_final)])
+    s = np.concatenate([np.zeros(len(pre)), xs.q, s_post, np.full(len(tail), targets.s_final)])
+    y = np.concatenate([np.full(len(pre), targets.y_stand), ys.q, y_post, np.full(len(tail), targets.y_final)])
     lead = min(SWAY_LEAD_S, t0 - timeline.t_begin)
     u_pre = np.clip((pre - (t0 - lead)) / max(lead, 1e-9), 0.0, 1.0)
     z_pre = hermite(0.0, 0.0, 0.0, lead * z_v0, u_pre) if lead > 0 else np.zeros(len(pre))
     z = np.concatenate([z_pre, zs.q, z_post, np.zeros(len(tail))])
     vf = np.concatenate([np.ones(len(pre)), ys.acc / G + 1.0, np.full(len(post) + len(tail), np.nan)])
-    return ComPath(tt, s, y, z, vf, shapes_y, len(pre), ys.coeffs, (t0, t1), win)
+    return tt, s, y, z, vf, len(pre)

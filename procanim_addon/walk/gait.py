@@ -30,7 +30,7 @@ from .metrics import walk_metrics
 from .params import PathWalkParams
 from .path import PathHeightGround, WalkPath, build_path
 from .pose import channels
-from .steps import Footsteps, divide_path
+from .steps import Footsteps, StepRules, divide_path
 from .support import solve_support
 from .swing import min_swing_time
 from .timing import Timeline, make_timeline
@@ -109,8 +109,8 @@ def plan_walk(skeleton, rigmap, path_points, ground, p: PathWalkParams,
     gnd = ground if ground is not None else PathHeightGround(path)
     heel_back = max(f.heel_back for f in char.feet.values())
     tip_fwd = max(f.tip_fwd for f in char.feet.values())
-    steps = divide_path(path, stride, char.hip_width, heel_back, tip_fwd, max_h, p.tread_margin_m,
-                        p.max_incline_deg, ground=gnd, progress=progress)
+    rules = StepRules(stride, char.hip_width, heel_back, tip_fwd, max_h, p.tread_margin_m, p.max_incline_deg)
+    steps = divide_path(path, rules, ground=gnd, progress=progress)
     if len(steps) - 1 < 3:
         raise InputError("The walking path is too short for a step; make it at least half a stride long.")
     tl = make_timeline(steps.w, p.cadence_spm, p.speed_mps, p.double_support, p.stand_s, stride,
@@ -206,8 +206,8 @@ def generate_path_walk(skeleton, rigmap, path_points, ground=None, params: PathW
     # quaternion signs: made continuous per keyed bone in channels(), here for the object
     clip.object_rotations = None if rots_obj is None else tf.quat_continuity(tf.quat_normalize(rots_obj), axis=0)
     clip.generator = "path_walk"
-    clip.metrics = walk_metrics(skeleton, clip, char, tracks, plan.ground, path, steps, tl, t, body.s_c,
-                                body.D if p.root_motion == "OBJECT" else None, part(progress, _P_METRICS, 1.0))
+    clip.metrics = walk_metrics(skeleton, clip, plan, t, body.s_c, body.D if p.root_motion == "OBJECT" else None,
+                                part(progress, _P_METRICS, 1.0))
     clip.metrics["ik_reach_miss_cm"] = round(100 * miss, 3)
     progress(1.0)
     return clip

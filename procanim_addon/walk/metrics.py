@@ -20,7 +20,6 @@ import numpy as np
 
 from .. import metrics as common
 from ..progress import ProgressFn, no_progress
-from ..transforms import affine_inverse
 from .path import deviation_from_polyline
 from .pose import fk_of, mat_const, vec_const
 
@@ -36,7 +35,7 @@ def sole_points(skeleton, pose, char, side):
     g = char.feet[side]
     fi = char.foot[side]
     ti = char.toe[side] if char.toe[side] is not None else fi
-    inv_f, inv_t = affine_inverse(skeleton.matrix_local[[fi, ti]])  # no LAPACK call (its threads spin)
+    inv_f, inv_t = np.linalg.inv(skeleton.matrix_local[[fi, ti]])
     loc = lambda inv, p: inv[:3, :3] @ p + inv[:3, 3]  # noqa: E731
     pf, pt = bone_pose(pose, fi), bone_pose(pose, ti)
     heel = vec_const(pf[:, :3, :3], loc(inv_f, g.heel)) + pf[:, :3, 3]
@@ -83,10 +82,12 @@ def contact_quality(skeleton, rigmap, pose: np.ndarray, ground, fps: float, tol:
     return out
 
 
-def walk_metrics(skeleton, clip, char, tracks, ground, path, steps, tl, t, s_frames, object_delta=None,
-                 progress: ProgressFn = no_progress) -> dict:
-    """The figures above; ``s_frames`` (F,) is the COM's progression along the path per frame (m),
-    used to look up the nearby part of the path; ``progress`` gets the fraction done."""
+def walk_metrics(skeleton, clip, plan, t, s_frames, object_delta=None, progress: ProgressFn = no_progress) -> dict:
+    """The figures above for the ``clip`` of the walk ``plan`` (:class:`~.gait.WalkPlan`) at clip
+    times ``t`` (F,) (s); ``s_frames`` (F,) is the COM's progression along the path per frame (m),
+    used to look up the nearby part of the path; ``object_delta`` (F, 4, 4) the object's motion
+    when the walk moves the object; ``progress`` gets the fraction done."""
+    char, ground, path, steps, tl = plan.char, plan.ground, plan.path, plan.steps, plan.tl
     needed = [char.hips] + [b for side in ("L", "R") for b in (char.foot[side], char.toe[side]) if b is not None]
     pose = fk_of(skeleton, clip.locations, clip.rotations, needed)
     if object_delta is not None:
@@ -110,7 +111,7 @@ def walk_metrics(skeleton, clip, char, tracks, ground, path, steps, tl, t, s_fra
         ab = np.stack([a[i_ok], b[i_ok]], axis=-1).ravel()
         travel = list(np.maximum.reduceat(z, ab)[::2] - np.minimum.reduceat(z, ab)[::2])
     walking = (t >= hs[2]) & (t <= hs[n - 1])
-    rest_inv = affine_inverse(skeleton.matrix_local[char.hips])[:3, :3]
+    rest_inv = np.linalg.inv(skeleton.matrix_local[char.hips][:3, :3])
     fwd = vec_const(mat_const(pose[char.hips][:, :3, :3], rest_inv), char.forward)
     tan = path.tangent_at(s_frames[walking])
     f = fwd[walking]

@@ -13,7 +13,6 @@ from .. import transforms as tf
 from ..clip import Clip
 from ..ground import UP
 from ..progress import ProgressFn, loop, no_progress
-from .lstsq import GEMV_MAX, MNK_MAX
 
 
 def rz(angle):
@@ -26,35 +25,17 @@ def rz(angle):
 
 
 def mat_const(A, B) -> np.ndarray:
-    """(…, 3, k) ``A @ B`` for matrices A (…, 3, 3) and one B (3, k): 2-D products of many rows
-    (numpy's matmul of a stack makes one BLAS call per 3 × 3 matrix, 4–5× slower; the same
-    numbers), cut so that OpenBLAS stays on one thread (:func:`_rows_times`)."""
+    """(…, 3, k) ``A @ B`` for matrices A (…, 3, 3) and one B (3, k), as one 2-D product of all
+    rows (numpy's matmul of a stack multiplies matrix by matrix; the same numbers)."""
     A = np.asarray(A)
     B = np.asarray(B, float)
-    return _rows_times(A.reshape(-1, A.shape[-1]), B).reshape(A.shape[:-1] + B.shape[-1:])
+    return (A.reshape(-1, A.shape[-1]) @ B).reshape(A.shape[:-1] + B.shape[-1:])
 
 
 def vec_const(A, v) -> np.ndarray:
     """(…, 3) ``A @ v`` for matrices A (…, 3, 3) and one vector v (3,), as :func:`mat_const`."""
     A = np.asarray(A)
-    return _rows_times(A.reshape(-1, A.shape[-1]), np.asarray(v, float)[:, None]).reshape(A.shape[:-1])
-
-
-def _rows_times(A2, B) -> np.ndarray:
-    """A2 (n, 3) @ B (3, k) as matrix products (a vector too: a matrix-vector product of more than
-    9,216 elements starts OpenBLAS's threads, a matrix product only above 262,144 multiply-adds)
-    of at most :data:`~.lstsq.GEMV_MAX` / :data:`~.lstsq.MNK_MAX` multiply-adds each."""
-    step = max((GEMV_MAX if B.shape[1] == 1 else MNK_MAX) // (A2.shape[1] * B.shape[1]), 1)
-    if len(A2) <= step:
-        return A2 @ B
-    return np.concatenate([A2[i:i + step] @ B for i in range(0, len(A2), step)])
-
-
-def const_mat(B, A) -> np.ndarray:
-    """(F, 3, 3) ``B @ A`` for one B (3, 3) and matrices A (F, 3, 3), a single 2-D product."""
-    A = np.asarray(A)
-    F = len(A)
-    return (B @ A.transpose(1, 0, 2).reshape(3, F * 3)).reshape(3, F, 3).transpose(1, 0, 2)
+    return (A.reshape(-1, A.shape[-1]) @ np.asarray(v, float)).reshape(A.shape[:-1])
 
 
 def raxis(axis, angle):
@@ -99,7 +80,7 @@ def fk_of(sk, locations, rotations, bones) -> dict:
     rt: dict[int, tuple] = {}  # bone: (rotation (F, 3, 3), head (F, 3)); rest_rel @ T(loc) R(q), parents first
     for i in with_ancestors(sk, bones):
         rest = sk.rest_rel[i]
-        R = const_mat(rest[:3, :3], tf.unit_quat_to_mat3(*np.moveaxis(rotations[:, i], -1, 0)))  # the Clip's are unit
+        R = rest[:3, :3] @ tf.unit_quat_to_mat3(*np.moveaxis(rotations[:, i], -1, 0))  # the Clip's are unit
         pos = np.broadcast_to(rest[:3, 3], (F, 3)) if sk.connected[i] else \
             locations[:, i] @ rest[:3, :3].T + rest[:3, 3]
         p = sk.parents[i]

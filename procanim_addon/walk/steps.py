@@ -158,43 +158,55 @@ def _runs(s: np.ndarray, ok: np.ndarray) -> list[tuple[float, float]]:
     return [(float(s[a]), float(s[b])) for a, b in zip(starts, ends)]
 
 
-def divide_path(
-    path: WalkPath,
-    stride: float,
-    hip_width: float,
-    heel_back: float,
-    tip_fwd: float,
-    max_step_height: float,
-    tread_margin: float = 0.01,
-    max_incline_deg: float = 50.0,
-    first_side: int = -1,
-    ground=None,
-    progress: ProgressFn = no_progress,
-) -> Footsteps:
-    """Divide ``path`` into footsteps of about ``stride`` m (see the module docstring).
+@dataclass(frozen=True)
+class StepRules:
+    """Where footsteps may go: the wanted step length and the feet's and the legs' limits (m, deg).
+
+    stride:          the step length wanted (m)
+    hip_width:       the feet's lines this far apart (m)
+    heel_back, tip_fwd: the sole behind and ahead of the ankle (m)
+    max_step_height: the highest riser climbed in one step (m)
+    tread_margin:    the whole sole stays this far from a riser (m)
+    max_incline_deg: a path steeper than this over a stride is refused (a ladder)
+    first_side:      the foot that steps first, +1 left, −1 right
+    """
+
+    stride: float
+    hip_width: float
+    heel_back: float
+    tip_fwd: float
+    max_step_height: float
+    tread_margin: float = 0.01
+    max_incline_deg: float = 50.0
+    first_side: int = -1
+
+
+def divide_path(path: WalkPath, rules: StepRules, ground=None, progress: ProgressFn = no_progress) -> Footsteps:
+    """Divide ``path`` into footsteps of about ``rules.stride`` m (see the module docstring).
 
     ``progress`` gets the fraction of the path divided (0–1). Raises :class:`InputError` when the
     path is too steep, a riser is too high, or a tread is too short for a foot.
     """
-    _refuse_ladders(path, stride, max_incline_deg)
+    r = rules
+    _refuse_ladders(path, r.stride, r.max_incline_deg)
     edges = find_edges(path, ground=ground)
-    _refuse_bad_stairs(path, edges, max_step_height, heel_back + tip_fwd, tread_margin)
+    _refuse_bad_stairs(path, edges, r.max_step_height, r.heel_back + r.tip_fwd, r.tread_margin)
     progress(0.1)
     # where each foot (left +1, right −1) may stand: whole sole on one flat run
     if ground is None:
-        both = _allowed_intervals(path, edges, heel_back, tip_fwd, tread_margin)
+        both = _allowed_intervals(path, edges, r.heel_back, r.tip_fwd, r.tread_margin)
         allowed = {1: both, -1: both}
     else:
-        allowed = {sd: _runs(path.s, _foot_fits(path, ground, edges, sd * 0.5 * hip_width, heel_back, tip_fwd,
-                                                 tread_margin))
+        allowed = {sd: _runs(path.s, _foot_fits(path, ground, edges, sd * 0.5 * r.hip_width, r.heel_back, r.tip_fwd,
+                                                 r.tread_margin))
                    for sd in (1, -1)}
     for sd in (1, -1):
         runs = allowed[sd]
         if not runs or runs[0][0] > 1e-9 or runs[-1][1] < path.length - 1e-9:
             raise InputError("The walking path starts or ends on the edge of a step: start and end it on flat ground.")
     progress(0.3)
-    seq = _place_footsteps(path, allowed, stride, max_step_height, first_side, part(progress, 0.3, 0.9))
-    steps = _footsteps(path, seq, edges, hip_width, heel_back + tip_fwd, first_side, ground)
+    seq = _place_footsteps(path, allowed, r.stride, r.max_step_height, r.first_side, part(progress, 0.3, 0.9))
+    steps = _footsteps(path, seq, edges, r.hip_width, r.heel_back + r.tip_fwd, r.first_side, ground)
     progress(1.0)
     return steps
 

@@ -15,8 +15,8 @@ progression and the sway are solved once, they do not depend on the heights).
 
 The knee keys are for footsteps of steady level walking (:meth:`~.steps.Footsteps.steady_level`);
 on stairs and between levels the pelvis keeps a margin under the legs' reach at heel strike and the
-stance knee is nearly straight when C passes over the ankle (ProcAnim's rules before measured gait's
-were brought in, tuned for flicker-free stairs).
+stance knee is nearly straight when C passes over the ankle (ProcAnim's rules, tuned for
+flicker-free stairs).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from ..curves import gaussian_smooth
 from ..progress import ProgressFn, no_progress, part
 from .body import pelvis_rotation
 from .character import SIDES
-from .com import solve_com
+from .com import ComTargets, solve_com
 from .feet import FootModel
 from .reach import LIFT_KNEE_M, SWING_END_SHORTEN, PelvisHeight
 
@@ -58,7 +58,7 @@ ROLL_BISECT_DEG = 0.1  # … to this
 ROLL_ROUNDS = 3  # the bisection's steps taken in this many rounds, the pitches of a round tried at once
 TOE_OFF_EARLIEST = 0.4  # part of the double support: the earliest a foot leaves the ground (RECON)
 ROLL_RATE_MAX_DPS = 500.0  # a foot rolls over its toes no faster than this (°/s): its heel rises further first
-# Stairs and steps between levels (the rules before measured gait was brought in):
+# Stairs and steps between levels (ProcAnim's rules):
 HEEL_STRIKE_MARGIN_M = 0.001  # heel-strike heights kept this far under the reach of both legs
 CONTACT_MARGIN_M = 0.02  # reach a landing leg keeps in hand: clear of reach.lift_into_reach's ramp
 STAIRS_KNEE_DEG = (5.0, 6.0)  # the stance knee at heel strike and when C passes over the ankle
@@ -147,7 +147,7 @@ def solve_support(char, path, ground, steps, tl, p, psi, progress: ProgressFn = 
     for it in range(MAX_PASSES):
         # the first pass costs most (progression, sway, clearances): halves of what is left
         step = part(progress, 1.0 - 0.5 ** it, 1.0 - 0.5 ** (it + 1))
-        com = solve_com(tl, steps, p, y_stand, y_targets - extra, y_final, path.length, reuse=com,
+        com = solve_com(tl, steps, p, ComTargets(y_stand, y_targets - extra, y_final, path.length), reuse=com,
                         progress=part(step, 0.0, 0.3), at=at)
         off = np.zeros(len(com.t)) if keys is None else knee_offset(com, tl, keys, com.t, walk.fits)
         com.y += off
@@ -399,7 +399,7 @@ class BandedSolver:
         diag[:, :M] = banded_cholesky(band)
         lower = diag.reshape(4, nb, b)  # lower[d, J, r]: L at row r of block J, d columns left of it
         # the blocks' inverses P, row by row (all blocks at once): P_r = (e_r − Σ_d L(r, r−d) P_{r−d}) / L(r, r)
-        # (rows kept in a list and L's coefficients split per row beforehand: fewer numpy calls, the same sums)
+        # (rows kept in a list and L's coefficients split per row beforehand: fewer numpy calls)
         coef = [list(c) for c in np.moveaxis(lower[..., None], 2, 1)]  # coef[d][r]: (nb, 1)
         rows = []
         for r in range(b):
@@ -509,7 +509,7 @@ def _roll_angles(walk: _Walk, com, feet, landing: np.ndarray, keys: tuple):
     has measured gait's knee in pre-swing — its heel up by θ_ho at the other heel strike (the pelvis
     at the landing leg's height ``landing``) with the knee at ``norms.knee_preswing_deg``, and the
     foot over its toe tip by θ_to at toe off (the pelvis corrected through ``keys``) with the knee
-    at ``norms.knee_toe_off_deg``; the least angle of :data:`ROLL_GRID_DEG` that does it (Figure 10
+    at ``norms.knee_toe_off_deg``; the least angle (:func:`_least_roll`) that does it (Figure 10
     (c), (d)). A foot that cannot roll that far by the end of double support (long brisk steps: the
     paper's T_ds = T/4 is longer than measured gait's at speed) leaves the ground when it can, at
     :data:`TOE_OFF_EARLIEST` of the double support at the earliest."""

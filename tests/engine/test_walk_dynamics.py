@@ -7,10 +7,10 @@ import pytest
 from procanim_addon.ground import FlatGround
 from procanim_addon.walk import forces as fr
 from procanim_addon.walk.arms import arm_pendulum_constants, solve_swings
-from procanim_addon.walk.com import solve_com
+from procanim_addon.walk.com import ComTargets, solve_com
 from procanim_addon.walk.params import PathWalkParams
 from procanim_addon.walk.path import build_path
-from procanim_addon.walk.steps import divide_path
+from procanim_addon.walk.steps import StepRules, divide_path
 from procanim_addon.walk.timing import make_timeline
 from procanim_addon.walk.turning import body_yaw, turning_force
 
@@ -66,10 +66,10 @@ def _plane_walk(params=None, length=6.0):
     p = params or PathWalkParams()
     g = FlatGround()
     path = build_path(np.array([[0, 0, 0], [0, -length, 0.0]]), g)
-    st = divide_path(path, 0.65, 0.2, 0.04, 0.2, 0.23, ground=g)
+    st = divide_path(path, StepRules(0.65, 0.2, 0.04, 0.2, 0.23), ground=g)
     tl = make_timeline(st.w, p.cadence_spm, 0.0, p.double_support, 0.4, 0.65)
     K = len(st)
-    com = solve_com(tl, st, p, 0.9, np.full(K, 0.87), 0.9, path.length)
+    com = solve_com(tl, st, p, ComTargets(0.9, np.full(K, 0.87), 0.9, path.length))
     return st, tl, com
 
 

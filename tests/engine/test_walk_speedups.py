@@ -1,9 +1,8 @@
 """The pieces that made the path walk fast compute what the slow ones did: windowed COM integrals
 equal whole-grid cumulative sums, the vectorised quaternion continuity equals the frame-by-frame
 rule, the row-wise envelope equals the 1-D one, the stance of many footsteps at once equals one
-footstep at a time (and both feet's footsteps in one model as each foot's own), the least squares
-without LAPACK's threaded calls equal numpy's, products of a stack with one matrix equal matmul,
-and bones the walk does not pose keep identity channels."""
+footstep at a time (and both feet's footsteps in one model as each foot's own), products of a
+stack with one matrix equal matmul, and bones the walk does not pose keep identity channels."""
 
 import numpy as np
 import pytest
@@ -15,8 +14,7 @@ from procanim_addon.rigs import human_skeleton
 from procanim_addon.walk import PathWalkParams, generate_path_walk
 from procanim_addon.walk.com import Bases, cumtrapz0
 from procanim_addon.walk.gait import plan_walk
-from procanim_addon.walk.lstsq import SMALL, LeastSquares
-from procanim_addon.walk.pose import const_mat, mat_const, vec_const
+from procanim_addon.walk.pose import mat_const, vec_const
 from procanim_addon.walk.support import solve_support
 
 
@@ -61,7 +59,7 @@ def test_windowed_integrals_equal_cumulative_sums_over_the_whole_grid():
         dense[start[j]:start[j] + length[j], j] = values[j, :length[j]]
     vel, pos = cumtrapz0(dense, dt), cumtrapz0(cumtrapz0(dense, dt), dt)
     idx = np.array([0, 1, 39, 40, 41, 100, 299, 300, 499])
-    v, p = bases.integrals_at(idx, dt)
+    v, p = bases.integrals(np.arange(5)[None, :], idx[:, None], dt)
     np.testing.assert_allclose(v, vel[idx], rtol=0, atol=1e-12)
     np.testing.assert_allclose(p, pos[idx], rtol=0, atol=1e-12)
     c = rng.normal(size=5)
@@ -101,28 +99,13 @@ def test_stance_of_many_footsteps_at_once_equals_one_at_a_time(scene):
         np.testing.assert_array_equal(both.landing_ankle(ks[m]), feet[side].landing_ankle(ks[m]))
 
 
-@pytest.mark.parametrize("steps", [12, 60])  # numpy's QR, the blocked QR
-def test_least_squares_without_threads_equals_numpy(steps):
-    rng = np.random.default_rng(steps)
-    # the shooting's shape: weighted boundary rows over window integrals, then the pulls
-    rows = np.tril(rng.uniform(0.1, 3.0, size=(steps + 1, 2 * steps)), k=steps) * 1000.0
-    A = np.vstack([rows, np.diag(np.full(2 * steps, 3.0))])
-    assert (A.size < SMALL) == (steps == 12)
-    lsq = LeastSquares(A)
-    for _ in range(3):
-        b = rng.normal(size=len(A))
-        want = np.linalg.lstsq(A, b, rcond=None)[0]
-        np.testing.assert_allclose(lsq.solve(b), want, rtol=1e-9, atol=1e-12 * np.abs(want).max())
-
-
 def test_products_with_one_matrix_equal_matmul():
     rng = np.random.default_rng(5)
-    for n in (7, 30_000):  # one product, and products cut into pieces
+    for n in (7, 30_000):
         A = rng.normal(size=(n, 3, 3))
         B, v = rng.normal(size=(3, 3)), rng.normal(size=3)
         np.testing.assert_allclose(mat_const(A, B), A @ B, rtol=0, atol=1e-14)
         np.testing.assert_allclose(vec_const(A, v), A @ v, rtol=0, atol=1e-14)
-        np.testing.assert_allclose(const_mat(B, A), B @ A, rtol=0, atol=1e-14)
 
 
 def test_bones_the_walk_does_not_pose_keep_their_rest_pose():

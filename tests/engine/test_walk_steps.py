@@ -7,14 +7,14 @@ import pytest
 from procanim_addon.errors import InputError
 from procanim_addon.ground import FlatGround, StairsGround
 from procanim_addon.walk.path import build_path
-from procanim_addon.walk.steps import divide_path
+from procanim_addon.walk.steps import StepRules, divide_path
 
 HEEL, TIP, HIP_W, MAX_H = 0.04, 0.20, 0.20, 0.23
 
 
 def divide(points, ground, stride=0.65, **kw):
     path = build_path(np.asarray(points, float), ground)
-    return path, divide_path(path, stride, HIP_W, HEEL, TIP, MAX_H, ground=ground, **kw)
+    return path, divide_path(path, StepRules(stride, HIP_W, HEEL, TIP, MAX_H, **kw), ground=ground)
 
 
 def test_straight_path_steps_alternate_sides_at_the_stride_and_start_and_end_standing():
@@ -143,7 +143,7 @@ def test_a_curve_drawn_as_stairs_keeps_its_steps_without_a_ground():
     from procanim_addon.walk.path import PathHeightGround
 
     ground = PathHeightGround(path)
-    st = divide_path(path, 0.65, HIP_W, HEEL, TIP, MAX_H, ground=ground)
+    st = divide_path(path, StepRules(0.65, HIP_W, HEEL, TIP, MAX_H), ground=ground)
     on_flight = (st.s > 1.5) & (st.s < 1.5 + 3 * 0.3)
     assert np.allclose(np.diff(st.pos[on_flight, 2]), 0.16)  # one foot per tread
     assert set(np.round(st.pos[on_flight, 2] / 0.16).astype(int)) <= {1, 2, 3}
