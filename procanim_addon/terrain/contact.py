@@ -74,8 +74,7 @@ def effectors(skeleton, rigmap, hands: bool = True) -> list[Effector]:
             if kind == "leg":
                 low = [tails[ic, 2]] + ([heads[tip, 2], tails[tip, 2]] if tip >= 0 else [])
                 heel_world = np.array([heads[ic, 0], heads[ic, 1], min(low)])  # under the ankle, at sole level
-                # the adjugate inverse, not np.linalg.inv: one LAPACK call wakes OpenBLAS's other
-                # threads, which then spin for ~0.1 s of CPU time through the solve (measured)
+                # the adjugate inverse, not np.linalg.inv: a LAPACK call wakes the BLAS threads
                 heel = tf.transform_points(affine_inverse(skeleton.matrix_local[ic]), heel_world)
             out.append(Effector(f"{kind}.{side}", ia, ib, ic, tip, heel))
     return out
