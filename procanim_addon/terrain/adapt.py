@@ -41,7 +41,7 @@ from ..limits import check_bake_size, check_limits
 from ..progress import ProgressFn, loop, no_progress
 from ..skeleton import Skeleton
 from . import descriptors as rd
-from .collisions import colliding, collision_metrics, limb_boxes
+from .collisions import colliding, collision_metrics, contact_allowance, limb_boxes
 from .contact import Effector, effectors, gaps, point_gaps
 from .fix import FinalFix
 from .joints import JointSet, channels_from_positions, joint_set
@@ -63,6 +63,10 @@ DESCRIPTOR_CHUNK_FRAMES = 32
 # reaches REFERENCE_MARGIN_M beyond the hips' path on every side.
 REFERENCE_PERCENTILE = 5
 REFERENCE_MARGIN_M = 10.0
+# RECON: a foot (or hand) in contact that was inside its own ground in the source by up to this
+# much (m; capture noise, a heel pressed into the floor) may be as deep in the terrain: contact, not
+# collision. Deeper is a motion below its floor, and is lifted.
+CONTACT_SINK_M = 0.01
 
 
 @dataclass
@@ -315,7 +319,7 @@ def _final_fix(skeleton, rigmap, src: _Source, terrain, loc, rot, pose, p: Adapt
     straddles a step can leave it backward or toward its hip; both are tried when it matters and the
     result with fewer collisions (then the smaller contact error) is kept."""
     lo, hi = SPAN_FIX
-    lb = limb_boxes(skeleton, rigmap, p.box_radius_ratio)
+    lb = limb_boxes(skeleton, rigmap, p.box_radius_ratio, soles=True)
     box_pts = lb.sample_points(skeleton, src.pose)
     box_gap_src = np.empty(box_pts.shape[:-1])  # (F, M, P)
     starts = range(0, len(box_pts), DESCRIPTOR_CHUNK_FRAMES)
@@ -326,7 +330,8 @@ def _final_fix(skeleton, rigmap, src: _Source, terrain, loc, rot, pose, p: Adapt
                                                                 below=True)
     fix = FinalFix(skeleton=skeleton, joints=src.js, source_pose=src.pose, ends=src.effs, legs=src.legs,
                    source_gap=src.gap, contact=src.contact, reference=src.reference, terrain=terrain, boxes=lb,
-                   box_source_gap=box_gap_src, params=p, frame=src.cf, ramp=int(round(p.smoothing_s * fps)), fps=fps)
+                   box_source_gap=box_gap_src, box_sink=contact_allowance(lb, src.gap, src.contact, CONTACT_SINK_M),
+                   params=p, frame=src.cf, ramp=int(round(p.smoothing_s * fps)), fps=fps)
     best = None
     tick = Ticker(progress, lo, hi)  # the second policy, when it is tried, goes on from the first
     for policy in ("back", "near_hip"):
@@ -344,7 +349,8 @@ def _metrics(skeleton, src: _Source, terrain, best, lb, p: AdaptParams) -> dict:
     does, a roll pressing its arms on the floor, is not the adaptation's doing), bone-length error,
     contact error and penetration of the kept trial."""
     metrics = collision_metrics(lb, best.hits)
-    src_hits = colliding(skeleton, lb, src.pose, src.reference, p.collision_tolerance_m)
+    src_hits = colliding(skeleton, lb, src.pose, src.reference, p.collision_tolerance_m,
+                         contact_allowance(lb, src.gap, src.contact, CONTACT_SINK_M))
     metrics.update({"source_" + k: v for k, v in collision_metrics(lb, src_hits).items()})
     metrics["bone_length_error_pct"] = bone_length_error_pct(skeleton, best.pose, best.loc)
     errs = []

@@ -111,6 +111,8 @@ class FinalFix:
     terrain:        the surface it is fitted to
     boxes:          the limb boxes of the collision measure
     box_source_gap: each box point's height above the reference in the source ``(F, M, P)`` m
+    box_sink:       how deep each box may reach into the terrain on each frame ``(F, M)`` m
+                    (:func:`.collisions.contact_allowance`)
     params:         the adaptation's parameters
     frame:          the character's directions and sizes
     ramp:           fade half-width of lifts, drops and turns (frames)
@@ -128,6 +130,7 @@ class FinalFix:
     terrain: TerrainMesh
     boxes: LimbBoxes
     box_source_gap: np.ndarray
+    box_sink: np.ndarray
     params: AdaptParams
     frame: CharacterFrame
     ramp: int
@@ -175,7 +178,8 @@ class FinalFix:
 
     def collisions(self, pose) -> np.ndarray:
         """Per frame and limb box, does it collide with the terrain ``(F, M)``."""
-        return colliding(self.skeleton, self.boxes, pose, self.terrain, self.params.collision_tolerance_m)
+        return colliding(self.skeleton, self.boxes, pose, self.terrain, self.params.collision_tolerance_m,
+                         self.box_sink)
 
     def place_all(self, loc, rot, pose, tick: Ticker, frames: np.ndarray | None = None) -> None:
         """c. Every end on its ground or clear of the terrain (only ``frames`` when given)."""
@@ -505,7 +509,8 @@ def _hips_move_to_clear(fix: FinalFix, loc, rot, pose, box_mask: np.ndarray, hit
             move_end(sk, sl, sr, sp, e, np.where(c, gap_src - g, 0.0), c, hint, side=side)
             g2, _ = gaps(e.points(sk, sp), terrain)
             reached &= ~c | (np.abs(g2 - gap_src) < REACH_TOLERANCE_M)
-        return reached & ~np.any(colliding(sk, boxes, sp, terrain, fix.params.collision_tolerance_m), axis=1)
+        sink = fix.box_sink[rows][:, box_mask]
+        return reached & ~np.any(colliding(sk, boxes, sp, terrain, fix.params.collision_tolerance_m, sink), axis=1)
 
     out = np.zeros((pose.shape[0], 3))
     bad = np.nonzero(np.any(hits[:, box_mask], axis=1))[0]
@@ -550,12 +555,13 @@ def _swivel_to_clear(fix: FinalFix, loc, rot, pose, hits: np.ndarray, tick: Tick
         boxes = fix.boxes.subset(mine)
         sides = fix.side(e)
 
-        def works(rows, ang, e=e, outward=outward, boxes=boxes, sides=sides):
+        def works(rows, ang, e=e, outward=outward, boxes=boxes, sides=sides, mine=mine):
             sl, sr, sp = loc[rows].copy(), rot[rows].copy(), pose[rows].copy()
             knee_before = sp[:, e.lower, :3, 3].copy()
             move_end(sk, sl, sr, sp, e, np.zeros(len(rows)), np.ones(len(rows), bool), cf.forward, ang, sides[rows])
             out = np.sum((sp[:, e.lower, :3, 3] - knee_before) * outward, axis=-1) > 0
-            return out & ~np.any(colliding(sk, boxes, sp, fix.terrain, fix.params.collision_tolerance_m), axis=1)
+            sink = fix.box_sink[rows][:, mine]
+            return out & ~np.any(colliding(sk, boxes, sp, fix.terrain, fix.params.collision_tolerance_m, sink), axis=1)
 
         best = np.zeros(pose.shape[0])
         best[bad] = _first_that_works(bad, angles, works, tick)
