@@ -29,6 +29,9 @@ Choices where the article is silent or inconsistent (also in README, "Duck walk"
   (master forward s·a/q_a·u every 3 frames), foot skate included.
 * When a light duck's bounce would lift the hips beyond the reach of a planted foot, the body is
   lowered just enough (``clip.metrics['reach_clamped_frames']`` counts those keys).
+* The article's foot pitch and toe curl would push long toes (a Rigify bird's, ProcAnim's duck's)
+  into the ground in the swing; on those keys both are scaled down by one factor until the toe tip
+  rises at least ``TOE_CLEARANCE`` of the ankle's lift (RECON).
 """
 
 from __future__ import annotations
@@ -189,6 +192,13 @@ REACH_MARGIN = 0.995
 #: Half-width (rad of phase) of the central difference that gives the ankle's speed at lift-off
 #: and touch-down for the planted gait's swing correction.
 PHASE_STEP_RAD = 1e-4
+#: RECON: in the swing, the foot's lowest end (its tail, the toe tip) rises at least this fraction
+#: of the ankle's lift. The article's foot pitch and toe curl, in degrees and units made for a
+#: duck's foot, are scaled down (both by one factor) on a foot whose toes they would push into the
+#: ground: long toes, or a low ankle (a Rigify bird's).
+TOE_CLEARANCE = 0.5
+#: Bisection steps for that factor (each halves its interval).
+TOE_SCALE_STEPS = 12
 
 
 class _Rig:
@@ -354,7 +364,8 @@ def _pose_tail_and_neck(keys: _Keys, cyc: _Cycle, ch, hips_rot_world, tick):
 
 
 def _pose_leg(keys: _Keys, cyc: _Cycle, side: str, ankle, ch, m_rot, hips_rot_world, tick):
-    """Two-bone IK to the ankle target, then the article's foot pitch and toe curl."""
+    """Two-bone IK to the ankle target, then the article's foot pitch and toe curl, scaled down on
+    keys where they would leave the toes less than ``TOE_CLEARANCE`` of the ankle's lift."""
     rig, n = cyc.rig, keys.n
     sk, idx, cf = rig.sk, rig.idx, rig.cf
     thigh, shin, foot = idx[f"thigh.{side}"], idx[f"shin.{side}"], idx[f"foot.{side}"]
@@ -372,17 +383,75 @@ def _pose_leg(keys: _Keys, cyc: _Cycle, side: str, ankle, ch, m_rot, hips_rot_wo
     keys.set_bone(shin, rot=aim_rotation(keys.unposed(shin), ankle - knee))
     tick()
     left_now = tf.quat_rotate(m_rot, np.broadcast_to(cf.left, (n, 3)))
-    pitch = tf.quat_from_axis_angle(left_now, np.radians(ch[f"foot_pitch_{side}"]))
-    q_rest = tf.mat3_to_quat(sk.matrix_local[foot, :3, :3])
-    target = tf.quat_mul(tf.quat_mul(pitch, m_rot), np.broadcast_to(q_rest, (n, 4)))
-    keys.set_bone(foot, rot=tf.quat_mul(tf.quat_conj(tf.mat3_to_quat(keys.unposed(foot)[:, :3, :3])), target))
-    tick()
     toe = idx.get(f"toe.{side}")
-    if toe is not None and sk.parents[toe] == foot:
-        drop_m = -ch[f"toe_height_{side}"] * cyc.u  # the article's toe height, as a curl down
-        ang = np.arcsin(np.clip(drop_m / max(sk.lengths[toe], 1e-9), -1.0, 1.0))
-        keys.set_bone(toe, rot=world_rotation_to_local(keys.unposed(toe), tf.quat_from_axis_angle(left_now, ang)))
+    if toe is not None and sk.parents[toe] != foot:
+        toe = None
+    gesture = _FootGesture(keys, foot, toe, left_now, m_rot, ch[f"foot_pitch_{side}"],
+                           -ch[f"toe_height_{side}"] * cyc.u)  # the article's toe height, as a curl down
+    rise = gesture.pose(np.ones(n))
     tick()
+    need = TOE_CLEARANCE * ch[f"foot_lift_{side}"] * cyc.u
+    short = np.nonzero(rise < need - 1e-9)[0]
+    if short.size:  # the largest factor that keeps the clearance (factor 0 lifts the foot rigidly)
+        lo, hi = np.zeros(short.size), np.ones(short.size)
+        for _ in range(TOE_SCALE_STEPS):
+            mid = 0.5 * (lo + hi)
+            ok = gesture.rise(mid, short) >= need[short]
+            lo, hi = np.where(ok, mid, lo), np.where(ok, hi, mid)
+        factor = np.ones(n)
+        factor[short] = lo
+        gesture.pose(factor)
+    tick()
+
+
+class _FootGesture:
+    """The article's foot pitch (deg, about the character's left) and toe curl (a drop of the toe
+    tip, m) of one foot, scaled by a factor per key: posed (:meth:`pose`), or only measured
+    (:meth:`rise`, the same rotations without posing the keys)."""
+
+    def __init__(self, keys: _Keys, foot: int, toe: int | None, left_now, m_rot, pitch_deg, toe_drop_m):
+        self.keys, self.foot, self.toe, self.left_now = keys, foot, toe, left_now
+        self.m_rot, self.pitch_deg, self.toe_drop_m = m_rot, pitch_deg, toe_drop_m
+
+    def _rotations(self, factor, rows):
+        """The foot's armature-space orientation and the toe's curl (quaternions) on ``rows``."""
+        sk = self.keys.sk
+        pitch = tf.quat_from_axis_angle(self.left_now[rows], np.radians(factor * self.pitch_deg[rows]))
+        q_rest = np.broadcast_to(tf.mat3_to_quat(sk.matrix_local[self.foot, :3, :3]), (len(rows), 4))
+        foot = tf.quat_mul(tf.quat_mul(pitch, self.m_rot[rows]), q_rest)
+        if self.toe is None:
+            return foot, None
+        drop = factor * self.toe_drop_m[rows] / max(sk.lengths[self.toe], 1e-9)
+        return foot, tf.quat_from_axis_angle(self.left_now[rows], np.arcsin(np.clip(drop, -1.0, 1.0)))
+
+    def pose(self, factor: np.ndarray) -> np.ndarray:
+        """Pose the foot (and toe) with ``factor`` ``(n,)`` × the article's pitch and curl; returns
+        how far (m) the lower of the foot's tail and the toe tip is above its rest height."""
+        keys, foot, toe = self.keys, self.foot, self.toe
+        q_foot, curl = self._rotations(factor, np.arange(keys.n))
+        keys.set_bone(foot, rot=tf.quat_mul(tf.quat_conj(tf.mat3_to_quat(keys.unposed(foot)[:, :3, :3])), q_foot))
+        ends = [foot]
+        if toe is not None:
+            keys.set_bone(toe, rot=world_rotation_to_local(keys.unposed(toe), curl))
+            ends.append(toe)
+        pose, sk = keys.pose, keys.sk
+        return np.min([pose[:, b, 2, 3] + pose[:, b, 2, 1] * sk.lengths[b] - sk.tails[b, 2] for b in ends], axis=0)
+
+    def rise(self, factor: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """What :meth:`pose` would return on ``rows`` with ``factor`` ``(len(rows),)``, computed from
+        the foot's posed head without posing the keys."""
+        sk, foot, toe = self.keys.sk, self.foot, self.toe
+        q_foot, curl = self._rotations(factor, rows)
+        head = self.keys.pose[rows, foot, :3, 3]
+        y = np.array([0.0, 1.0, 0.0])
+        heights = [(head + tf.quat_rotate(q_foot, y * sk.lengths[foot]))[:, 2] - sk.tails[foot, 2]]
+        if toe is not None:
+            rel = sk.rest_rel[toe]
+            toe_head = head + tf.quat_rotate(q_foot, np.broadcast_to(rel[:3, 3], (len(rows), 3)))
+            q_rel = np.broadcast_to(tf.mat3_to_quat(rel[:3, :3]), (len(rows), 4))
+            q_toe = tf.quat_mul(curl, tf.quat_mul(q_foot, q_rel))
+            heights.append((toe_head + tf.quat_rotate(q_toe, y * sk.lengths[toe]))[:, 2] - sk.tails[toe, 2])
+        return np.min(heights, axis=0)
 
 
 def _pose_keys(cyc: _Cycle, frames: np.ndarray, progress: ProgressFn):

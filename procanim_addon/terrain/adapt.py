@@ -41,16 +41,16 @@ from ..limits import check_bake_size, check_limits
 from ..progress import ProgressFn, loop, no_progress
 from ..skeleton import Skeleton
 from . import descriptors as rd
-from .collisions import colliding, collision_metrics, limb_boxes
+from .collisions import colliding, collision_metrics, contact_allowance, limb_boxes
 from .contact import Effector, effectors, gaps, point_gaps
 from .fix import FinalFix
 from .joints import JointSet, channels_from_positions, joint_set
 from .mesh import TerrainMesh
-from .solve import SolveStats, damped_solve, multires_solve
+from .solve import SolveStats, UpdateRule, damped_solve, multires_solve
 from .ticker import Ticker
 
-# Share of the bake each stage reports over (0–1), from a profile of the walk over knee-high
-# blocks (bench/terrain_engine.py --profile); only the look of the progress bar depends on them.
+# Share of the bake each stage reports over (0–1), about its share of the time; only the look of
+# the progress bar depends on them.
 SPAN_DESCRIPTORS = (0.02, 0.10)
 SPAN_SOLVE = (0.10, 0.22)
 SPAN_CHANNELS = (0.22, 0.27)
@@ -63,18 +63,21 @@ DESCRIPTOR_CHUNK_FRAMES = 32
 # reaches REFERENCE_MARGIN_M beyond the hips' path on every side.
 REFERENCE_PERCENTILE = 5
 REFERENCE_MARGIN_M = 10.0
+# RECON: a foot (or hand) in contact that was inside its own ground in the source by up to this
+# much (m; capture noise, a heel pressed into the floor) may be as deep in the terrain: contact, not
+# collision. Deeper is a motion below its floor, and is lifted.
+CONTACT_SINK_M = 0.01
 
 
 @dataclass
 class AdaptParams:
-    """Parameters of the adaptation (defaults are the ones measured in bench/terrain_engine.py).
+    """Parameters of the adaptation (docs/terrain.md explains the defaults).
 
     descriptors_per_joint: descriptor points per joint (the paper: at least 10)
     radius0_m, spread_m:   descriptor spiral radius ρ = sqrt(radius0_m² + spread_m·h) (RECON)
     cutoff_ratio:          weights vanish beyond this × the nearest descriptor distance (RECON)
     damping:               d of Eq. 3 (part of the previous update carried over). 0 by default:
                            with lengths restored inside the loop, d > 0 makes the iteration cycle
-                           (measured: d = 0.2 never settles in 200 iterations, d = 0 in about 15)
     k0, k_decay, k_min:    k of Eq. 3: 9 at first (paper), then × k_decay per iteration (RECON)
     iteration_tolerance_m: the per-frame solve stops when no joint moves more than this
     max_iterations:        per-frame cap
@@ -295,10 +298,10 @@ def _solve(skeleton, src: _Source, est: np.ndarray, p: AdaptParams, stats: Solve
     tick = Ticker(progress, *SPAN_SOLVE)
 
     carry = (js.parent, js.rest_length < p.rigid_length_ratio * src.cf.leg_length)
+    rule = UpdateRule(p.damping, p.k0, p.k_decay, p.k_min, p.iteration_tolerance_m, p.max_iterations)
 
     def solve_frames(idx):
-        solved = damped_solve(p_src[idx], est[idx], js.restore_lengths, p.damping, p.k0, p.k_decay, p.k_min,
-                              p.iteration_tolerance_m, p.max_iterations, stats, tick, carry)
+        solved = damped_solve(p_src[idx], est[idx], js.restore_lengths, rule, stats, tick, carry)
         return solved - p_src[idx]
 
     disp = multires_solve(src.joints.shape[0], solve_frames, p.key_interval, p.tolerance_m, stats)
@@ -316,17 +319,19 @@ def _final_fix(skeleton, rigmap, src: _Source, terrain, loc, rot, pose, p: Adapt
     straddles a step can leave it backward or toward its hip; both are tried when it matters and the
     result with fewer collisions (then the smaller contact error) is kept."""
     lo, hi = SPAN_FIX
-    lb = limb_boxes(skeleton, rigmap, p.box_radius_ratio)
+    lb = limb_boxes(skeleton, rigmap, p.box_radius_ratio, soles=True)
     box_pts = lb.sample_points(skeleton, src.pose)
     box_gap_src = np.empty(box_pts.shape[:-1])  # (F, M, P)
     starts = range(0, len(box_pts), DESCRIPTOR_CHUNK_FRAMES)
-    tick = loop(progress, len(starts), *SPAN_BOX_GAPS)
+    gap_tick = loop(progress, len(starts), *SPAN_BOX_GAPS)
     for k, a in enumerate(starts):
-        tick(k)
+        gap_tick(k)
         box_gap_src[a:a + DESCRIPTOR_CHUNK_FRAMES] = point_gaps(box_pts[a:a + DESCRIPTOR_CHUNK_FRAMES], src.reference,
                                                                 below=True)
-    fix = FinalFix(skeleton, src.js, src.pose, src.effs, src.legs, src.gap, src.contact, src.reference, terrain, lb,
-                   box_gap_src, p, src.cf, int(round(p.smoothing_s * fps)), fps)
+    fix = FinalFix(skeleton=skeleton, joints=src.js, source_pose=src.pose, ends=src.effs, legs=src.legs,
+                   source_gap=src.gap, contact=src.contact, reference=src.reference, terrain=terrain, boxes=lb,
+                   box_source_gap=box_gap_src, box_sink=contact_allowance(lb, src.gap, src.contact, CONTACT_SINK_M),
+                   params=p, frame=src.cf, ramp=int(round(p.smoothing_s * fps)), fps=fps)
     best = None
     tick = Ticker(progress, lo, hi)  # the second policy, when it is tried, goes on from the first
     for policy in ("back", "near_hip"):
@@ -344,7 +349,8 @@ def _metrics(skeleton, src: _Source, terrain, best, lb, p: AdaptParams) -> dict:
     does, a roll pressing its arms on the floor, is not the adaptation's doing), bone-length error,
     contact error and penetration of the kept trial."""
     metrics = collision_metrics(lb, best.hits)
-    src_hits = colliding(skeleton, lb, src.pose, src.reference, p.collision_tolerance_m)
+    src_hits = colliding(skeleton, lb, src.pose, src.reference, p.collision_tolerance_m,
+                         contact_allowance(lb, src.gap, src.contact, CONTACT_SINK_M))
     metrics.update({"source_" + k: v for k, v in collision_metrics(lb, src_hits).items()})
     metrics["bone_length_error_pct"] = bone_length_error_pct(skeleton, best.pose, best.loc)
     errs = []
