@@ -8,6 +8,7 @@ import textwrap
 import bpy
 
 from ..operators.detect_rig import missing_roles, read_detection
+from ..operators.objects import active_armature
 from ..procanim_addon.rig_roles import ARM_ROLES, ROLES
 
 
@@ -15,14 +16,6 @@ class ProcAnimPanel:
     bl_space_type = "VIEW_3D"
     bl_region_type = "UI"
     bl_category = "ProcAnim"
-
-
-def active_armature(context):
-    settings = context.scene.procanim
-    obj = settings.armature
-    if obj is None and context.active_object is not None and context.active_object.type == "ARMATURE":
-        obj = context.active_object
-    return obj
 
 
 def keyed_bones(obj) -> list[str] | None:
