@@ -18,15 +18,6 @@ class ProcAnimPanel:
     bl_category = "ProcAnim"
 
 
-def keyed_bones(obj) -> list[str] | None:
-    """The bones a bake will key on ``obj`` (controls on a control rig, else the role bones).
-
-    PLACEHOLDER for the key targets (issue 10, item 1 — the control-rig work): returns None until
-    they exist, and the panel then shows nothing here.
-    """
-    return None
-
-
 def _lines(layout, text: str, width: int = 44, icon: str = "NONE") -> None:
     """``text`` as labels of at most ``width`` characters (the sidebar does not wrap)."""
     for k, line in enumerate(textwrap.wrap(text, width) or [""]):
@@ -80,9 +71,6 @@ class PROCANIM_PT_character(ProcAnimPanel, bpy.types.Panel):
             _draw_detection(box, obj, roles)
         op = box.operator("procanim.detect_rig", icon="VIEWZOOM")
         op.armature = obj.name
-        keyed = keyed_bones(obj)  # key targets (control-rig work): None until they exist
-        if keyed is not None:
-            _lines(box, f"Keys go to {len(keyed)} bones: {', '.join(keyed)}", icon="KEYINGSET")
         box.prop(settings, "show_roles", toggle=True)
         if settings.show_roles:
             col = box.column(align=True)

@@ -46,9 +46,9 @@ from ..operators import generators, inputs, previewed
 from . import draw
 from .session import Session
 
-IDLE_S = 0.02  # timer interval while nothing runs: how soon a change no message reports is seen (s)
+IDLE_S = 0.02  # timer interval while nothing runs: how soon a change no update callback reports is seen (s)
 REFRESH_S = 1.0  # digests of geometry and actions are recomputed this often (changes no update reported)
-LOOK_S = 0.02  # while a worker runs, the settings are read at least this often (changes no message reports)
+LOOK_S = 0.02  # while a worker runs, the settings are read at least this often (changes no callback reports)
 LOG_PATH = os.environ.get("PROCANIM_PREVIEW_LOG", "")
 
 # Blender's timers, as the preview uses them (the timing test puts a model of Blender's main loop
