@@ -158,8 +158,9 @@ class GeneratorPanel(ProcAnimPanel, bpy.types.Panel):
         generator = self.generator
         layout = self.layout
         settings = getattr(context.scene.procanim, generator.settings_name)
-        if generator.preset_fields():
-            draw_preset_row(layout, *extra_classes(generator)[:2])
+        presets = preset_menu(generator)
+        if presets is not None:
+            draw_preset_row(layout, *presets)
         generator.draw(layout, settings, context)
         draw_key_target(layout, settings)
         draw_toggle(layout, generator, settings)
@@ -205,14 +206,17 @@ def subpanel_class(generator: Generator, subpanel: SubPanel) -> type[GeneratorSu
 
 
 @functools.cache
+def preset_menu(generator: Generator) -> tuple[type, type] | None:
+    """The preset menu of a generator that stores presets, and the operator adding them."""
+    fields = generator.preset_fields()
+    return preset_classes(generator.id, generator.spec.label, generator.settings_name, fields) if fields else None
+
+
+@functools.cache
 def extra_classes(generator: Generator) -> tuple[type, ...]:
     """The classes a generator's panel uses beside the panel itself: its preset menu and the
-    operator adding presets (first two, when it stores presets), its emotion buttons' operator,
-    its sub-panels."""
-    out: list[type] = []
-    fields = generator.preset_fields()
-    if fields:
-        out += preset_classes(generator.id, generator.spec.label, generator.settings_name, fields)
+    operator adding presets, its emotion buttons' operator, its sub-panels."""
+    out: list[type] = list(preset_menu(generator) or ())
     if generator.emotions is not None:
         out.append(emotion_operator(generator.emotions, generator.settings_name))
     out += [subpanel_class(generator, sub) for sub in generator.subpanels]
