@@ -39,6 +39,6 @@ def add(generator: Generator) -> None:
 
 
 def remove(generator_id: str) -> None:
-    """Take a generator added with :func:`add` off the lists."""
-    _ADDED.pop(generator_id, None)
-    registry.remove(generator_id)
+    """Take a generator added with :func:`add` off the lists (a shipped one stays)."""
+    if _ADDED.pop(generator_id, None) is not None:
+        registry.remove(generator_id)
