@@ -49,11 +49,14 @@ def sidebar_settings(operator_id: str) -> dict:
     (``scene.procanim.<settings>``; empty when it has none)."""
     import bpy
 
-    from ..procanim_addon import registry
+    from ..operators import generators
 
-    entry = registry.BY_ID.get(operator_id.removeprefix("procanim."))
+    try:
+        settings_name = generators.get(operator_id.removeprefix("procanim.")).settings_name
+    except KeyError:  # not a generator's operator
+        settings_name = ""
     scene = bpy.types.Scene.bl_rna.properties.get("procanim")
-    group = scene.fixed_type.properties.get(entry.settings) if entry is not None and scene is not None else None
+    group = scene.fixed_type.properties.get(settings_name) if settings_name and scene is not None else None
     if group is None or group.type != "POINTER":
         return {}
     return {p.identifier: p for p in group.fixed_type.properties if p.identifier != "rna_type"}

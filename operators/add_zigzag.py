@@ -90,7 +90,7 @@ class PROCANIM_OT_add_zigzag(bpy.types.Operator):
         terrain.matrix_world = obj.matrix_world.copy()  # built in the armature's space
         settings = getattr(context.scene, "procanim", None)
         if settings is not None:
-            settings.terrain.terrain = terrain  # the Terrain panel's pick (registry settings "terrain")
+            settings.terrain.terrain = terrain  # the Terrain panel's pick (scene.procanim.terrain)
         self.report({"INFO"}, f"Added '{terrain.name}': {self.level.lower()}-high blocks ({height * unit:.2f} m)")
         return {"FINISHED"}
 

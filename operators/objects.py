@@ -9,7 +9,9 @@ the active object for the armature) — or raises :class:`InputError` with a mes
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import bpy
 from bpy.props import PointerProperty, StringProperty
@@ -85,14 +87,16 @@ class SettingsArgs:
 
     Settings values are read as they are; object pointers become names (empty when nothing is
     picked, so :meth:`ObjectArgument.resolve` falls back to the same picks as the operator).
-    ``is_set`` tells which arguments the sidebar sets explicitly (see
-    :func:`~.base.argument_given`).
+    ``is_set`` tells which arguments the sidebar sets explicitly (see :func:`argument_given`);
+    ``reads``: the live preview's kept scene reads (``preview/reads.py``; None: read afresh, see
+    :func:`kept_read`).
     """
 
-    def __init__(self, settings, objects=(), explicit=()):
+    def __init__(self, settings, objects=(), explicit=(), reads=None):
         self._settings = settings
         self._objects = {arg.name: arg for arg in objects}
         self._explicit = set(explicit)
+        self.reads = reads
 
     def __getattr__(self, name: str):
         if name in self._objects:
@@ -102,3 +106,36 @@ class SettingsArgs:
 
     def is_set(self, name: str) -> bool:
         return name in self._explicit
+
+
+def argument_given(args, name: str) -> bool:
+    """True when the caller set argument ``name`` (an operator: ``is_property_set``; a settings
+    view: :meth:`SettingsArgs.is_set`)."""
+    props = getattr(args, "properties", None)
+    if props is not None and hasattr(props, "is_property_set"):
+        return bool(props.is_property_set(name))
+    return bool(args.is_set(name))
+
+
+def kept_read(args, what: str, objects: tuple, build: Callable[[], Any]) -> Any:
+    """``build()`` — a read of the scene in a generator's ``prepare``. The live preview's arguments
+    carry ``reads``, which return what ``build()`` made last time while ``objects`` are unchanged
+    (``preview/reads.py``); an operator, the sidebar's Generate and a batch job always read afresh."""
+    reads = getattr(args, "reads", None)
+    return build() if reads is None else reads.get(what, objects, build)
+
+
+def active_armature(context):
+    """The armature the sidebar works on: its pick (``scene.procanim.armature``), else the active
+    object when it is an armature, else None."""
+    settings = context.scene.procanim
+    obj = settings.armature
+    if obj is None and context.active_object is not None and context.active_object.type == "ARMATURE":
+        obj = context.active_object
+    return obj
+
+
+def last_bake(obj, generator: str):
+    """The object's active action when it is a bake of ``generator`` (else None)."""
+    action = obj.animation_data.action if obj is not None and obj.animation_data else None
+    return action if action is not None and action.procanim.generator == generator else None

@@ -47,11 +47,13 @@ from .errors import InputError
 from .frames import character_frame
 from .ik.two_bone import solve_two_bone
 from .limits import check_bake_size, check_limits
+from .metric_table import PENETRATION, SKATE_MEAN, SKATE_P95, row
 from .metrics import foot_skate, penetration
 from .posing import aim_rotation, basis_for, refresh, unposed, world_rotation_to_local
 from .progress import ProgressFn, no_progress, part
 from .rig_roles import RigMap
 from .skeleton import Skeleton
+from .spec import GeneratorSpec
 
 REQUIRED_ROLES = ["hips", "thigh.L", "shin.L", "foot.L", "thigh.R", "shin.R", "foot.R"]
 
@@ -580,3 +582,26 @@ def _metrics(sk, idx, clip, contact, params, cf, u, reach_clamped, tick) -> dict
     m["reach_clamped_frames"] = int(np.sum(reach_clamped))
     m["gait"] = params.gait
     return m
+
+
+# ----------------------------------------------------------------------------- the generator's spec
+
+
+def bake_call(skeleton: Skeleton, rigmap: RigMap, params: DuckParams, progress: ProgressFn = no_progress) -> list[Clip]:
+    """What ``procanim.duck_walk`` computes: one Clip, for the one armature."""
+    return [generate_duck_walk(skeleton, rigmap, params, progress=progress)]
+
+
+SPEC = GeneratorSpec(
+    "duck_walk", "Duck Walk", "Laban-style walk cycle with emotion presets on a bird rig",
+    params=DuckParams, engine=generate_duck_walk, call=bake_call,
+    metrics=(
+        row("stride_m", "Stride", "m", 3, "How far one foot advances per gait cycle"),
+        row("speed_m_s", "Walking speed", "m/s", 3, "Mean forward speed of the body"),
+        SKATE_MEAN,
+        SKATE_P95,
+        PENETRATION,
+        row("reach_clamped_frames", "Keys lowered (reach)", "", 0,
+            "Keys where a light duck's bounce was lowered so a planted foot stays within reach"),
+    ),
+)

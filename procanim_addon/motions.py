@@ -31,8 +31,10 @@ from .errors import InputError
 from .frames import character_frame
 from .ik.two_bone import solve_two_bone
 from .limits import check_bake_size, check_limits
+from .metric_table import row
 from .posing import aim_rotation, refresh, unposed
 from .progress import ProgressFn, no_progress
+from .spec import GeneratorSpec
 from .terrain.collisions import limb_boxes
 from .terrain.ticker import Ticker
 
@@ -511,3 +513,25 @@ def generate(skeleton, rigmap, params: SourceMotionParams | None = None,
     make = {"WALK": walk, "JUMP": jump, "TUMBLE": tumble}
     motion = p.motion_params()
     return make[p.kind](skeleton, rigmap, motion, progress)
+
+
+# ----------------------------------------------------------------------------- the generator's spec
+
+
+def bake_call(skeleton, rigmap, params: SourceMotionParams, progress: ProgressFn = no_progress) -> list[Clip]:
+    """What ``procanim.source_motion`` computes: the motion, named so that a re-run replaces its
+    own bake whichever motion it was."""
+    clip = generate(skeleton, rigmap, params, progress=progress)
+    clip.generator = "source_motion"
+    clip.metrics["motion"] = params.kind.lower()
+    return [clip]
+
+
+SPEC = GeneratorSpec(
+    "source_motion", "Source Motion", "A walk, jump or forward roll made on flat ground",
+    params=SourceMotionParams, engine=generate, call=bake_call,
+    metrics=(
+        row("steps", "Steps", "", 0, "Footsteps of the walk"),
+        row("step_length_m", "Step length", "m", 3, "Distance between successive footprints"),
+    ),
+)

@@ -21,6 +21,9 @@
 #   batch             48 shots: sequential vs a local pool vs Dask; waits first (up to 5 min) for a
 #                     1-minute load average below 0.7: a pool's speed-up only shows on idle cores
 #
+# Each bench script names the generators it measures (`GENERATORS = (...)`); every generator of the
+# registry is measured by one (tests/blender/test_panels.py).
+#
 # Output: out/bench/NAME.log (the bench's output, a `run` record before and after it: date, commit,
 # cores, Blender version, exit status, seconds) and out/bench/NAME.load (the load average every 5 s
 # while it runs). A run of some benches replaces only their files.
