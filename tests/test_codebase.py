@@ -787,14 +787,7 @@ KNOWN_FUNCTION_LEVEL_IMPORTS = {  # issue 22 item 4: files whose function-level 
     "operators/bake.py", "operators/control_rig.py", "operators/bridge.py",  # arch-bake: the bake ↔ control-rig cycle
     "procanim_addon/walk/metrics.py",  # the path walk's owner
 }
-KNOWN_MANY_PARAMETERS = {  # issue 22 item 6 (terrain: FinalFix passed whole) and the path walk's owner
-    "procanim_addon/terrain/fix.py:_lower_hips_for_reach", "procanim_addon/terrain/fix.py:_plant",
-    "procanim_addon/terrain/fix.py:_place_effector", "procanim_addon/terrain/fix.py:_nudge_footing",
-    "procanim_addon/terrain/fix.py:_hips_move_to_clear", "procanim_addon/terrain/fix.py:_swivel_to_clear",
-    "procanim_addon/terrain/solve.py:damped_solve", "procanim_addon/walk/com.py:solve_com",
-    "procanim_addon/walk/com.py:_stand_and_settle", "procanim_addon/walk/feet.py:__init__",
-    "procanim_addon/walk/metrics.py:walk_metrics", "procanim_addon/walk/steps.py:divide_path",
-}
+KNOWN_MANY_PARAMETERS = {"procanim_addon/walk/feet.py:__init__"}  # issue 22 item 6: FootModel (rigs-any)
 KNOWN_STALE_DOCSTRINGS = {"operators/control_rig.py"}  # issue 22 item 5: verify_samples (arch-bake)
 
 

@@ -22,7 +22,6 @@ lifts, drops and turns fade in and out over ``ramp`` frames so nothing pops. Eve
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -43,11 +42,9 @@ from .contact import (
 )
 from .joints import JointSet
 from .mesh import TerrainMesh
+from .params import AdaptParams
 from .rotations import turn_matrices
 from .ticker import Ticker
-
-if TYPE_CHECKING:  # adapt.py builds the fix: a run-time import would be a cycle
-    from .adapt import AdaptParams
 
 # RECON: a leg in contact may stretch to this fraction of thigh + shin (a straight knee pops).
 MAX_STRETCH = 0.995
