@@ -17,7 +17,7 @@ docs/keys.md explains the tolerance, the method and the figures.
 from .bezier import HANDLE, INTERPOLATION, KEY_TYPE
 from .forward import DeformForward
 from .layout import Channel, clip_channels, key_groups
-from .marks import Contact, Foot, Mark, contact_spans, feet, phase_marks, walk_marks
+from .marks import Contact, Foot, Mark, contact_spans, feet, handshake_marks, phase_marks, walk_contacts, walk_marks
 from .output import CurveKeys, KeyedAction
 from .plan import CONTACT_SPEED_M_S, MAX_TOLERANCE_M, plan_clip_keys, plan_keys, validate_tolerance
 
@@ -40,10 +40,12 @@ __all__ = [
     "clip_channels",
     "contact_spans",
     "feet",
+    "handshake_marks",
     "key_groups",
     "phase_marks",
     "plan_clip_keys",
     "plan_keys",
     "validate_tolerance",
+    "walk_contacts",
     "walk_marks",
 ]

@@ -17,7 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..handshake.phases import Phase
 from ..skeleton import Skeleton
+from ..walk.character import read_character
 
 CONTACT_HEIGHT_M = 0.01  # a sole point this close to the ground may be planted
 CONTACT_SPEED_M_S = 0.25  # ... when it moves slower than this
@@ -60,8 +62,6 @@ class Contact:
 def feet(skeleton: Skeleton, rigmap) -> list[Foot]:
     """The feet of a rig with leg roles (``thigh``, ``shin``, ``foot``, optional ``toe``): their sole
     points as the walk places them (:func:`procanim_addon.walk.character.read_character`)."""
-    from ..walk.character import read_character
-
     char = read_character(skeleton, rigmap)
     out = []
     for side in ("L", "R"):
@@ -168,3 +168,12 @@ def walk_contacts(skeleton: Skeleton, clip, foot_list: list[Foot], ground) -> tu
             contacts.append(Contact(foot, float(clip.frames[a]), float(clip.frames[b])))
         ankles[foot.side] = pts[:, 0]
     return contacts, walk_marks(contacts, clip.frames, ankles)
+
+
+def handshake_marks(phase_starts: list[tuple[int, str]], frames: np.ndarray) -> list[Mark]:
+    """Phase marks of one handshake character from its report's ``phase_starts_<who>`` (frame index,
+    phase letter): every boundary after the first frame, named after the phase it starts
+    (``dummy``, ``approach``, ``shake``, ``retreat``, ``neutral``)."""
+    frames = np.asarray(frames, float)
+    starts = [(float(frames[i]), Phase(letter).name.lower()) for i, letter in phase_starts if 0 < i < len(frames)]
+    return phase_marks(starts, frames)
