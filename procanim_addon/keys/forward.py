@@ -93,6 +93,10 @@ class DeformForward:
         self.point_local = np.array([p for _, p in points], dtype=float)
         self.node_points = [np.nonzero(self.point_node == k)[0] for k in range(len(nodes))]
         self.n_points = len(points)
+        # points grouped by node, contiguous: each node's points are one product, then one reordering
+        self._order = np.concatenate(self.node_points)
+        self._back = np.argsort(self._order)
+        self._slices = np.cumsum([0] + [len(i) for i in self.node_points])
 
     def _affects(self) -> np.ndarray:
         chain_of = []
@@ -146,44 +150,51 @@ class DeformForward:
     def __call__(self, values: np.ndarray) -> np.ndarray:
         values = np.asarray(values, float)
         lin, org = self.node_poses(values)
-        out = np.empty((values.shape[0], self.n_points, 3))
+        n = values.shape[0]
+        grouped = np.empty((n, 3, self.n_points))
         for k, idx in enumerate(self.node_points):
-            if len(idx):
-                moved = (lin[k].reshape(-1, 3) @ self.point_local[idx].T).reshape(-1, 3, len(idx))
-                out[:, idx] = np.swapaxes(moved, 1, 2) + org[k][:, None, :]
-        return out
+            a, b = self._slices[k], self._slices[k + 1]
+            if b > a:
+                moved = (lin[k].reshape(-1, 3) @ self.point_local[idx].T).reshape(n, 3, b - a)
+                grouped[:, :, a:b] = moved + org[k][:, :, None]
+        return np.swapaxes(grouped, 1, 2)[:, self._back]
 
     # ------------------------------------------------------------------ one group's share of an error
     def prepare(self, reference: np.ndarray) -> None:
-        """Keep the reference motion's node frames (for :meth:`contribution`)."""
-        self._ref_lin, self._ref_org = self.node_poses(np.asarray(reference, float))
+        """Keep what :meth:`contribution` needs of the reference motion: every node's frame, its
+        inverse, the frame above its basis, its basis, and the measured points."""
+        reference = np.asarray(reference, float)
+        self._ref_lin, self._ref_org = self.node_poses(reference)
+        self._ref_inv = tf.inverse3(self._ref_lin)
         self._ref_points = self(reference)
+        self._ref_basis = [self._basis(k, reference) for k in range(len(self.node_bone))]
+        self._above = []
+        for k in range(len(self.node_bone)):
+            off = self.offset[k][:3, :3]
+            p = self.node_parent[k]
+            self._above.append(np.broadcast_to(off, self._ref_lin.shape[1:]) if p < 0 else self._ref_lin[p] @ off)
 
-    def contribution(self, group: int, values: np.ndarray, reference: np.ndarray, frames: np.ndarray,
-                     points: np.ndarray) -> np.ndarray:
+    def contribution(
+        self, group: int, values: np.ndarray, reference: np.ndarray, frames: np.ndarray, points: np.ndarray
+    ) -> np.ndarray:
         """Displacement ``(n, 3)`` of ``points[i]`` on frame ``frames[i]`` when key group ``group`` takes
         ``values`` (``(S, C)``, all frames) and everything else stays at ``reference`` (:meth:`prepare`
         must have been called with it)."""
         node = self.group_node[group]
         cols = self.groups[group]
-        mixed = reference[frames].copy()
+        mixed = reference[frames]
         mixed[:, cols] = values[frames][:, cols]
-        ref = reference[frames]
         rot_m, loc_m = self._basis(node, mixed)
-        rot_r, loc_r = self._basis(node, ref)
-        n = len(frames)
-        eye = np.broadcast_to(np.eye(3), (n, 3, 3))
+        rot_r, loc_r = self._ref_basis[node]
         # u: the point in the node's frame after its basis (the reference pose)
-        lin, org = self._ref_lin[node][frames], self._ref_org[node][frames]
-        u = np.einsum("nij,nj->ni", tf.inverse3(lin), self._ref_points[frames, points] - org)
-        rot_m = eye if rot_m is None else rot_m
-        rot_r = eye if rot_r is None else rot_r
-        d = np.einsum("nij,nj->ni", rot_m - rot_r, u)  # in the frame above the basis
+        offset = self._ref_points[frames, points] - self._ref_org[node][frames]
+        u = np.einsum("nij,nj->ni", self._ref_inv[node][frames], offset)
+        if rot_m is not None:
+            d = np.einsum("nij,nj->ni", rot_m - rot_r[frames], u)  # in the frame above the basis
+        else:
+            d = np.zeros(u.shape)
         if loc_m is not None:
-            d += loc_m - loc_r
-        off = self.offset[node][:3, :3]
-        p = self.node_parent[node]
-        above = off if p < 0 else self._ref_lin[p][frames] @ off
-        out = np.einsum("ij,nj->ni", above, d) if above.ndim == 2 else np.einsum("nij,nj->ni", above, d)
+            d += loc_m - loc_r[frames]
+        out = np.einsum("nij,nj->ni", self._above[node][frames], d)
         out[~self.affects[group, points]] = 0.0  # points outside the group's reach do not move
         return out

@@ -76,7 +76,7 @@ def _scopes(channels: list[Channel], groups: list[list[int]], model, foot_points
         affects = np.asarray(model.affects)
         mine = affects[:, list(foot_points[mark.foot])].any(axis=1)
         others = [p for side, pts in foot_points.items() if side != mark.foot for p in pts]
-        if others:
+        if others and not mark.chain:
             mine &= ~affects[:, others].any(axis=1)
         return list(np.nonzero(mine)[0])
     if mark.bones is not None:
@@ -110,13 +110,14 @@ def plan_keys(channels: list[Channel], frames, values, model, tolerance: float, 
     foot_points = foot_points or {}
     forced: list[set[int]] = [set() for _ in groups]
     corners: list[set[int]] = [set() for _ in groups]
+    legs = {side: set(_scopes(channels, groups, model, foot_points, Mark(0.0, foot=side))) for side in foot_points}
     for m in marks:
         if not m.forced or not samples[0] <= m.frame <= samples[-1]:
             continue
         s = int(np.argmin(np.abs(samples - m.frame)))
         for g in _scopes(channels, groups, model, foot_points, m):
             forced[g].add(s)
-            if m.foot and m.key_type == "EXTREME":
+            if m.foot and m.key_type == "EXTREME" and g in legs[m.foot]:
                 corners[g].add(s)  # heel strike, lift-off: the leg's velocity turns there
     spans = []
     for c in contacts:
@@ -137,7 +138,7 @@ def plan_keys(channels: list[Channel], frames, values, model, tolerance: float, 
     keyed = all(
         s in result.keys[g]
         for c in contacts if c.foot.side in foot_points
-        for g in _scopes(channels, groups, model, foot_points, Mark(c.start, foot=c.foot.side))
+        for g in _scopes(channels, groups, model, foot_points, Mark(c.start, foot=c.foot.side, chain=True))
         for s in (int(np.argmin(np.abs(samples - c.start))), int(np.argmin(np.abs(samples - c.end))))
     )
     out = KeyedAction(curves, _markers(marks), written, dense_count, error, skate,

@@ -112,6 +112,7 @@ def data_slopes(samples: np.ndarray, reference: np.ndarray) -> np.ndarray:
     return m
 
 
+MIN_SPREAD = 4  # keys spread over a segment at once are at least this many frames apart
 SHARE_RATIO = 0.5  # groups moving the worst point at least this fraction of the most share the blame
 
 
@@ -151,15 +152,52 @@ class _State:
 
 
 def _skate(e: np.ndarray) -> float:
-    """Mean frame-to-frame change (m per frame) of errors ``e`` ``(n, k, 3)`` over frames and points:
-    the speed (per frame) the curves add to or take from points that should stand still."""
-    return float(np.mean(np.linalg.norm(np.diff(e, axis=0), axis=-1))) if len(e) > 1 else 0.0
+    """Mean frame-to-frame horizontal change (m per frame) of errors ``e`` ``(n, k, 3)`` (Z up) over
+    frames and points: the speed (per frame) the curves add to points that should stand still."""
+    return float(np.mean(np.linalg.norm(np.diff(e[..., :2], axis=0), axis=-1))) if len(e) > 1 else 0.0
 
 
-def _contact_violations(err_vec: np.ndarray, contacts: list, limit_per_frame: float) -> list:
-    """The contact spans whose feet's errors change faster than ``limit_per_frame`` (m) on average."""
-    return [c for c in contacts if c.end > c.start and _skate(err_vec[c.start : c.end + 1][:, list(c.points)])
-            > limit_per_frame]
+class _Spans:
+    """Contact spans laid end to end: ``rows`` (frame of each row), ``span`` (its span), the spans'
+    points ``(n_spans, k)``, and per row its span's points; a row's change is taken from the row
+    before it in the same span."""
+
+    def __init__(self, contacts: list):
+        self.contacts = [c for c in contacts if c.end > c.start]
+        width = max((len(c.points) for c in self.contacts), default=0)
+        self.points = np.array([c.points for c in self.contacts], dtype=int).reshape(len(self.contacts), width)
+        self.rows = np.concatenate([np.arange(c.start, c.end + 1) for c in self.contacts] or [np.zeros(0, int)])
+        self.span = np.concatenate([np.full(c.end - c.start + 1, i) for i, c in enumerate(self.contacts)]
+                                   or [np.zeros(0, int)])
+        self.row_points = self.points[self.span] if len(self.contacts) else np.zeros((0, 0), int)
+        self.pairs = np.nonzero(self.span[1:] == self.span[:-1])[0] + 1  # rows with a row before in the span
+        self.n_pairs = np.bincount(self.span[self.pairs], minlength=len(self.contacts))
+
+    def skates(self, moved: np.ndarray) -> np.ndarray:
+        """Per span, :func:`_skate` of the displacements ``moved`` ``(rows, k, 3)``."""
+        step = np.linalg.norm(moved[self.pairs, :, :2] - moved[self.pairs - 1, :, :2], axis=-1).mean(axis=1)
+        total = np.bincount(self.span[self.pairs], step, minlength=len(self.contacts))
+        return total / np.maximum(self.n_pairs, 1)
+
+    def of(self, err_vec: np.ndarray) -> np.ndarray:
+        """Per span, its sole points' skate change for point errors ``err_vec`` ``(S, P, 3)``."""
+        return self.skates(err_vec[self.rows[:, None], self.row_points])
+
+
+def _contact_violations(err_vec: np.ndarray, spans: _Spans, limit_per_frame: float) -> list:
+    """The contact spans to fix when the feet's errors change faster than ``limit_per_frame`` (m) on
+    average over every contact frame of the clip (the skate measure is a mean over contacts): the
+    spans above that limit, worst first, as many as bring the mean under it once fixed."""
+    if not spans.contacts:
+        return []
+    skate = spans.of(err_vec)
+    weights = spans.n_pairs
+    excess = float(np.sum(skate * weights)) - limit_per_frame * float(np.sum(weights))
+    if excess <= 0.0:
+        return []
+    order = np.argsort(-(skate - limit_per_frame) * weights)
+    gain = np.cumsum(np.maximum(skate[order] - limit_per_frame, 0.0) * weights[order])
+    return list(order[: int(np.searchsorted(gain, excess)) + 1])
 
 
 def refine(problem: Problem, tolerance: float, contact_speed: float = 0.0005, keys=None, solve: bool = True,
@@ -185,17 +223,19 @@ def refine(problem: Problem, tolerance: float, contact_speed: float = 0.0005, ke
     ref_pts = model(ref)
     affects = np.asarray(model.affects)
     limit = contact_speed / p.fps
+    spans = _Spans(p.contacts)
     result = Refinement(state.keys, state.slopes, state.values)
     for rounds in range(max_rounds):
         err_vec = model(state.values) - ref_pts
         err = np.linalg.norm(err_vec, axis=-1)
         bad = np.nonzero(err.max(axis=1) > tolerance)[0]
-        skates = _contact_violations(err_vec, p.contacts, limit)
+        skates = _contact_violations(err_vec, spans, limit)
         result.rounds = rounds
         if not len(bad) and not skates:
             break
         added = _split_errors(state, model, affects, err, bad, allowed, tolerance)
-        added += _split_skates(state, model, affects, skates, allowed)
+        if not added:  # skating is looked at once the joints are within the bound (that moves feet too)
+            added = _split_skates(state, model, affects, spans, skates, allowed)
         if not added:  # nothing left to split: key the worst frames on every group that moves them
             added = _key_everything(state, affects, err, bad, allowed)
             if not added:
@@ -236,9 +276,12 @@ def _key_everything(state: _State, affects: np.ndarray, err: np.ndarray, bad: np
 
 
 def max_skate(err_vec: np.ndarray, contacts: list, fps: float) -> float:
-    """Largest mean speed (m/s) the curves add to the sole points of any contact span (:func:`_skate`)."""
-    return max([_skate(err_vec[c.start : c.end + 1][:, list(c.points)]) * fps for c in contacts if c.end > c.start],
-               default=0.0)
+    """The mean speed (m/s) the curves add to the feet's sole points over every contact frame
+    (:func:`_skate` of each span, weighted by its frames)."""
+    spans = _Spans(contacts)
+    if not spans.contacts:
+        return 0.0
+    return float(np.sum(spans.of(err_vec) * spans.n_pairs) / max(np.sum(spans.n_pairs), 1) * fps)
 
 
 def _split_errors(state: _State, model, affects: np.ndarray, err: np.ndarray, bad: np.ndarray,
@@ -274,12 +317,12 @@ def _split_errors(state: _State, model, affects: np.ndarray, err: np.ndarray, ba
         first = np.ones(len(order), dtype=bool)
         first[1:] = run[order][1:] != run[order][:-1]
         new, worst, seg_of = frames[order][first], amount[order][first], segment[order][first]
-        pieces = np.ceil((worst / tolerance) ** 0.25).astype(int)
+        pieces = np.ceil(np.sqrt(worst / tolerance)).astype(int)
         spread = []
         for s_new, seg, p in zip(new, seg_of, pieces):
             if p > 2 and 0 < seg < len(keys):
                 lo, hi = keys[seg - 1], keys[seg]
-                p = min(p, (hi - lo) // 2)
+                p = min(p, (hi - lo) // MIN_SPREAD)
                 if p > 2:
                     spread.append(np.round(np.linspace(lo, hi, p + 1)[1:-1]).astype(int))
                     continue
@@ -295,35 +338,40 @@ def _split_errors(state: _State, model, affects: np.ndarray, err: np.ndarray, ba
     return added
 
 
-def _split_skates(state: _State, model, affects: np.ndarray, skates: list, allowed: np.ndarray) -> int:
+def _split_skates(state: _State, model, affects: np.ndarray, spans: _Spans, skates: list, allowed: np.ndarray) -> int:
     """For each contact span whose foot skates: a key for each group whose share of the skate is close
     to the largest, on the span's frame where that group moves the foot most."""
     if not skates:
         return 0
-    frames = [np.arange(c.start, c.end + 1) for c in skates]
-    points = [np.asarray(c.points) for c in skates]
-    shares = np.zeros((len(skates), len(state.groups)))
-    moves: dict[tuple[int, int], np.ndarray] = {}
+    bad = np.zeros(len(spans.contacts), dtype=bool)
+    bad[skates] = True
+    shares = np.zeros((len(spans.contacts), len(state.groups)))
+    moves = np.zeros((len(spans.rows), len(state.groups)))
     for g in range(len(state.groups)):
-        mine = [i for i, pts in enumerate(points) if affects[g, pts].any()]
-        if not mine:
+        reach = bad & affects[g][spans.points].any(axis=1)
+        rows = np.nonzero(reach[spans.span])[0]
+        if not len(rows):
             continue
-        ff = np.concatenate([np.repeat(frames[i], len(points[i])) for i in mine])
-        pp = np.concatenate([np.tile(points[i], len(frames[i])) for i in mine])
-        d = model.contribution(g, state.values, state.ref, ff, pp)
-        start = 0
-        for i in mine:
-            n = len(frames[i]) * len(points[i])
-            di = d[start : start + n].reshape(len(frames[i]), len(points[i]), 3)
-            start += n
-            shares[i, g] = _skate(di)
-            moves[i, g] = np.max(np.linalg.norm(di, axis=-1), axis=1)
+        k = spans.points.shape[1]
+        frames, points = np.repeat(spans.rows[rows], k), spans.row_points[rows].ravel()
+        d = model.contribution(g, state.values, state.ref, frames, points)
+        moved = np.zeros((len(spans.rows), k, 3))
+        moved[rows] = d.reshape(len(rows), k, 3)
+        shares[:, g] = np.where(reach, spans.skates(moved), 0.0)
+        moves[:, g] = np.linalg.norm(moved, axis=-1).max(axis=1)
     added = 0
     responsible = (shares >= SHARE_RATIO * shares.max(axis=1, keepdims=True)) & (shares > 0)
-    for i, g in zip(*np.nonzero(responsible)):
-        size = moves[i, g].copy()
-        size[np.isin(frames[i], state.keys[g]) | ~allowed[frames[i]]] = -1.0
-        if size.max() > 0:
-            state.add(g, [int(frames[i][int(np.argmax(size))])])
-            added += 1
+    for g in np.nonzero(responsible.any(axis=0))[0]:
+        taken = np.zeros(len(allowed), dtype=bool)
+        taken[state.keys[g]] = True
+        rows = np.nonzero(responsible[spans.span, g])[0]
+        size = np.where(taken[spans.rows[rows]] | ~allowed[spans.rows[rows]], -1.0, moves[rows, g])
+        order = np.lexsort((-size, spans.span[rows]))
+        first = np.ones(len(order), dtype=bool)
+        first[1:] = spans.span[rows][order][1:] != spans.span[rows][order][:-1]
+        pick = order[first]
+        new = spans.rows[rows][pick][size[pick] > 0]
+        if len(new):
+            state.add(g, np.unique(new))
+            added += len(np.unique(new))
     return added
