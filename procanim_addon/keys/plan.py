@@ -1,7 +1,8 @@
 """The keys of a bake: from the dense channels to the curves the writer writes.
 
-:func:`plan_keys` is the general entry (any channels, any forward model: deform bones or a control
-rig's controls); :func:`plan_clip_keys` the one for a Clip baked onto its own (deform) bones.
+:func:`plan_keys` is the general entry (any channels, any forward model); :func:`plan_clip_keys`
+the one for a Clip baked onto its own (deform) bones, :func:`plan_control_keys` the one for a
+conversion onto a control rig's controls.
 
 Steps: the dense bake as Blender plays it on every frame (:mod:`.dense`); the marks' forced keys and
 the feet's contact spans; the reduction (:mod:`.reduce`) aiming at ``MARGIN × tolerance``; the keys,
@@ -19,6 +20,7 @@ import numpy as np
 from ..clip import Clip
 from ..skeleton import Skeleton
 from .bezier import HANDLE, INTERPOLATION, KEY_TYPE, evaluate_many
+from .control_forward import ControlForward, control_channels
 from .dense import dense_reference, sample_frames
 from .forward import DeformForward
 from .handles import aligned, recalc
@@ -184,17 +186,37 @@ def plan_clip_keys(clip: Clip, skeleton: Skeleton, tolerance: float, rotation_mo
     the channels the baker writes (:func:`.layout.clip_channels`) measured on every bone's head and
     tail and on the feet's sole points (``feet``: :func:`.marks.feet`; needed for ``contacts``)."""
     channels, values = clip_channels(clip, rotation_modes, object_mode)
-    extra, foot_points = [], {}
-    base = 2 * len(skeleton)
-    for foot in feet or []:
-        idx = []
-        for bone, point in foot.points:
-            idx.append(base + len(extra))
-            extra.append((skeleton.index(bone), point))
-        foot_points[foot.side] = tuple(idx)
+    extra, foot_points = _feet_points(skeleton, feet, 2 * len(skeleton))
     model = DeformForward(skeleton, channels, extra)
     return plan_keys(channels, clip.frames, values, model, tolerance, clip.fps, marks, contacts, foot_points,
                      contact_speed)
 
 
-__all__ = ["Contact", "plan_clip_keys", "plan_keys", "validate_tolerance"]
+def _feet_points(skeleton: Skeleton, feet: list[Foot] | None, first: int) -> tuple[list, dict]:
+    """Extra points ``(skeleton bone index, rest position)`` of the feet's soles and their indices
+    per side, numbered from ``first``."""
+    extra, foot_points = [], {}
+    for foot in feet or []:
+        idx = []
+        for bone, point in foot.points:
+            idx.append(first + len(extra))
+            extra.append((skeleton.index(bone), point))
+        foot_points[foot.side] = tuple(idx)
+    return extra, foot_points
+
+
+def plan_control_keys(rig, skeleton: Skeleton, keys, frames, fps: float, tolerance: float, marks=(), contacts=(),
+                      feet: list[Foot] | None = None, pins=None,
+                      contact_speed: float = CONTACT_SPEED_M_S) -> KeyedAction:
+    """:func:`plan_keys` for a bake onto a control rig's controls: ``keys`` is the conversion's
+    :class:`~procanim_addon.controls.ControlKeys` of ``rig`` for the deform ``skeleton``; the error is
+    measured on the deform skeleton the controls drive (:class:`.control_forward.ControlForward`;
+    ``pins``: rig bone → matrices of the bones an IK solve places). The switch curves are not part of
+    it (two constant keys, written as they are)."""
+    channels, values = control_channels(rig, keys)
+    extra, foot_points = _feet_points(skeleton, feet, 2 * len(skeleton))
+    model = ControlForward(rig, skeleton, channels, pins, extra)
+    return plan_keys(channels, frames, values, model, tolerance, fps, marks, contacts, foot_points, contact_speed)
+
+
+__all__ = ["Contact", "plan_clip_keys", "plan_control_keys", "plan_keys", "validate_tolerance"]
