@@ -1,18 +1,24 @@
 """Key reduction (issue 23) against generation, side by side — no Blender needed:
 
-    <venv>/bin/python bench/key_reduction.py [--frames 1000] [--tolerance 0.001] [--repeat 1]
+    <venv>/bin/python bench/key_reduction.py [--frames 1000] [--tolerance 0.001] [--repeat 1] [--roughness]
 
 For each case the engine generates the clip (timed), finds the feet's contacts and the marks
 (timed with the reduction) and plans the keys at the tolerance (``procanim_addon.keys``): the
 reduction's CPU time is printed beside the generation's, with the keys written as a share of the
-dense bake's, the largest deform error measured by the engine's copy of Blender's evaluation, the
-skate added to planted feet, and the rounds the refinement took.
+dense bake's, the largest deform error measured by the engine's copy of Blender's evaluation and
+the skate added to planted feet.
 
 Cases: a path walk sized to about ``--frames`` frames on ProcAnim's human (22 bones) and on a
 Rigify-metarig-like rig of 159 bones (bench/path_walk_engine.py's: the forward model carries the
 130 idle bones rigidly); the duck's walk (keyed every 3 frames) and a handshake's initiator for the
-key shares. Times are CPU seconds of this process (all threads) and vary with the machine's load:
-compare the columns of one run.
+key shares; and keys on FK controls (the control-rig forward model: the rig's evaluation) of
+tests/engine/test_controls.py's small Rigify-like rig swaying for ``--frames`` frames, where
+"gen s" is the conversion onto the controls. Times are CPU seconds of this process (all threads)
+and vary with the machine's load: compare the columns of one run.
+
+``--roughness`` prints, for the human's path walk, how far each bone's tail strays from a cubic
+fitted over 7 frames around it (mm: median, 90th percentile, largest): what no smooth curve between
+keys a few frames apart can follow within the tolerance.
 """
 
 from __future__ import annotations
@@ -79,12 +85,55 @@ def report(label, clip, keyed, gen_cpu, gen_wall, red_cpu, red_wall):
          skate_added_cm_s=m["key_skate_added_cm_s"], contacts_exact=m["contacts_exact"])
 
 
+def roughness(frames: int) -> None:
+    """Deviation (mm) of each bone's tail from the local cubic through the 7 frames around it."""
+    sk, rm = human_skeleton()
+    length = frames * STEP_M
+    path = s_curve(length=length, amp=1.5, waves=max(1.0, length / 10.0), n=max(400, frames))
+    clip = generate_path_walk(sk, rm, path, FlatGround(), PathWalkParams())
+    tails = sk.tails_of(sk.fk(clip.locations, clip.rotations))
+    t = np.arange(-3, 4)
+    fit = np.vander(t, 4) @ np.linalg.pinv(np.vander(t, 4))  # least-squares cubic over 7 frames
+    print(f"path walk, {clip.frame_count} frames: bone tails' distance from a cubic over 7 frames (mm)")
+    for name in ("hips", "chest", "upper_arm.L", "forearm.L", "thigh.L", "shin.L", "foot.L", "toe.L"):
+        p = tails[:, sk.index(name)]
+        windows = np.lib.stride_tricks.sliding_window_view(p, 7, axis=0)  # (F - 6, 3, 7)
+        off = np.linalg.norm(windows[:, :, 3] - windows @ fit[3], axis=-1) * 1000
+        print(f"  {name:12s} median {np.median(off):6.2f}  p90 {np.percentile(off, 90):6.2f}  max {off.max():6.2f}")
+        emit("key_roughness", name, median_mm=float(np.median(off)), p90_mm=float(np.percentile(off, 90)),
+             max_mm=float(off.max()))
+
+
+def controls_case(frames: int, tolerance: float, repeat: int) -> None:
+    sys.path.insert(0, str(ROOT / "tests" / "engine"))
+    from test_controls import mini_rig
+    from test_keys_controls import swaying
+
+    from procanim_addon.controls import convert
+
+    rig = mini_rig("FK")
+    sk, intended = swaying(rig, frames)
+    converted, conv_cpu, conv_wall = timed(lambda: convert(rig, sk, intended, "FK"), repeat)
+    when = np.arange(1.0, frames + 1)
+    keyed, red_cpu, red_wall = timed(
+        lambda: keys.plan_control_keys(rig, sk, converted, when, 24.0, tolerance), repeat)
+
+    class Frames:  # what report reads of a clip
+        frame_count = frames
+
+    report("FK controls, test rig", Frames, keyed, conv_cpu, conv_wall, red_cpu, red_wall)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--frames", type=int, default=1000)
     ap.add_argument("--tolerance", type=float, default=keys.DEFAULT_TOLERANCE_M)
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--roughness", action="store_true")
     args = ap.parse_args()
+    if args.roughness:
+        roughness(args.frames)
+        return 0
     print(f"key reduction at {args.tolerance * 1000:g} mm, numpy {np.__version__}; CPU seconds")
     print(f"{'case':28s} {'frames':>6s} {'curves':>6s} {'gen s':>7s} {'keys s':>7s} {'ratio':>6s} "
           f"{'keys %':>6s} {'err mm':>6s} {'skate':>6s} {'exact':>5s}")
@@ -110,6 +159,7 @@ def main() -> int:
         lambda: keys.plan_clip_keys(ci, a[0], args.tolerance, marks=keys.handshake_marks(
             rep["phase_starts_initiator"], ci.frames)), args.repeat)
     report("handshake, initiator", ci, keyed, gen_cpu, gen_wall, red_cpu, red_wall)
+    controls_case(args.frames, args.tolerance, args.repeat)
     print("ratio: reduction's CPU time / generation's; keys %: of the dense bake's; err: largest deform error "
           "(engine's copy of Blender's evaluation); skate: largest mean speed added to a planted foot (cm/s)")
     return 0
