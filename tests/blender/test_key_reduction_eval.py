@@ -11,7 +11,9 @@ on every frame:
   and tails (``pose_bone.matrix``) equal the engine's forward model of those values within 1e-5 m
   — quaternion curves evaluated one by one and normalised by the pose, Euler curves in their order;
 * the engine's reduced curves keep every head and tail within the tolerance of the dense bake, as
-  Blender plays both.
+  Blender plays both;
+* a key moved 5 cm with its handles (as the Graph Editor moves it) changes the evaluated pose only
+  between its neighbouring keys (the handles ProcAnim writes are not recomputed from neighbours).
 
 And on random curves of every handle type (free, aligned, vector, auto, auto clamped with the curve's
 smoothing ``NONE``; linear and constant segments; keys off whole frames), the handles Blender holds
@@ -24,6 +26,7 @@ import importlib
 
 import bpy
 import numpy as np
+import pytest
 
 TOLERANCE = 1e-5
 KEY_TOLERANCE_M = 0.001
@@ -121,6 +124,36 @@ def test_reduced_walk_plays_in_blender_as_the_engine_evaluates_it(procanim_exten
     stored = np.empty(len(written[0].keyframe_points), dtype=np.int32)
     written[0].keyframe_points.foreach_get("type", stored)
     assert np.array_equal(stored, keyed.curves[0].key_type)
+
+
+def test_moving_one_key_in_blender_changes_the_pose_only_between_its_neighbours(procanim_extension):
+    ext = procanim_extension
+    keys = _module(ext, "procanim_addon.keys")
+    compat = _module(ext, "operators.compat")
+    bpy.ops.procanim.add_human(name="Walker")
+    obj = bpy.context.view_layer.objects.active
+    sk, rm, clip = _walk(ext, obj)
+    keyed = keys.plan_clip_keys(clip, sk, KEY_TOLERANCE_M)
+    fcurves, groups = compat.assign_action(obj, bpy.data.actions.new("reduced"))
+    written = {(c.data_path, c.index): _write(fcurves, groups, c) for c in keyed.curves}
+    fc = written[('pose.bones["hips"].location', 1)]
+    frames = np.arange(int(clip.frames[0]), int(clip.frames[-1]) + 1)
+    before = np.array([_points(obj, sk) for _ in frames if bpy.context.scene.frame_set(int(_)) is None])
+    points = fc.keyframe_points
+    k = len(points) // 2
+    lo, at, hi = (float(points[i].co.x) for i in (k - 1, k, k + 1))
+    key = points[k]
+    key.co.y += 0.05  # a key moved up 5 cm with its handles, as the Graph Editor's G does
+    key.handle_left.y += 0.05
+    key.handle_right.y += 0.05
+    fc.update()
+    after = np.array([_points(obj, sk) for _ in frames if bpy.context.scene.frame_set(int(_)) is None])
+    moved = np.abs(after - before).max(axis=(1, 2))
+    changed = frames[moved > 1e-6]
+    print(f"key {k} at frame {at:g} moved: pose changed on frames {changed.min()}–{changed.max()} "
+          f"(neighbouring keys {lo:g}, {hi:g}), by up to {moved.max() * 100:.2f} cm")
+    assert changed.min() > lo and changed.max() < hi
+    assert moved.max() == pytest.approx(0.05, rel=1e-3)
 
 
 def _random_curve(keys_mod, rng, n: int, kinds: list[str]):
