@@ -161,7 +161,8 @@ def main() -> int:
     report("handshake, initiator", ci, keyed, gen_cpu, gen_wall, red_cpu, red_wall)
     controls_case(args.frames, args.tolerance, args.repeat)
     print("ratio: reduction's CPU time / generation's; keys %: of the dense bake's; err: largest deform error "
-          "(engine's copy of Blender's evaluation); skate: largest mean speed added to a planted foot (cm/s)")
+          "(engine's copy of Blender's evaluation); skate: mean horizontal speed added to the sole points over "
+          "every contact frame (cm/s)")
     return 0
 
 

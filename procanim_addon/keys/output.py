@@ -103,7 +103,8 @@ class KeyedAction:
     keys_written / keys_dense: keys of these curves / of the dense bake of the same motion;
     max_error_m: the largest distance of any measured point (deform heads and tails, sole points)
     from the dense motion on any frame, with the curves evaluated as Blender does (:mod:`.bezier`);
-    max_skate_m_s: the largest mean speed the curves add to a planted foot; contacts_exact: every
+    skate_added_m_s: the mean horizontal speed the curves add to the feet's sole points over every
+    contact frame; contacts_exact: every
     contact's first and last frame is a key of its leg and no planted foot skates more than the
     bound; tolerance_m: the bound asked for; notes: sentences for the user.
     """
@@ -113,7 +114,7 @@ class KeyedAction:
     keys_written: int = 0
     keys_dense: int = 0
     max_error_m: float = 0.0
-    max_skate_m_s: float = 0.0
+    skate_added_m_s: float = 0.0
     contacts_exact: bool = True
     tolerance_m: float = 0.0
     notes: list[str] = field(default_factory=list)
@@ -126,6 +127,6 @@ class KeyedAction:
             "keys_dense": int(self.keys_dense),
             "keys_percent_of_dense": 100.0 * self.keys_written / max(self.keys_dense, 1),
             "key_error_max_mm": self.max_error_m * 1000.0,
-            "key_skate_added_cm_s": self.max_skate_m_s * 100.0,
+            "key_skate_added_cm_s": self.skate_added_m_s * 100.0,
             "contacts_exact": bool(self.contacts_exact),
         }

@@ -83,13 +83,13 @@ class Problem:
 class Refinement:
     """What :func:`refine` returns: per group the sample indices of its keys and their left and right
     slopes ``(K, n)``, the curves' values on every sample ``(S, C)``, the largest joint error (m) and
-    skate change (m/s) left, and the number of rounds."""
+    the skate added (m/s, :func:`skate_added`) left, and the number of rounds."""
 
     keys: list[np.ndarray]
     slopes: list[tuple[np.ndarray, np.ndarray]]
     values: np.ndarray
     max_error: float = 0.0
-    max_skate: float = 0.0
+    skate_added: float = 0.0
     rounds: int = 0
     notes: list[str] = field(default_factory=list)
 
@@ -246,7 +246,7 @@ def refine(problem: Problem, tolerance: float, contact_speed: float = 0.0005, ke
         result.notes.append(f"stopped after {max_rounds} rounds")
     err_vec = model(state.values) - ref_pts
     result.max_error = float(np.linalg.norm(err_vec, axis=-1).max()) if n else 0.0
-    result.max_skate = max_skate(err_vec, p.contacts, p.fps)
+    result.skate_added = skate_added(err_vec, p.contacts, p.fps)
     result.keys, result.slopes, result.values = state.keys, state.slopes, state.values
     return result
 
@@ -275,7 +275,7 @@ def _key_everything(state: _State, affects: np.ndarray, err: np.ndarray, bad: np
     return added
 
 
-def max_skate(err_vec: np.ndarray, contacts: list, fps: float) -> float:
+def skate_added(err_vec: np.ndarray, contacts: list, fps: float) -> float:
     """The mean speed (m/s) the curves add to the feet's sole points over every contact frame
     (:func:`_skate` of each span, weighted by its frames)."""
     spans = _Spans(contacts)
