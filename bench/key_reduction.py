@@ -33,9 +33,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
-sys.path.insert(0, str(ROOT / "tools"))
 
-from benchlog import emit  # noqa: E402
 from path_walk_engine import big_rig, s_curve  # noqa: E402
 
 from procanim_addon import keys  # noqa: E402
@@ -77,12 +75,8 @@ def walk_case(label, sk, rm, frames: int, tolerance: float, repeat: int):
 def report(label, clip, keyed, gen_cpu, gen_wall, red_cpu, red_wall):
     m = keyed.metrics()
     print(f"{label:28s} {clip.frame_count:6d} {len(keyed.curves):6d} {gen_cpu:7.2f} {red_cpu:7.2f} "
-          f"{red_cpu / gen_cpu:6.2f} {m['keys_percent_of_dense']:6.1f} {m['key_error_max_mm']:6.3f} "
-          f"{m['key_skate_added_cm_s']:6.3f} {'yes' if m['contacts_exact'] else 'no':>5s}")
-    emit("key_reduction", label, frames=clip.frame_count, curves=len(keyed.curves), generate_cpu_s=gen_cpu,
-         generate_wall_s=gen_wall, reduce_cpu_s=red_cpu, reduce_wall_s=red_wall,
-         keys_pct=m["keys_percent_of_dense"], error_max_mm=m["key_error_max_mm"],
-         skate_added_cm_s=m["key_skate_added_cm_s"], contacts_exact=m["contacts_exact"])
+          f"{red_cpu / gen_cpu:6.2f} {gen_wall:7.2f} {red_wall:7.2f} {m['keys_percent_of_dense']:6.1f} "
+          f"{m['key_error_max_mm']:6.3f} {m['key_skate_added_cm_s']:6.3f} {'yes' if m['contacts_exact'] else 'no':>5s}")
 
 
 def roughness(frames: int) -> None:
@@ -100,8 +94,6 @@ def roughness(frames: int) -> None:
         windows = np.lib.stride_tricks.sliding_window_view(p, 7, axis=0)  # (F - 6, 3, 7)
         off = np.linalg.norm(windows[:, :, 3] - windows @ fit[3], axis=-1) * 1000
         print(f"  {name:12s} median {np.median(off):6.2f}  p90 {np.percentile(off, 90):6.2f}  max {off.max():6.2f}")
-        emit("key_roughness", name, median_mm=float(np.median(off)), p90_mm=float(np.percentile(off, 90)),
-             max_mm=float(off.max()))
 
 
 def controls_case(frames: int, tolerance: float, repeat: int) -> None:
@@ -134,9 +126,9 @@ def main() -> int:
     if args.roughness:
         roughness(args.frames)
         return 0
-    print(f"key reduction at {args.tolerance * 1000:g} mm, numpy {np.__version__}; CPU seconds")
+    print(f"key reduction at {args.tolerance * 1000:g} mm, numpy {np.__version__}; CPU seconds, then wall seconds")
     print(f"{'case':28s} {'frames':>6s} {'curves':>6s} {'gen s':>7s} {'keys s':>7s} {'ratio':>6s} "
-          f"{'keys %':>6s} {'err mm':>6s} {'skate':>6s} {'exact':>5s}")
+          f"{'gen w':>7s} {'keys w':>7s} {'keys %':>6s} {'err mm':>6s} {'skate':>6s} {'exact':>5s}")
     walk_case("path walk, human (22)", *human_skeleton(), args.frames, args.tolerance, args.repeat)
     walk_case("path walk, Rigify-like (159)", *big_rig(), args.frames, args.tolerance, args.repeat)
     sk, rm = duck_skeleton()
@@ -160,9 +152,9 @@ def main() -> int:
             rep["phase_starts_initiator"], ci.frames)), args.repeat)
     report("handshake, initiator", ci, keyed, gen_cpu, gen_wall, red_cpu, red_wall)
     controls_case(args.frames, args.tolerance, args.repeat)
-    print("ratio: reduction's CPU time / generation's; keys %: of the dense bake's; err: largest deform error "
-          "(engine's copy of Blender's evaluation); skate: mean horizontal speed added to the sole points over "
-          "every contact frame (cm/s)")
+    print("ratio: reduction's CPU time / generation's; w: wall seconds; keys %: of the dense bake's; "
+          "err: largest deform error (engine's copy of Blender's evaluation); "
+          "skate: mean horizontal speed added to the sole points over every contact frame (cm/s)")
     return 0
 
 
