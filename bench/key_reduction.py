@@ -37,6 +37,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from path_walk_engine import big_rig, s_curve  # noqa: E402
 
 from procanim_addon import keys  # noqa: E402
+from procanim_addon.clip import Clip  # noqa: E402
 from procanim_addon.duck import DuckParams, generate_duck_walk  # noqa: E402
 from procanim_addon.ground import FlatGround  # noqa: E402
 from procanim_addon.handshake import HandshakeParams, generate_handshake  # noqa: E402
@@ -106,14 +107,9 @@ def controls_case(frames: int, tolerance: float, repeat: int) -> None:
     rig = mini_rig("FK")
     sk, intended = swaying(rig, frames)
     converted, conv_cpu, conv_wall = timed(lambda: convert(rig, sk, intended, "FK"), repeat)
-    when = np.arange(1.0, frames + 1)
-    keyed, red_cpu, red_wall = timed(
-        lambda: keys.plan_control_keys(rig, sk, converted, when, 24.0, tolerance), repeat)
-
-    class Frames:  # what report reads of a clip
-        frame_count = frames
-
-    report("FK controls, test rig", Frames, keyed, conv_cpu, conv_wall, red_cpu, red_wall)
+    clip = Clip.rest(sk.names, np.arange(1.0, frames + 1), 24.0)  # the frames and rate the keys are on
+    keyed, red_cpu, red_wall = timed(lambda: keys.plan_control_keys(rig, sk, converted, clip, tolerance), repeat)
+    report("FK controls, test rig", clip, keyed, conv_cpu, conv_wall, red_cpu, red_wall)
 
 
 def main() -> int:

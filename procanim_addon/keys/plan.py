@@ -205,18 +205,20 @@ def _feet_points(skeleton: Skeleton, feet: list[Foot] | None, first: int) -> tup
     return extra, foot_points
 
 
-def plan_control_keys(rig, skeleton: Skeleton, keys, frames, fps: float, tolerance: float, marks=(), contacts=(),
+def plan_control_keys(rig, skeleton: Skeleton, keys, clip: Clip, tolerance: float, marks=(), contacts=(),
                       feet: list[Foot] | None = None, pins=None,
                       contact_speed: float = CONTACT_SPEED_M_S) -> KeyedAction:
-    """:func:`plan_keys` for a bake onto a control rig's controls: ``keys`` is the conversion's
-    :class:`~procanim_addon.controls.ControlKeys` of ``rig`` for the deform ``skeleton``; the error is
+    """:func:`plan_keys` for a bake of ``clip`` onto a control rig's controls: ``keys`` is the
+    conversion's :class:`~procanim_addon.controls.ControlKeys` of ``rig`` for the deform ``skeleton``
+    (their frames are the clip's); the error is
     measured on the deform skeleton the controls drive (:class:`.control_forward.ControlForward`;
     ``pins``: rig bone → matrices of the bones an IK solve places). The switch curves are not part of
     it (two constant keys, written as they are)."""
     channels, values = control_channels(rig, keys)
     extra, foot_points = _feet_points(skeleton, feet, 2 * len(skeleton))
     model = ControlForward(rig, skeleton, channels, pins, extra)
-    return plan_keys(channels, frames, values, model, tolerance, fps, marks, contacts, foot_points, contact_speed)
+    return plan_keys(channels, clip.frames, values, model, tolerance, clip.fps, marks, contacts, foot_points,
+                     contact_speed)
 
 
 __all__ = ["Contact", "plan_clip_keys", "plan_control_keys", "plan_keys", "validate_tolerance"]

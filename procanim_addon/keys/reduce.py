@@ -1,37 +1,34 @@
 """Choosing the keys: the fewest keys whose curves keep every deform joint within the tolerance.
 
 The dense motion is known on every frame (the *samples*: every frame of the bake's range); each key
-group (:func:`.layout.key_groups`) is to be keyed on a subset of them. A key takes the dense value of
-its frame and the dense curve's slope there (:func:`data_slopes`), so that each segment between two
-keys is the Hermite curve that matches the dense motion's value and velocity at both ends — the curve
-Blender draws through the handles :func:`.handles.aligned` writes. A segment depends on its two keys
-only: adding or moving a key changes the curve between its neighbours and nowhere else.
+group (:func:`.layout.key_groups`) is keyed on a subset of them (``Problem.allowed``: the generator's
+own frames). A key takes the dense value of its frame; its slopes are solved (:mod:`.fit`: the
+curve that follows the dense one best between keys) or copied from the dense curve. Each segment
+between two keys is the Hermite curve through them — the curve Blender draws through the handles
+:func:`.handles.aligned` writes.
 
 **Greedy refinement on the joint error** (a Douglas–Peucker split driven by the pose, not by each
-curve's values). Every group starts with its first, last and required keys. Then, repeatedly:
+curve's values). Every group starts with its first, last and forced keys. Then, round after round:
 
 1. evaluate every curve on every frame and the forward model on the result: the error of a point on
    a frame is its distance from where the dense motion puts it;
-2. for each frame whose worst point is beyond the target, find the curve responsible — of the groups
-   that move that point, the one whose own error moves it most (``model.contribution``: that curve
-   reduced, every other channel dense; exact, not a linearisation);
-3. give each responsible group one more key in each of its segments that hold such frames: on the
-   frame where its own share of the error is largest.
+2. on each frame whose worst point is beyond the target, find the curves responsible — of the groups
+   that move that point, those whose own error moves it at least half as much as the largest
+   (``model.contribution``: that curve reduced, every other channel dense; exact, not linearised);
+3. give each responsible group a key in each run of such frames within one of its segments, on the
+   frame of its largest share; where that share is many times the target, keys spread evenly over
+   the segment, as many as the square root of the ratio (far from the keys the error does not yet
+   shrink with the fourth power of the spacing).
 
-A contact interval of a foot is checked the same way for its *skate*: the frame-to-frame change of
-the foot's error, summed over the interval, must stay under ``contact_speed / fps`` per frame (the
-dense motion's foot speed is changed by less than ``contact_speed`` on average); the group whose
-share varies most over the interval gets a key where its share is largest.
+Once every joint is within the bound, the feet's contact spans are checked for *skate*: the mean
+horizontal speed the curves add to the sole points over every contact frame must stay under
+``contact_speed``. The spans contributing most to the excess are fixed first: each group whose
+share of a span's skate is at least half the largest gets a key where it moves the foot most.
 
 Errors add along a chain (the hips' error moves the feet too), so per-curve budgets fixed in advance
 would either overshoot or waste keys; deciding on the measured joint error spends keys only where the
-pose needs them. Each round costs one evaluation of the forward model over the clip and the
-group contributions on the offending frames only, and adds keys to every offending segment at once:
-the number of rounds grows with the logarithm of the segment lengths, not with the number of keys.
-
-The target is ``margin × tolerance``, leaving room for the float32 rounding of the written keys and
-handles; :mod:`.bake_keys` then measures the written curves with Blender's own arithmetic
-(:mod:`.bezier`) and refines again with that evaluator if the bound is not met.
+pose needs them. A round costs one evaluation of the forward model over the clip and the group
+contributions on the offending frames only, and adds keys to every offending segment at once.
 """
 
 from __future__ import annotations
@@ -151,16 +148,11 @@ class _State:
         self.dirty.add(g)
 
 
-def _skate(e: np.ndarray) -> float:
-    """Mean frame-to-frame horizontal change (m per frame) of errors ``e`` ``(n, k, 3)`` (Z up) over
-    frames and points: the speed (per frame) the curves add to points that should stand still."""
-    return float(np.mean(np.linalg.norm(np.diff(e[..., :2], axis=0), axis=-1))) if len(e) > 1 else 0.0
-
-
 class _Spans:
     """Contact spans laid end to end: ``rows`` (frame of each row), ``span`` (its span), the spans'
     points ``(n_spans, k)``, and per row its span's points; a row's change is taken from the row
-    before it in the same span."""
+    before it in the same span. A span's *skate* is the mean frame-to-frame horizontal change (m per
+    frame, Z up) of its points' errors: the speed the curves add to points that should stand still."""
 
     def __init__(self, contacts: list):
         self.contacts = [c for c in contacts if c.end > c.start]
@@ -174,7 +166,7 @@ class _Spans:
         self.n_pairs = np.bincount(self.span[self.pairs], minlength=len(self.contacts))
 
     def skates(self, moved: np.ndarray) -> np.ndarray:
-        """Per span, :func:`_skate` of the displacements ``moved`` ``(rows, k, 3)``."""
+        """Per span, the skate of the displacements ``moved`` ``(rows, k, 3)``."""
         step = np.linalg.norm(moved[self.pairs, :, :2] - moved[self.pairs - 1, :, :2], axis=-1).mean(axis=1)
         total = np.bincount(self.span[self.pairs], step, minlength=len(self.contacts))
         return total / np.maximum(self.n_pairs, 1)
@@ -276,8 +268,8 @@ def _key_everything(state: _State, affects: np.ndarray, err: np.ndarray, bad: np
 
 
 def skate_added(err_vec: np.ndarray, contacts: list, fps: float) -> float:
-    """The mean speed (m/s) the curves add to the feet's sole points over every contact frame
-    (:func:`_skate` of each span, weighted by its frames)."""
+    """The mean horizontal speed (m/s) the curves add to the feet's sole points over every contact
+    frame (each span's skate weighted by its frames)."""
     spans = _Spans(contacts)
     if not spans.contacts:
         return 0.0

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from procanim_addon import transforms as tf
+from procanim_addon.clip import Clip
 from procanim_addon.controls import convert
 from procanim_addon.controls.deform import deform_skeleton, rig_pose
 from procanim_addon.controls.evaluate import RigPose
@@ -50,8 +51,8 @@ def fk_bake():
     rig = mini_rig("FK")
     sk, intended = swaying(rig)
     keys = convert(rig, sk, intended, "FK")
-    frames = np.arange(1.0, FRAMES + 1)
-    return rig, sk, intended, keys, plan_control_keys(rig, sk, keys, frames, 24.0, TOLERANCE_M)
+    clip = Clip.rest(sk.names, np.arange(1.0, FRAMES + 1), 24.0)  # the frames and rate the keys are on
+    return rig, sk, intended, keys, plan_control_keys(rig, sk, keys, clip, TOLERANCE_M)
 
 
 def deform_points(rig, sk, channels, values):
