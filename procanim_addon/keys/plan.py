@@ -98,6 +98,8 @@ def plan_keys(channels: list[Channel], frames, values, model, tolerance: float, 
     validate_tolerance(tolerance)
     frames = np.asarray(frames, float)
     values = np.asarray(values, float)
+    if not (np.all(np.isfinite(values)) and np.all(np.isfinite(frames))):
+        raise ValueError("The motion holds invalid (NaN) values; no keys were planned.")
     marks = list(marks)
     dense_count = values.size
     if tolerance == 0.0 or len(frames) < 3:

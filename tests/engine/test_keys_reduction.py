@@ -31,6 +31,8 @@ from procanim_addon.keys import (
     validate_tolerance,
     walk_contacts,
 )
+from procanim_addon.rigs import human_skeleton
+from procanim_addon.walk import PathWalkParams, generate_path_walk
 from procanim_addon.walk.character import read_character
 from procanim_addon.walk.metrics import contact_quality, sole_points
 
@@ -256,3 +258,39 @@ def test_a_tighter_tolerance_keeps_more_keys_and_its_bound():
 def test_a_tolerance_out_of_range_is_refused_with_a_message(bad):
     with pytest.raises(ValueError, match="Key tolerance"):
         validate_tolerance(bad)
+
+
+def test_root_motion_on_the_object_is_keyed_and_measured_in_world_space():
+    sk, rm = human_skeleton()
+    path = np.array([[0.0, 0.0, 0.0], [0.0, -2.0, 0.0], [1.5, -3.5, 0.0]])
+    clip = generate_path_walk(sk, rm, path, FlatGround(), PathWalkParams(root_motion="OBJECT"))
+    assert clip.object_locations is not None and clip.object_rotations is not None
+    keyed = plan_clip_keys(clip, sk, TOLERANCE_M)
+    paths = {c.data_path for c in keyed.curves}
+    assert {"location", "rotation_euler"} <= paths
+    # world space: the object's transform carries the armature-space pose of the keyed channels
+    frames = every_frame(clip)
+    channels, dense = clip_channels(clip)
+    played_values = reduced_played(keyed, clip)
+
+    def world(values):
+        bone_cols = [c for c, ch in enumerate(channels) if ch.bone]
+        sub = type(clip)(clip.bone_names, frames, clip.fps, clip.locations, clip.rotations,
+                         key_location=clip.key_location, key_rotation=clip.key_rotation)
+        pose = played(sk, sub, values[:, bone_cols])
+        obj = {ch.prop + str(ch.index): values[:, c] for c, ch in enumerate(channels) if not ch.bone}
+        rot = tf.euler_to_mat3(np.stack([obj[f"rotation_euler{k}"] for k in range(3)], -1), "XYZ")
+        loc = np.stack([obj[f"location{k}"] for k in range(3)], -1)
+        pts = points(sk, pose)
+        return np.einsum("fij,fpj->fpi", rot, pts) + loc[:, None, :]
+
+    error = np.linalg.norm(world(played_values) - world(dense), axis=-1).max()
+    assert error <= TOLERANCE_M + 1e-6
+    assert keyed.keys_written < keyed.keys_dense
+
+
+def test_a_motion_with_nan_is_refused():
+    sk, _, clip, *_ = _case("handshake_partner")
+    clip.rotations[3, int(np.argmax(clip.key_rotation)), 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        plan_clip_keys(clip, sk, TOLERANCE_M)
