@@ -1,0 +1,178 @@
+"""The forward model of a bake onto a control rig: control channels → the deform skeleton they drive.
+
+The keys go on the animator's controls (:mod:`procanim_addon.controls`); the error that matters is
+still on the deform skeleton. :class:`ControlForward` evaluates the rig as the conversion does
+(:class:`~procanim_addon.controls.evaluate.RigPose`: parenting with every inheritance setting and the
+constraints control rigs use) with each keyed control's basis built from its channel values, and
+returns the heads and tails of the deform skeleton's bones (the ``ORG-`` bones and ``root`` on a
+generated Rigify rig; a bone the skeleton turned end for end is measured on the rig's own bone).
+
+A group's share of an error (:meth:`ControlForward.contribution`) is the same evaluation on the
+asked frames with that control alone taking the reduced values: the rig re-evaluates only the bones
+that depend on it.
+
+Bones an IK chain moves are evaluated only where they are *pinned* (``pins``: rig bone → matrices
+``(F, 4, 4)``, as the conversion pins them); the model refuses, naming the chain, to measure a bone
+that depends on an unpinned chain (keys on IK controls need the IK solve modelled: not done here —
+FK controls, the torso, root, neck, head and tail are measured exactly).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import transforms as tf
+from ..controls.constraints import Unsupported
+from ..controls.evaluate import RigPose
+from ..controls.rig import ControlRig
+from ..skeleton import Skeleton
+from .layout import Channel, channel_basis, key_groups, rotation_prop, rotation_values
+
+
+class ControlForward:
+    """Deform heads and tails (bone ``b`` of ``skeleton``: head ``2b``, tail ``2b + 1``), then
+    ``extra_points`` (``(skeleton bone index, rest position (3,), armature space)``, carried by the
+    rig's bone), ``(N, P, 3)``, for the values of ``channels`` (on ``rig``'s controls)."""
+
+    def __init__(self, rig: ControlRig, skeleton: Skeleton, channels: list[Channel], pins: dict | None = None,
+                 extra_points=()):
+        self.rig, self.sk, self.channels = rig, skeleton, channels
+        self.groups = key_groups(channels)
+        self.pins = pins or {}
+        missing = sorted({c.bone for c in channels if not rig.has(c.bone)})
+        if missing:
+            raise ValueError(f"channels of bones the rig does not have: {', '.join(missing)}")
+        self.columns: dict[int, list[int]] = {}
+        for c, ch in enumerate(channels):
+            self.columns.setdefault(rig.index(ch.bone), []).append(c)
+        self.group_control = [rig.index(channels[cols[0]].bone) for cols in self.groups]
+        self.measured = np.array([rig.index(n) for n in skeleton.names])
+        self.extra = [(int(self.measured[b]), (tf.affine_inverse(rig.matrix_local[self.measured[b]])
+                                               @ np.append(np.asarray(p, float), 1.0))[:3]) for b, p in extra_points]
+        self.n_points = 2 * len(self.measured) + len(self.extra)
+        probe = self._state(np.zeros((1, len(channels))) + self._rest_values())
+        try:
+            for b in self.measured:
+                probe.pose(int(b))
+        except Unsupported as exc:
+            raise ValueError(f"the control rig's deform bones cannot be evaluated here ({exc})") from exc
+        self.affects = self._affects(probe)
+
+    def _rest_values(self) -> np.ndarray:
+        """Channel values of the rest pose (quaternion w and scale 1, everything else 0) ``(C,)``."""
+        out = np.zeros(len(self.channels))
+        for c, ch in enumerate(self.channels):
+            if (ch.prop == "rotation_quaternion" and ch.index == 0) or ch.prop == "scale":
+                out[c] = 1.0
+            elif ch.prop == "rotation_axis_angle" and ch.index == 2:
+                out[c] = 1.0  # Blender's default axis (0, 1, 0)
+        return out
+
+    def _affects(self, probe: RigPose) -> np.ndarray:
+        """Which points each group moves: the points that move when its control is turned and shifted
+        a little on the rest pose (the rig evaluates only the bones that read the control)."""
+        out = np.zeros((len(self.groups), self.n_points), dtype=bool)
+        rest = self._points(probe)
+        nudge = np.eye(4)
+        nudge[:3, :3] = tf.quat_to_mat3(tf.quat_normalize(np.array([1.0, 0.1, 0.2, 0.3])))
+        nudge[:3, 3] = (0.01, 0.02, 0.03)
+        for g, control in enumerate(self.group_control):
+            basis = probe.basis[control]
+            probe.set_basis(control, basis @ nudge)
+            out[g] = np.abs(self._points(probe) - rest).max(axis=(0, 2)) > 1e-9
+            probe.set_basis(control, basis)
+        return out
+
+    def _basis(self, control: int, values: np.ndarray) -> np.ndarray:
+        loc, rot, scale = channel_basis(self.channels, values, self.columns[control])
+        n = values.shape[0]
+        m = np.broadcast_to(np.eye(4), (n, 4, 4)).copy()
+        if rot is not None:
+            m[:, :3, :3] = rot
+        if scale is not None:
+            m[:, :3, :3] *= scale[:, None, :]
+        if loc is not None:
+            m[:, :3, 3] = loc
+        return m
+
+    def _state(self, values: np.ndarray, frames: np.ndarray | None = None) -> RigPose:
+        state = RigPose(self.rig, values.shape[0])
+        for control in self.columns:
+            state.set_basis(control, self._basis(control, values))
+        for bone, pose in self.pins.items():
+            state.pin(bone, pose if frames is None else pose[frames])
+        return state
+
+    def _points(self, state: RigPose, bones=None, extra=None) -> np.ndarray:
+        """Heads and tails of ``bones`` (rig indices; default every measured bone, then the extra
+        points), or of ``bones`` and then the extra points numbered ``extra``."""
+        if bones is None:
+            bones, extra = self.measured, range(len(self.extra))
+        extra = [] if extra is None else list(extra)
+        out = np.empty((state.frames, 2 * len(bones) + len(extra), 3))
+        for k, b in enumerate(bones):
+            pose = state.pose(int(b))
+            out[:, 2 * k] = pose[:, :3, 3]
+            out[:, 2 * k + 1] = pose[:, :3, 3] + pose[:, :3, 1] * self.rig.lengths[b]  # the tail carries scale
+        for k, e in enumerate(extra):
+            bone, local = self.extra[e]
+            pose = state.pose(bone)
+            out[:, 2 * len(bones) + k] = pose[:, :3, :3] @ local + pose[:, :3, 3]
+        return out
+
+    def __call__(self, values: np.ndarray) -> np.ndarray:
+        return self._points(self._state(np.asarray(values, float)))
+
+    def prepare(self, reference: np.ndarray) -> None:
+        self._reference_points = self(reference)
+
+    def contribution(self, group: int, values, reference, frames, points) -> np.ndarray:
+        """Displacement ``(n, 3)`` of ``points[i]`` on frame ``frames[i]`` when the control of key group
+        ``group`` alone takes ``values`` (all frames) and every other channel ``reference``."""
+        frames, points = np.asarray(frames, dtype=int), np.asarray(points, dtype=int)
+        unique, row = np.unique(frames, return_inverse=True)
+        state = self._state(np.asarray(reference, float)[unique], unique)
+        control = self.group_control[group]
+        mixed = np.asarray(reference, float)[unique].copy()
+        cols = self.groups[group]
+        mixed[:, cols] = np.asarray(values, float)[unique][:, cols]
+        state.set_basis(control, self._basis(control, mixed))
+        n_bone_points = 2 * len(self.measured)
+        own, extra = points < n_bone_points, points >= n_bone_points
+        bones = np.unique(points[own] // 2)
+        extras = np.unique(points[extra] - n_bone_points)
+        moved = self._points(state, self.measured[bones], extras)  # (u, 2 * len(bones) + len(extras), 3)
+        slot = np.empty(len(points), dtype=int)
+        slot[own] = np.searchsorted(bones, points[own] // 2) * 2 + points[own] % 2
+        slot[extra] = 2 * len(bones) + np.searchsorted(extras, points[extra] - n_bone_points)
+        out = moved[row, slot] - self._reference_points[frames, points]
+        out[~self.affects[group, points]] = 0.0
+        return out
+
+
+def control_channels(rig: ControlRig, keys) -> tuple[list[Channel], np.ndarray]:
+    """The F-curves a bake onto controls writes for a conversion's ``keys``
+    (:class:`~procanim_addon.controls.ControlKeys`) and their dense values ``(F, C)`` (float32-rounded):
+    location, rotation in each control's rotation mode, and the scale of stretch-cancelling
+    controls — as ``operators/control_rig.py`` writes them."""
+    channels: list[Channel] = []
+    columns: list[np.ndarray] = []
+    for c in sorted(keys.basis):
+        name, mode = rig.names[c], rig.rotation_modes[c]
+        loc, rot = keys.location.get(c), keys.rotation.get(c)
+        if loc is None or rot is None:
+            loc, rot, _ = tf.decompose(keys.basis[c])
+        if keys.key_location[c]:
+            channels += [Channel(name, "location", k) for k in range(3)]
+            columns.append(loc)
+        if keys.key_rotation[c]:
+            prop = rotation_prop(mode)
+            kind = mode if prop != "rotation_axis_angle" else "AXIS_ANGLE"
+            values = rotation_values(mode, rot)
+            channels += [Channel(name, prop, k, kind) for k in range(values.shape[1])]
+            columns.append(values)
+        if c in keys.scale:
+            channels += [Channel(name, "scale", k) for k in range(3)]
+            columns.append(keys.scale[c])
+    values = np.concatenate(columns, axis=1) if columns else np.zeros((0, 0))
+    return channels, values.astype(np.float32).astype(float)

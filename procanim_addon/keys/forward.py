@@ -1,0 +1,200 @@
+"""From channel values to deform joints: what the reduction measures its error on.
+
+The reduction asks two things of the motion it reduces, through a *forward model*:
+
+* ``model(values)``: the positions ``(N, P, 3)`` (m) of the measured points — every deform bone's
+  head and tail, and any extra point (a heel) — for channel values ``(N, C)`` on N frames;
+* ``model.contribution(group, values, reference, frames, points)``: the displacement ``(n, 3)`` of
+  point ``points[i]`` on frame ``frames[i]`` when only key group ``group`` takes ``values`` and every
+  other channel stays at ``reference`` — how much of an error one curve makes (used to decide which
+  curve gets the next key);
+* ``model.affects``: ``(G, P)`` booleans, which points each key group can move.
+
+:class:`DeformForward` is the model of a plain skeleton (keys on the deform bones): Blender's pose
+evaluation (:mod:`procanim_addon.skeleton`), reduced to the bones that carry keys — every other bone
+is rigid in its nearest keyed ancestor, so its points are fixed in that bone's frame. A bone's
+single-group displacement follows from ``pose = A · basis`` (A the rigid transform above the bone):
+replacing the basis moves a point ``u`` of the bone's frame by ``A · (basis′ − basis) · u``, exactly.
+A control rig plugs in its own model (:mod:`.control_forward`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import transforms as tf
+from ..skeleton import Skeleton
+from .layout import OBJECT, Channel, channel_basis, key_groups
+
+
+class DeformForward:
+    """Heads and tails (then ``extra_points``) of every bone of ``skeleton`` for the values of
+    ``channels`` (the object's channels, if any, move everything: world space).
+
+    ``extra_points``: ``(bone index, point (3,) at rest, armature space)``: points carried by a bone,
+    appended after the ``2B`` heads and tails (bone ``b``'s head is point ``2b``, its tail ``2b + 1``).
+    """
+
+    def __init__(self, skeleton: Skeleton, channels: list[Channel], extra_points=()):
+        self.sk = skeleton
+        self.channels = channels
+        self.groups = key_groups(channels)
+        names = {n: i for i, n in enumerate(skeleton.names)}
+        unknown = sorted({c.bone for c in channels if c.bone != OBJECT and c.bone not in names})
+        if unknown:
+            raise ValueError(f"channels of bones the skeleton does not have: {', '.join(unknown)}")
+        self.object_columns = [c for c, ch in enumerate(channels) if ch.bone == OBJECT]
+        columns: dict[int, list[int]] = {}
+        for c, ch in enumerate(channels):
+            if ch.bone != OBJECT:
+                columns.setdefault(names[ch.bone], []).append(c)
+        self.bone_columns = columns
+        self.keyed = sorted(columns)
+        self._build_nodes(extra_points)
+        self.group_node = []
+        for cols in self.groups:
+            bone = channels[cols[0]].bone
+            self.group_node.append(0 if bone == OBJECT else self.node_of_bone[names[bone]])
+        self.affects = self._affects()
+
+    # ------------------------------------------------------------------ structure
+    def _build_nodes(self, extra_points) -> None:
+        """Node 0: the base (the object's frame, or the armature's); then one node per keyed bone.
+        Every point is fixed in one node's frame (``self.local``, homogeneous)."""
+        sk = self.sk
+        nodes = [-1] + self.keyed  # node → bone
+        node_of = {b: k + 1 for k, b in enumerate(self.keyed)}
+        owner = np.zeros(len(sk), dtype=int)  # bone → node whose frame carries it
+        below = np.empty((len(sk), 4, 4))  # bone's pose = node pose @ below (bone unkeyed), else identity
+        self.node_parent = [-1] * len(nodes)
+        self.offset = np.empty((len(nodes), 4, 4))  # node pose = parent node pose @ offset @ basis
+        self.offset[0] = np.eye(4)
+        for b, p in enumerate(sk.parents):
+            above = np.eye(4) if p < 0 else below[p]
+            up = 0 if p < 0 else owner[p]
+            if b in node_of:
+                k = node_of[b]
+                self.node_parent[k] = up
+                self.offset[k] = above @ sk.rest_rel[b]
+                owner[b], below[b] = k, np.eye(4)
+            else:
+                owner[b], below[b] = up, above @ sk.rest_rel[b]
+        points = []
+        for b in range(len(sk)):
+            points.append((owner[b], below[b][:3, 3]))
+            points.append((owner[b], below[b][:3, :3] @ [0.0, sk.lengths[b], 0.0] + below[b][:3, 3]))
+        for b, local in extra_points:
+            local = np.asarray(local, float)
+            carry = below[b] @ tf.affine_inverse(sk.matrix_local[b])  # rest armature space → the node's frame
+            points.append((owner[b], carry[:3, :3] @ local + carry[:3, 3]))
+        self.node_bone = nodes
+        self.node_of_bone = node_of
+        self.point_node = np.array([n for n, _ in points], dtype=int)
+        self.point_local = np.array([p for _, p in points], dtype=float)
+        self.node_points = [np.nonzero(self.point_node == k)[0] for k in range(len(nodes))]
+        self.n_points = len(points)
+        # points grouped by node, contiguous: each node's points are one product, then one reordering
+        self._order = np.concatenate(self.node_points)
+        self._back = np.argsort(self._order)
+        self._slices = np.cumsum([0] + [len(i) for i in self.node_points])
+
+    def _affects(self) -> np.ndarray:
+        chain_of = []
+        for k in range(len(self.node_bone)):
+            chain, j = set(), k
+            while j >= 0:
+                chain.add(j)
+                j = self.node_parent[j]
+            chain.add(0)
+            chain_of.append(chain)
+        out = np.zeros((len(self.groups), self.n_points), dtype=bool)
+        for g, node in enumerate(self.group_node):
+            out[g] = [node in chain_of[n] for n in self.point_node]
+        return out
+
+    # ------------------------------------------------------------------ evaluation
+    def _basis(self, node: int, values: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """``(linear (N, 3, 3) | None, location (N, 3) | None)`` of a node's basis."""
+        if node == 0:
+            cols = self.object_columns
+            connected = False
+        else:
+            bone = self.node_bone[node]
+            cols = self.bone_columns[bone]
+            connected = bool(self.sk.connected[bone])
+        if not cols:
+            return None, None
+        loc, rot, scale = channel_basis(self.channels, values, cols)
+        if scale is not None:
+            rot = (np.broadcast_to(np.eye(3), scale.shape[:1] + (3, 3)) if rot is None else rot) * scale[:, None, :]
+        if connected:
+            loc = None  # Blender ignores a connected bone's location
+        return rot, loc
+
+    def node_poses(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Rotation-scale ``(K, N, 3, 3)`` and origin ``(K, N, 3)`` of every node's frame."""
+        n = values.shape[0]
+        lin = np.empty((len(self.node_bone), n, 3, 3))
+        org = np.empty((len(self.node_bone), n, 3))
+        for k in range(len(self.node_bone)):
+            off = self.offset[k]
+            rot, loc = self._basis(k, values)
+            m = np.broadcast_to(off[:3, :3], (n, 3, 3)) if rot is None else off[:3, :3] @ rot
+            o = np.broadcast_to(off[:3, 3], (n, 3)) if loc is None else loc @ off[:3, :3].T + off[:3, 3]
+            p = self.node_parent[k]
+            if p >= 0:
+                m, o = lin[p] @ m, np.einsum("nij,nj->ni", lin[p], o) + org[p]  # (one product per frame)
+            lin[k], org[k] = m, o
+        return lin, org
+
+    def __call__(self, values: np.ndarray) -> np.ndarray:
+        values = np.asarray(values, float)
+        lin, org = self.node_poses(values)
+        n = values.shape[0]
+        grouped = np.empty((n, 3, self.n_points))
+        for k, idx in enumerate(self.node_points):
+            a, b = self._slices[k], self._slices[k + 1]
+            if b > a:
+                moved = (lin[k].reshape(-1, 3) @ self.point_local[idx].T).reshape(n, 3, b - a)
+                grouped[:, :, a:b] = moved + org[k][:, :, None]
+        return np.swapaxes(grouped, 1, 2)[:, self._back]
+
+    # ------------------------------------------------------------------ one group's share of an error
+    def prepare(self, reference: np.ndarray) -> None:
+        """Keep what :meth:`contribution` needs of the reference motion: every node's frame, its
+        inverse, the frame above its basis, its basis, and the measured points."""
+        reference = np.asarray(reference, float)
+        self._ref_lin, self._ref_org = self.node_poses(reference)
+        self._ref_inv = tf.inverse3(self._ref_lin)
+        self._ref_points = self(reference)
+        self._ref_basis = [self._basis(k, reference) for k in range(len(self.node_bone))]
+        self._above = []
+        for k in range(len(self.node_bone)):
+            off = self.offset[k][:3, :3]
+            p = self.node_parent[k]
+            self._above.append(np.broadcast_to(off, self._ref_lin.shape[1:]) if p < 0 else self._ref_lin[p] @ off)
+
+    def contribution(
+        self, group: int, values: np.ndarray, reference: np.ndarray, frames: np.ndarray, points: np.ndarray
+    ) -> np.ndarray:
+        """Displacement ``(n, 3)`` of ``points[i]`` on frame ``frames[i]`` when key group ``group`` takes
+        ``values`` (``(S, C)``, all frames) and everything else stays at ``reference`` (:meth:`prepare`
+        must have been called with it)."""
+        node = self.group_node[group]
+        cols = self.groups[group]
+        mixed = reference[frames]
+        mixed[:, cols] = values[frames][:, cols]
+        rot_m, loc_m = self._basis(node, mixed)
+        rot_r, loc_r = self._ref_basis[node]
+        # u: the point in the node's frame after its basis (the reference pose)
+        offset = self._ref_points[frames, points] - self._ref_org[node][frames]
+        u = np.einsum("nij,nj->ni", self._ref_inv[node][frames], offset)
+        if rot_m is not None:
+            d = np.einsum("nij,nj->ni", rot_m - rot_r[frames], u)  # in the frame above the basis
+        else:
+            d = np.zeros(u.shape)
+        if loc_m is not None:
+            d += loc_m - loc_r[frames]
+        out = np.einsum("nij,nj->ni", self._above[node][frames], d)
+        out[~self.affects[group, points]] = 0.0  # points outside the group's reach do not move
+        return out
