@@ -1,0 +1,165 @@
+"""Walk cycles: the path walk as N whole gait cycles on a straight line, in place or with root motion.
+
+The path walk starts from standing and stops (Tsutsuguchi et al. 2000 solve the centre of mass with
+boundary conditions at both ends), so no stretch of it is exactly periodic. A loop is made in three
+moves (docs/path_walk.md, "Loops", says why):
+
+1. **A straight walk long enough to settle** (:func:`line_walk`): the same settings on a straight
+   line along the character's forward, with the step time rounded so that one gait cycle (two steps)
+   is a whole number of frames, and the standing time so that a left heel strike falls on a frame.
+   The style's weave (Happy-wandering) becomes a sine whose arc length per sway is exactly
+   ``WEAVE_STEPS`` steps, so the footsteps meet the sway at the same phase every sway; a weaving loop
+   holds whole sways (its cycles are rounded up to an even number).
+2. **The most periodic stretch** (:func:`best_window`): of the stretches of N gait cycles that start
+   at a left heel strike after ``WARMUP_STEPS`` and end ``COOLDOWN_STEPS`` before the stop, the one
+   whose last frame best continues into its first (positions and frame-to-frame motion of every
+   bone's head and tail, the travel taken off).
+3. **Closing** (:func:`procanim_addon.loop.make_loop`): the small miss spread over the loop, the
+   travel taken off (``IN_PLACE``) or put on the root bone (``ROOT_MOTION``; the hips when the rig has
+   none, the object with root motion ``OBJECT``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..clip import Clip
+from ..errors import InputError
+from ..ground import FlatGround
+from ..loop import Contacts, LoopSpec, make_loop
+from .character import SIDES, WalkCharacter
+from .metrics import CONTACT_TOL_M, sole_points
+from .params import PathWalkParams
+from .style import WEAVE_STEPS, StyleEffects
+
+WARMUP_STEPS = 4  # steps from standing before a loop may start (the start's transient has settled)
+COOLDOWN_STEPS = 4  # steps a loop ends before the stop (the stop's transient reaches back about this far)
+CANDIDATES = 4  # loop starts compared, one gait cycle apart
+MIN_CYCLE_FRAMES = 4  # a gait cycle shorter than this many frames cannot show a walk
+
+
+@dataclass
+class LineWalk:
+    """The straight walk a loop is cut from.
+
+    params:       its settings (loop ``NONE``, root motion ``BONE``, frames from 0, the rounded step time)
+    points:       its path (N, 3), armature space, along the character's forward from its rest place
+    ground:       the rest ground (flat)
+    cycle_frames: frames per gait cycle (whole)
+    cycles:       gait cycles in the loop (the asked ones, rounded up to whole sways of a weave)
+    cadence_spm:  the walk's cadence after rounding (steps/min)
+    motion_cycles: gait cycles in one period of the motion (a sway of the weave: ``WEAVE_STEPS`` / 2)
+    """
+
+    params: PathWalkParams
+    points: np.ndarray
+    ground: FlatGround
+    cycle_frames: int
+    cycles: int
+    cadence_spm: float
+    motion_cycles: int = 1
+
+
+def line_walk(char: WalkCharacter, p: PathWalkParams, settings: PathWalkParams, stride: float,
+              style: StyleEffects) -> LineWalk:
+    """The straight walk for a loop of ``p`` (``settings``: ``p`` with the style applied, as
+    :func:`~.gait.effective_settings` gives it; ``stride``: the step length, m)."""
+    step_time = 60.0 / settings.cadence_spm if settings.speed_mps <= 0 else stride / settings.speed_mps
+    cycle_frames = int(round(2.0 * step_time * p.fps))
+    if cycle_frames < MIN_CYCLE_FRAMES:
+        raise InputError(
+            f"Path walk loop: a gait cycle of {2 * step_time * p.fps:.1f} frames is too short to loop at "
+            f"{p.fps:g} fps; lower the cadence or raise the frame rate.")
+    cadence = 120.0 * p.fps / cycle_frames  # steps/min with two steps in cycle_frames
+    weaving = style.weave_legs > 0
+    sway_cycles = int(WEAVE_STEPS // 2)
+    cycles = -(-p.loop_cycles // sway_cycles) * sway_cycles if weaving else p.loop_cycles
+    half_frame = cycle_frames % 2 == 1  # odd: every other heel strike falls between two frames
+    stand_frames = round(p.stand_s * p.fps) + (0.5 if half_frame else 0.0)
+    base = stride / style.stride  # the step before the style, which the style scales back to `stride`
+    line_params = dataclasses.replace(
+        p, loop="NONE", root_motion="BONE", frame_start=0, speed_mps=0.0, style_direction=0.0,
+        cadence_spm=cadence / style.cadence, stand_s=stand_frames / p.fps,
+        stride_per_leg=p.stride_per_leg if p.stride_m > 0 else base * 100.0 / (char.leg_length * cadence))
+    steps = WARMUP_STEPS + 2 * (CANDIDATES + cycles) + COOLDOWN_STEPS
+    if weaving:
+        steps = -(-steps // int(WEAVE_STEPS)) * int(WEAVE_STEPS)
+    origin = np.array([char.pelvis_rest[0], char.pelvis_rest[1], char.rest_ground_z])
+    points = _line(origin, char.forward, char.left, steps * stride, style.weave_legs * char.leg_length,
+                   WEAVE_STEPS * stride)
+    return LineWalk(line_params.validate(), points, FlatGround(char.rest_ground_z), cycle_frames, cycles, cadence,
+                    sway_cycles if weaving else 1)
+
+
+def _line(origin, forward, left, length: float, amplitude: float, sway_arc: float) -> np.ndarray:
+    """A straight line of ``length`` m from ``origin`` along ``forward``; with an ``amplitude`` (m), a
+    sine to the ``left`` whose arc length per period is ``sway_arc`` (m) over a whole number of periods."""
+    if amplitude <= 0:
+        return np.array([origin, origin + forward * length])
+    periods = max(int(round(length / sway_arc)), 1)
+    wavelength = sway_arc
+    u = np.linspace(0.0, 1.0, 401)
+    for _ in range(30):  # the wavelength whose sine has arc length sway_arc per period (fixed point)
+        y = amplitude * np.sin(2 * np.pi * u)
+        arc = float(np.sum(np.hypot(np.diff(u) * wavelength, np.diff(y))))
+        if abs(arc - sway_arc) < 1e-9 * sway_arc:
+            break
+        wavelength *= sway_arc / arc
+    u = np.linspace(0.0, periods * wavelength, periods * 200 + 1)
+    side = amplitude * np.sin(2 * np.pi * u / wavelength)
+    return origin + np.outer(u, forward) + np.outer(side, left)
+
+
+def best_window(skeleton, walk: Clip, line: LineWalk, heel_strike: np.ndarray, side: np.ndarray,
+                travel: np.ndarray) -> int:
+    """The first frame (index into ``walk``) of the stretch of ``line.cycles`` gait cycles that best
+    continues into itself: it starts at a left heel strike (``heel_strike`` s, ``side`` +1 = left),
+    ``WARMUP_STEPS`` after the start and ending ``COOLDOWN_STEPS`` before the stop; ``travel`` (3,)
+    is the loop's travel (m). Raises InputError when the walk has no such stretch."""
+    period = line.cycles * line.cycle_frames
+    fps = walk.fps
+    n = len(heel_strike) - 1
+    pose = skeleton.fk(walk.locations, walk.rotations)
+    joints = np.concatenate([pose[:, :, :3, 3], skeleton.tails_of(pose)], axis=1)  # (F, 2B, 3)
+    best, best_score = None, np.inf
+    for k in range(WARMUP_STEPS, n - COOLDOWN_STEPS - 2 * line.cycles + 1):
+        if side[k] <= 0:
+            continue
+        j = int(round(heel_strike[k] * fps))
+        if j < 1 or j + period + 1 >= len(joints):
+            continue
+        miss = joints[j + period] - joints[j] - travel
+        step_in = (joints[j + period + 1] - joints[j + period]) - (joints[j + 1] - joints[j])
+        step_out = (joints[j + period] - joints[j + period - 1]) - (joints[j] - joints[j - 1])
+        score = max(np.abs(miss).max(), np.abs(step_in).max(), np.abs(step_out).max())
+        if score < best_score:
+            best, best_score = j, score
+    if best is None:
+        raise InputError("Path walk loop: the straight walk found no stretch of steady walking to loop.")
+    return best
+
+
+def cut_loop(skeleton, char: WalkCharacter, walk: Clip, line: LineWalk, footsteps, heel_strike,
+             p: PathWalkParams) -> Clip:
+    """The loop of ``p.loop`` cut from the straight ``walk`` (``footsteps``: its
+    :class:`~.steps.Footsteps`, ``heel_strike``: its timeline's heel strikes, s)."""
+    k_mid = len(footsteps) // 2
+    steps = 2 * line.cycles
+    travel = float(np.dot(footsteps.pos[k_mid + steps] - footsteps.pos[k_mid], char.forward))
+    travel_vec = char.forward * travel
+    j = best_window(skeleton, walk, line, heel_strike, footsteps.side, travel_vec)
+    period = line.cycles * line.cycle_frames
+    rows = slice(j, j + period + 2)  # the loop, the next loop's first frame and one more (the seam's measure)
+    window = Clip(list(walk.bone_names), p.frame_start + np.arange(period + 2, dtype=float), walk.fps,
+                  walk.locations[rows], walk.rotations[rows], key_location=walk.key_location,
+                  key_rotation=walk.key_rotation, generator=walk.generator)
+    spec = LoopSpec(p.loop, line.cycles, travel / line.cycles, char.forward, char.hips, char.root,
+                    carrier_object=p.root_motion == "OBJECT", motion_cycles=line.motion_cycles)
+    def soles(pose):
+        return np.concatenate([sole_points(skeleton, pose, char, side) for side in SIDES], axis=1)
+
+    contacts = Contacts(soles, char.rest_ground_z, CONTACT_TOL_M)
+    return make_loop(skeleton, window, spec, contacts)
