@@ -45,7 +45,7 @@ from .errors import InputError
 from .frames import character_frame
 from .ik.two_bone import solve_two_bone
 from .limits import check_bake_size, check_limits
-from .loop import Contacts, LoopSpec, check_loop
+from .loop import Contacts, LoopSpec, check_loop, travel_root
 from .metrics import foot_skate, penetration
 from .posing import aim_rotation, basis_for, refresh, unposed, world_rotation_to_local
 from .progress import ProgressFn, no_progress, part
@@ -471,7 +471,9 @@ def _walk_loop(skeleton: Skeleton, rigmap: RigMap, params: DuckParams, progress:
     w = frames.window
     u = w.unit_per_leg * rig.cf.leg_length
     cycle_stride = float(master_forward(w, np.array([frames.cycle_frames]), np.array([2.0 * np.pi]))[0]) * u
-    spec = LoopSpec(params.loop, frames.cycles, cycle_stride, rig.cf.forward, rig.idx["hips"], rig.idx.get("root"))
+    hips = rig.idx["hips"]
+    spec = LoopSpec(params.loop, frames.cycles, cycle_stride, rig.cf.forward, hips,
+                    travel_root(skeleton, hips, rig.idx.get("root")))
     feet = [rig.idx[f"foot.{s}"] for s in "LR"]
     contacts = Contacts(lambda pose: pose[:, feet][:, :, :3, 3], skeleton.heads[feet, 2], CONTACT_TOL_M)
     clip = duck_cycle.cut_loop(skeleton, dense, frames, spec, contacts)

@@ -68,11 +68,13 @@ def loop_frames(p) -> LoopFrames:
 def cut_loop(skeleton, dense: Clip, frames: LoopFrames, spec: LoopSpec, contacts: Contacts) -> Clip:
     """The loop made of ``dense`` (the window's walk, a key on every frame): its keys at
     ``frames.keys``, closed by :func:`~procanim_addon.loop.make_loop`; the walk's own figures kept
-    (measured over the window), the key count the loop's."""
+    (skate, penetration, reach: measured over the window), the key count, stride and speed the loop's."""
     rows = np.searchsorted(dense.frames, frames.keys)
     window = Clip(list(dense.bone_names), dense.frames[rows], dense.fps, dense.locations[rows],
                   dense.rotations[rows], key_location=dense.key_location, key_rotation=dense.key_rotation,
                   generator=dense.generator)
     clip = make_loop(skeleton, window, spec, contacts)
-    clip.metrics = {**dense.metrics, **clip.metrics, "keys": int(clip.frame_count), "loop_speed": frames.speed}
+    seconds = (clip.metrics["loop_period_frames"]) / clip.fps
+    clip.metrics = {**dense.metrics, **clip.metrics, "keys": int(clip.frame_count), "loop_speed": frames.speed,
+                    "stride_m": spec.cycle_stride_m, "speed_m_s": spec.travel_m / seconds}
     return clip

@@ -51,6 +51,18 @@ def check_loop(mode: str, cycles, what: str) -> None:
         raise InputError(f"{what}: loop cycles must be a whole number (got {cycles}).")
 
 
+def travel_root(skeleton: Skeleton, hips: int, root: int | None) -> int | None:
+    """The bone a loop's root motion goes on above the hips: the rig's root bone (``root``, its role),
+    else the top of the hierarchy the hips hang from (a generated Rigify rig's ``root``); None when
+    the hips are the top (the hips then carry the travel themselves)."""
+    if root is not None:
+        return root
+    top = hips
+    while skeleton.parents[top] >= 0:
+        top = int(skeleton.parents[top])
+    return None if top == hips else top
+
+
 @dataclass(frozen=True)
 class LoopSpec:
     """How a window becomes a loop.
@@ -60,7 +72,7 @@ class LoopSpec:
     cycle_stride_m: travel of one gait cycle (m; two steps of a biped)
     forward:        (3,) unit horizontal direction of travel, armature space
     hips:           bone index of the pelvis
-    root:           bone index of the rig's root bone (an ancestor of the hips), or None
+    root:           bone index of the rig's root bone (an ancestor of the hips: :func:`travel_root`), or None
     carrier_object: ROOT_MOTION carries the travel on the object (the Clip's object channels)
     motion_cycles:  gait cycles in one period of the motion (2 for a walk that weaves every four steps)
     """
@@ -265,8 +277,9 @@ def joints_of(skeleton: Skeleton, pose: np.ndarray) -> np.ndarray:
 
 
 def seam_figures(skeleton: Skeleton, clip: Clip, source: Clip, spec: LoopSpec, contacts: Contacts) -> dict:
-    """The seam of a loop, measured on its FK in the walker's frame (:func:`walker_pose`), on every
-    bone but the root bone (whose motion the loop makes uniform):
+    """The seam of a loop, measured on its FK in the walker's frame (:func:`walker_pose`), on the bones
+    the walk moves (keyed, or below a keyed bone) but for the root bone, whose motion the loop makes
+    uniform:
 
     loop_seam_position_mm:    largest distance of a head or tail between the pose one loop after the
                               first key and the first pose moved by the loop's travel
@@ -285,7 +298,7 @@ def seam_figures(skeleton: Skeleton, clip: Clip, source: Clip, spec: LoopSpec, c
     info = cycle_of(clip)
     K = clip.frame_count
     pose, frames = walker_pose(skeleton, clip)
-    bones = np.array([b for b in range(len(skeleton)) if b != spec.root])
+    bones = _posed_bones(skeleton, source, spec.root)
     columns = np.concatenate([bones, bones + len(skeleton)])  # their heads, then their tails
     joints = joints_of(skeleton, pose)[:, columns]
     travel = np.asarray(info.forward) * info.travel_m
@@ -312,6 +325,16 @@ def seam_figures(skeleton: Skeleton, clip: Clip, source: Clip, spec: LoopSpec, c
         "loop_seam_skate_cm_s": 100.0 * skate,
         "loop_pelvis_drift_cm": 100.0 * float(np.max(drift)),
     }
+
+
+def _posed_bones(skeleton: Skeleton, source: Clip, root: int | None) -> np.ndarray:
+    """Bones that are keyed in ``source`` or hang below one, the root bone left out."""
+    moved = (source.key_location | source.key_rotation).copy()
+    if root is not None:
+        moved[root] = False
+    for b, p in enumerate(skeleton.parents):
+        moved[b] |= p >= 0 and moved[p]
+    return np.flatnonzero(moved)
 
 
 def _carrier_name(skeleton: Skeleton, spec: LoopSpec) -> str:

@@ -29,9 +29,10 @@ import numpy as np
 from ..clip import Clip
 from ..errors import InputError
 from ..ground import FlatGround
-from ..loop import Contacts, LoopSpec, make_loop
+from ..loop import Contacts, LoopSpec, make_loop, repeated, travel_root, walker_pose
+from ..metrics import max_angular_jump
 from .character import SIDES, WalkCharacter
-from .metrics import CONTACT_TOL_M, sole_points
+from .metrics import CONTACT_TOL_M, contact_quality, sole_points
 from .params import PathWalkParams
 from .style import WEAVE_STEPS, StyleEffects
 
@@ -124,6 +125,7 @@ def best_window(skeleton, walk: Clip, line: LineWalk, heel_strike: np.ndarray, s
     n = len(heel_strike) - 1
     pose = skeleton.fk(walk.locations, walk.rotations)
     joints = np.concatenate([pose[:, :, :3, 3], skeleton.tails_of(pose)], axis=1)  # (F, 2B, 3)
+    joints = joints[:, np.all(np.isfinite(joints), axis=(0, 2))]  # a bone the walk could not pose: the bake refuses
     best, best_score = None, np.inf
     for k in range(WARMUP_STEPS, n - COOLDOWN_STEPS - 2 * line.cycles + 1):
         if side[k] <= 0:
@@ -156,10 +158,29 @@ def cut_loop(skeleton, char: WalkCharacter, walk: Clip, line: LineWalk, footstep
     window = Clip(list(walk.bone_names), p.frame_start + np.arange(period + 2, dtype=float), walk.fps,
                   walk.locations[rows], walk.rotations[rows], key_location=walk.key_location,
                   key_rotation=walk.key_rotation, generator=walk.generator)
-    spec = LoopSpec(p.loop, line.cycles, travel / line.cycles, char.forward, char.hips, char.root,
+    root = travel_root(skeleton, char.hips, char.root)
+    spec = LoopSpec(p.loop, line.cycles, travel / line.cycles, char.forward, char.hips, root,
                     carrier_object=p.root_motion == "OBJECT", motion_cycles=line.motion_cycles)
     def soles(pose):
         return np.concatenate([sole_points(skeleton, pose, char, side) for side in SIDES], axis=1)
 
-    contacts = Contacts(soles, char.rest_ground_z, CONTACT_TOL_M)
-    return make_loop(skeleton, window, spec, contacts)
+    clip = make_loop(skeleton, window, spec, Contacts(soles, char.rest_ground_z, CONTACT_TOL_M))
+    clip.metrics.update(loop_quality(skeleton, char, clip, walk, line))
+    return clip
+
+
+def loop_quality(skeleton, char: WalkCharacter, clip: Clip, walk: Clip, line: LineWalk) -> dict:
+    """The path walk's figures for a loop: skate and penetration measured over the loop played once
+    and into the next (in the walker's frame), steps and cadence of the loop, the straight walk's
+    centre-of-mass bob and IK misses, the largest joint rotation per frame across the seam too."""
+    pose, _ = walker_pose(skeleton, clip, loops=1)
+    quality = contact_quality(skeleton, None, pose, line.ground, clip.fps, char=char)
+    played = repeated(clip, 1)
+    return {
+        "skate_mean_cm_s": quality["skate_mean_cm_s"], "skate_p95_cm_s": quality["skate_p95_cm_s"],
+        "skate_frac_fast": quality["skate_frac_fast"], "penetration_max_cm": quality["penetration_max_cm"],
+        "step_count": 2 * line.cycles, "cadence_spm": line.cadence_spm,
+        "com_vertical_travel_cm": walk.metrics["com_vertical_travel_cm"],
+        "max_joint_jump_deg": max_angular_jump(played.rotations[:, played.key_rotation]),
+        "ik_reach_miss_cm": walk.metrics.get("ik_reach_miss_cm", 0.0),
+    }
