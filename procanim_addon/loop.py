@@ -271,9 +271,12 @@ def _travel_at(info: CycleInfo, frames: np.ndarray) -> np.ndarray:
     return np.outer((np.asarray(frames) - info.frame_start) / info.period_frames * info.travel_m, info.forward)
 
 
-def joints_of(skeleton: Skeleton, pose: np.ndarray) -> np.ndarray:
-    """Every bone's head and tail, ``(F, 2B, 3)``."""
-    return np.concatenate([pose[:, :, :3, 3], skeleton.tails_of(pose)], axis=1)
+def joints_of(skeleton: Skeleton, pose: np.ndarray, bones=None) -> np.ndarray:
+    """Heads and tails ``(F, 2B, 3)`` of the bones whose poses are ``pose`` (F, B, 4, 4): every bone,
+    or the bones ``bones`` (indices into the skeleton) in that order."""
+    lengths = skeleton.lengths if bones is None else skeleton.lengths[np.asarray(bones)]
+    heads = pose[..., :3, 3]
+    return np.concatenate([heads, heads + pose[..., :3, 1] * lengths[:, None]], axis=1)
 
 
 def seam_figures(skeleton: Skeleton, clip: Clip, source: Clip, spec: LoopSpec, contacts: Contacts) -> dict:
@@ -298,12 +301,11 @@ def seam_figures(skeleton: Skeleton, clip: Clip, source: Clip, spec: LoopSpec, c
     info = cycle_of(clip)
     K = clip.frame_count
     pose, frames = walker_pose(skeleton, clip)
-    bones = _posed_bones(skeleton, source, spec.root)
-    columns = np.concatenate([bones, bones + len(skeleton)])  # their heads, then their tails
-    joints = joints_of(skeleton, pose)[:, columns]
+    bones = moving_bones(skeleton, source, spec.root)
+    joints = joints_of(skeleton, pose[:, bones], bones)
     travel = np.asarray(info.forward) * info.travel_m
     v = np.diff(joints, axis=0) / (np.diff(frames) / clip.fps)[:, None, None]
-    src = joints_of(skeleton, skeleton.fk(source.locations, source.rotations))[:, columns]
+    src = joints_of(skeleton, skeleton.fk(source.locations, source.rotations)[:, bones], bones)
     v_walk = np.diff(src, axis=0) / (np.diff(source.frames) / clip.fps)[:, None, None]
     ratio = max(float(np.max(np.linalg.norm(v[i] - v_walk[i], axis=-1)
                              / np.maximum(np.linalg.norm(v_walk[i], axis=-1), SEAM_SPEED_FLOOR))) for i in (K - 1, K))
@@ -327,9 +329,9 @@ def seam_figures(skeleton: Skeleton, clip: Clip, source: Clip, spec: LoopSpec, c
     }
 
 
-def _posed_bones(skeleton: Skeleton, source: Clip, root: int | None) -> np.ndarray:
-    """Bones that are keyed in ``source`` or hang below one, the root bone left out."""
-    moved = (source.key_location | source.key_rotation).copy()
+def moving_bones(skeleton: Skeleton, clip: Clip, root: int | None = None) -> np.ndarray:
+    """Bones that are keyed in ``clip`` or hang below one (the walk moves them), ``root`` left out."""
+    moved = (clip.key_location | clip.key_rotation).copy()
     if root is not None:
         moved[root] = False
     for b, p in enumerate(skeleton.parents):

@@ -11,8 +11,9 @@ moves (docs/path_walk.md, "Loops", says why):
    ``WEAVE_STEPS`` steps, so the footsteps meet the sway at the same phase every sway; a weaving loop
    holds whole sways (its cycles are rounded up to an even number).
 2. **The most periodic stretch** (:func:`best_window`): of the stretches of N gait cycles that start
-   at a left heel strike after ``WARMUP_STEPS`` and end ``COOLDOWN_STEPS`` before the stop, the one
-   whose last frame best continues into its first (positions and frame-to-frame motion of every
+   at the quietest point of the gait cycle (:func:`quiet_phase`: farthest from any sole point landing
+   or lifting off) after ``WARMUP_STEPS`` and end ``COOLDOWN_STEPS`` before the stop, the one whose
+   last frame best continues into its first (positions and frame-to-frame motion of every moving
    bone's head and tail, the travel taken off).
 3. **Closing** (:func:`procanim_addon.loop.make_loop`): the small miss spread over the loop, the
    travel taken off (``IN_PLACE``) or put on the root bone (``ROOT_MOTION``; the hips when the rig has
@@ -29,7 +30,7 @@ import numpy as np
 from ..clip import Clip
 from ..errors import InputError
 from ..ground import FlatGround
-from ..loop import Contacts, LoopSpec, make_loop, repeated, travel_root, walker_pose
+from ..loop import Contacts, LoopSpec, joints_of, make_loop, moving_bones, repeated, travel_root, walker_pose
 from ..metrics import max_angular_jump
 from .character import SIDES, WalkCharacter
 from .metrics import CONTACT_TOL_M, contact_quality, sole_points
@@ -114,23 +115,26 @@ def _line(origin, forward, left, length: float, amplitude: float, sway_arc: floa
     return origin + np.outer(u, forward) + np.outer(side, left)
 
 
-def best_window(skeleton, walk: Clip, line: LineWalk, heel_strike: np.ndarray, side: np.ndarray,
-                travel: np.ndarray) -> int:
-    """The first frame (index into ``walk``) of the stretch of ``line.cycles`` gait cycles that best
-    continues into itself: it starts at a left heel strike (``heel_strike`` s, ``side`` +1 = left),
-    ``WARMUP_STEPS`` after the start and ending ``COOLDOWN_STEPS`` before the stop; ``travel`` (3,)
-    is the loop's travel (m). Raises InputError when the walk has no such stretch."""
-    period = line.cycles * line.cycle_frames
-    fps = walk.fps
-    n = len(heel_strike) - 1
-    pose = skeleton.fk(walk.locations, walk.rotations)
-    joints = np.concatenate([pose[:, :, :3, 3], skeleton.tails_of(pose)], axis=1)  # (F, 2B, 3)
-    joints = joints[:, np.all(np.isfinite(joints), axis=(0, 2))]  # a bone the walk could not pose: the bake refuses
+def quiet_phase(touching: np.ndarray) -> int:
+    """The frame of one period of a walk's contacts (``touching``: (P, S) whether each sole point bears
+    weight, P frames from a heel strike) farthest from any sole point landing or lifting off, counted
+    round the period: where a loop's seam disturbs no contact."""
+    change = np.any(touching != np.roll(touching, 1, axis=0), axis=1)  # frame f differs from f − 1
+    events = np.flatnonzero(change)
+    if not len(events):
+        return 0
+    P = len(touching)
+    gap = np.abs(np.arange(P)[:, None] - events[None, :])
+    return int(np.argmax(np.min(np.minimum(gap, P - gap), axis=1)))  # the middle of the longest quiet stretch
+
+
+def best_window(joints: np.ndarray, starts, period: int, travel: np.ndarray) -> int:
+    """Of the loops of ``period`` frames that may start at frames ``starts`` of a walk whose bones'
+    heads and tails are ``joints`` (F, J, 3), the one that best continues into itself: the walk one
+    loop on, the loop's ``travel`` (3,) taken off, against its first frames (positions and
+    frame-to-frame motion). Raises InputError when no start leaves room for a loop."""
     best, best_score = None, np.inf
-    for k in range(WARMUP_STEPS, n - COOLDOWN_STEPS - 2 * line.cycles + 1):
-        if side[k] <= 0:
-            continue
-        j = int(round(heel_strike[k] * fps))
+    for j in starts:
         if j < 1 or j + period + 1 >= len(joints):
             continue
         miss = joints[j + period] - joints[j] - travel
@@ -138,7 +142,7 @@ def best_window(skeleton, walk: Clip, line: LineWalk, heel_strike: np.ndarray, s
         step_out = (joints[j + period] - joints[j + period - 1]) - (joints[j] - joints[j - 1])
         score = max(np.abs(miss).max(), np.abs(step_in).max(), np.abs(step_out).max())
         if score < best_score:
-            best, best_score = j, score
+            best, best_score = int(j), score
     if best is None:
         raise InputError("Path walk loop: the straight walk found no stretch of steady walking to loop.")
     return best
@@ -151,9 +155,24 @@ def cut_loop(skeleton, char: WalkCharacter, walk: Clip, line: LineWalk, footstep
     k_mid = len(footsteps) // 2
     steps = 2 * line.cycles
     travel = float(np.dot(footsteps.pos[k_mid + steps] - footsteps.pos[k_mid], char.forward))
-    travel_vec = char.forward * travel
-    j = best_window(skeleton, walk, line, heel_strike, footsteps.side, travel_vec)
     period = line.cycles * line.cycle_frames
+    pose = skeleton.fk(walk.locations, walk.rotations)
+
+    def soles(pose):
+        return np.concatenate([sole_points(skeleton, pose, char, side) for side in SIDES], axis=1)
+
+    # candidate loops: from the quietest frame of the gait cycle after each left heel strike of
+    # steady walking, WARMUP_STEPS after the start, ending COOLDOWN_STEPS before the stop
+    n = len(heel_strike) - 1
+    left = [k for k in range(WARMUP_STEPS, n - COOLDOWN_STEPS - steps + 1) if footsteps.side[k] > 0]
+    strikes = np.round(np.asarray(heel_strike)[left] * walk.fps).astype(int)
+    motion = line.cycle_frames * line.motion_cycles
+    first = strikes[len(strikes) // 2]
+    touching = np.abs(soles(pose[first:first + motion])[..., 2] - char.rest_ground_z) < CONTACT_TOL_M
+    bones = moving_bones(skeleton, walk)
+    joints = joints_of(skeleton, pose[:, bones], bones)
+    joints = joints[:, np.all(np.isfinite(joints), axis=(0, 2))]  # a bone the walk could not pose: the bake refuses
+    j = best_window(joints, strikes + quiet_phase(touching), period, char.forward * travel)
     rows = slice(j, j + period + 2)  # the loop, the next loop's first frame and one more (the seam's measure)
     window = Clip(list(walk.bone_names), p.frame_start + np.arange(period + 2, dtype=float), walk.fps,
                   walk.locations[rows], walk.rotations[rows], key_location=walk.key_location,
@@ -161,9 +180,6 @@ def cut_loop(skeleton, char: WalkCharacter, walk: Clip, line: LineWalk, footstep
     root = travel_root(skeleton, char.hips, char.root)
     spec = LoopSpec(p.loop, line.cycles, travel / line.cycles, char.forward, char.hips, root,
                     carrier_object=p.root_motion == "OBJECT", motion_cycles=line.motion_cycles)
-    def soles(pose):
-        return np.concatenate([sole_points(skeleton, pose, char, side) for side in SIDES], axis=1)
-
     clip = make_loop(skeleton, window, spec, Contacts(soles, char.rest_ground_z, CONTACT_TOL_M))
     clip.metrics.update(loop_quality(skeleton, char, clip, walk, line))
     return clip
