@@ -20,9 +20,9 @@ and frame f₀ + P is the first frame of the next loop. This module turns the wi
 What the Blender side needs (:class:`CycleInfo`, also stored flat in ``clip.metrics`` under
 ``loop_*`` so it travels with the action): the loop's frame range for a cyclic action,
 ``(frame_start, frame_start + period)``; a closing key at ``frame_start + period`` (the first key
-plus ``travel_offset`` on the carrier's location channels: :func:`with_closing_key`) so that a
-Cycles modifier repeats exactly one loop; ``REPEAT_OFFSET`` on the carrier's location channels
-(``travel_channels``), ``REPEAT`` elsewhere.
+plus ``travel_offset`` on the carrier's location channels: :func:`repeated`) so that a Cycles
+modifier repeats exactly one loop; ``REPEAT_OFFSET`` on the carrier's location channels
+(``travel_channels``), ``REPEAT`` elsewhere. docs/loops.md has the whole contract.
 """
 
 from __future__ import annotations
@@ -200,27 +200,16 @@ def make_loop(skeleton: Skeleton, window: Clip, spec: LoopSpec, contacts: Contac
     s = (frames - f0) / period  # 0 … 1 over the loop
     travel = np.asarray(spec.forward, float) * spec.travel_m
     tau = s[:, None] * travel  # (F, 3) the uniform travel τ(f)
-    source = skeleton.fk(window.locations, window.rotations)
-    pose = source[:-1]
-    keyed = window.key_location | window.key_rotation
-    pelvis_in_place = pose[:-1, spec.hips, :3, 3] - tau[:-1]
-    shift = _horizontal(np.mean(pelvis_in_place, axis=0) - skeleton.heads[spec.hips])
     bones_travel = spec.mode == "ROOT_MOTION" and not spec.carrier_object
-    move = -shift - (np.zeros_like(tau) if bones_travel else tau)  # (F, 3) added to every bone's position
-    target = pose.copy()
-    target[:, :, :3, 3] += move[:, None, :]
-    root_pose = None
-    if spec.root is not None:  # the root bone: at rest, or carried by the travel
-        root_pose = np.broadcast_to(skeleton.matrix_local[spec.root], pose[:, 0].shape).copy()
-        if bones_travel:
-            root_pose[:, :3, 3] += tau
+    target, root_pose = _placed(skeleton, skeleton.fk(window.locations[:-1], window.rotations[:-1]), spec, tau,
+                                bones_travel)
     body = Clip(list(window.bone_names), frames, window.fps, window.locations[:-1], window.rotations[:-1],
                 key_location=window.key_location, key_rotation=window.key_rotation)
-    locs, rots, key_loc, key_rot, new_pose = _channels(skeleton, body, target, keyed, spec.root, root_pose)
-    ahead = new_pose[-1].copy()
+    locs, rots, key_loc, key_rot, new_pose = _channels(skeleton, body, target, spec.root, root_pose)
+    one_loop_on = new_pose[-1].copy()
     if bones_travel:
-        ahead[:, :3, 3] -= travel
-    mismatch = _joint_distance(skeleton, ahead, new_pose[0])
+        one_loop_on[:, :3, 3] -= travel
+    mismatch = _joint_distance(skeleton, one_loop_on, new_pose[0])
     offset = np.zeros(3)
     if spec.mode == "ROOT_MOTION" and spec.carrier is not None:
         offset = _unposed(skeleton, new_pose[0], spec.carrier)[:3, :3].T @ travel  # the carrier's channels
@@ -243,6 +232,23 @@ def make_loop(skeleton: Skeleton, window: Clip, spec: LoopSpec, contacts: Contac
     clip.metrics["loop_source_mismatch_mm"] = 1000.0 * mismatch
     clip.metrics.update(seam_figures(skeleton, clip, window, spec, contacts))
     return clip
+
+
+def _placed(skeleton: Skeleton, pose: np.ndarray, spec: LoopSpec, tau: np.ndarray, bones_travel: bool):
+    """Where the window's bones go in the loop — ``pose`` (F, B, 4, 4) moved so that the pelvis' mean
+    horizontal place (the travel ``tau`` (F, 3) taken off) is its rest place, and by −τ unless the bones
+    carry the travel — and the root bone's pose (F, 4, 4): at rest, or carried by τ (None: no root)."""
+    in_place = pose[:-1, spec.hips, :3, 3] - tau[:-1]
+    shift = _horizontal(np.mean(in_place, axis=0) - skeleton.heads[spec.hips])
+    move = -shift - (np.zeros_like(tau) if bones_travel else tau)
+    target = pose.copy()
+    target[:, :, :3, 3] += move[:, None, :]
+    if spec.root is None:
+        return target, None
+    root_pose = np.broadcast_to(skeleton.matrix_local[spec.root], pose[:, 0].shape).copy()
+    if bones_travel:
+        root_pose[:, :3, 3] += tau
+    return target, root_pose
 
 
 #: Joints slower than this (m/s) have their seam velocity compared in absolute terms: 10 % of it
@@ -366,11 +372,11 @@ def _unposed(skeleton: Skeleton, pose: np.ndarray, i: int) -> np.ndarray:
     return skeleton.rest_rel[i] if p < 0 else pose[p] @ skeleton.rest_rel[i]
 
 
-def _channels(skeleton: Skeleton, window: Clip, target: np.ndarray, keyed: np.ndarray, root: int | None,
-              root_pose: np.ndarray | None):
-    """Channels that put the keyed bones at ``target`` and the root at ``root_pose``, parents first;
-    bones without keys follow their parents. Returns (locations, rotations, key_location,
-    key_rotation, pose)."""
+def _channels(skeleton: Skeleton, window: Clip, target: np.ndarray, root: int | None, root_pose: np.ndarray | None):
+    """Channels that put the bones keyed in ``window`` at ``target`` and the root at ``root_pose``,
+    parents first; bones without keys follow their parents. Returns (locations, rotations,
+    key_location, key_rotation, pose)."""
+    keyed = window.key_location | window.key_rotation
     locs, rots = window.locations.copy(), window.rotations.copy()
     key_loc, key_rot = window.key_location.copy(), window.key_rotation.copy()
     pose = np.empty_like(target)

@@ -67,6 +67,19 @@ COMMON = (
     _m("generate_ms", "Bake time", "ms", 0, "Time from Generate to the keys being written"),
 )
 
+# a walk made a loop (loop IN_PLACE or ROOT_MOTION: procanim_addon/loop.py)
+LOOP = (
+    _m("loop_cycles", "Loop cycles", "", 0, "Gait cycles in the loop (a weaving walk loops over whole sways of two)"),
+    _m("cycle_frames", "Cycle length", "frames", 0,
+       "Frames per gait cycle: the cadence (or Speed) rounded so that a cycle is whole frames"),
+    _m("cycle_stride_m", "Stride per cycle", "m", 3,
+       "How far one gait cycle travels; the loop's root motion is this times the cycles"),
+    _m("loop_travel_bone", "Root motion on", "", 0,
+       "The bone whose location carries the travel (the hips when the rig has no root bone)"),
+    _m("loop_seam_velocity_ratio", "Seam velocity", "", 3,
+       "Largest change a joint's velocity takes at the seam against the uncut walk's (0.1 = 10 % of its speed)"),
+)
+
 TABLE: dict[str, tuple[Metric, ...]] = {
     "duck_walk": (
         _m("stride_m", "Stride", "m", 3, "How far one foot advances per gait cycle"),
@@ -76,6 +89,7 @@ TABLE: dict[str, tuple[Metric, ...]] = {
         PENETRATION,
         _m("reach_clamped_frames", "Keys lowered (reach)", "", 0,
            "Keys where a light duck's bounce was lowered so a planted foot stays within reach"),
+        *LOOP,
     ),
     "handshake": (
         _m("both_mean_cm", "Grip error, mean", "cm", 3,
@@ -100,6 +114,7 @@ TABLE: dict[str, tuple[Metric, ...]] = {
         _m("com_vertical_travel_cm", "Centre of mass bob", "cm", 1, "Vertical travel of the centre of mass per step"),
         _m("max_joint_jump_deg", "Largest joint step", "°/frame", 1,
            "Largest rotation of any bone between two frames: spikes show pops"),
+        *LOOP,
     ),
     "adapt_terrain": (
         _m("collisions", "Collision frames", "", 0, "Frames with a limb inside the terrain (0 is the goal)"),
