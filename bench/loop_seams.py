@@ -1,6 +1,6 @@
 """The seams of the walk loops, per rig, style preset and loop mode (engine only; no Blender needed):
 
-    python bench/loop_seams.py [--cycles 1 2] [--fps 24]
+    python bench/loop_seams.py [--cycles 1] [--fps 24]
 
 For the path walk on ProcAnim's 1.75 m human, Rigify's human metarig (no root bone: the hips carry
 the travel) and a generated Rigify human's deform skeleton (``root`` + ``ORG-`` bones), and for the
@@ -15,7 +15,9 @@ Cycles modifier plays it (docs/path_walk.md, "Loops"):
   bone's head and tail over the two key steps at the seam against the uncut walk's there (largest
   |v − v_walk| / max(|v_walk|, 0.1 m/s), %); the fastest slide of a foot point in contact across the
   seam (cm/s);
-* drift: the pelvis' horizontal move between keys whole motion periods apart, the travel taken off (cm);
+* drift: the pelvis' horizontal move between keys whole motion periods apart, the travel taken off (cm;
+  a loop of more cycles repeats one period of the motion, so this and the seam position are the
+  construction's, shown to catch a regression);
 * travel on: the bone whose location carries the travel with root motion.
 
 Prints only (no BENCH records: tools/bench.sh does not run it yet).
@@ -70,7 +72,7 @@ def row(generator: str, rig: str, preset: str, mode: str, clip, seconds: float) 
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cycles", type=int, nargs="+", default=[1, 2], help="gait cycles per loop")
+    ap.add_argument("--cycles", type=int, nargs="+", default=[1], help="gait cycles per loop (one or more counts)")
     ap.add_argument("--fps", type=float, default=24.0, help="frames per second")
     args = ap.parse_args(argv)
     rows = [COLUMNS]

@@ -28,7 +28,7 @@ modifier repeats exactly one loop; ``REPEAT_OFFSET`` on the carrier's location c
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -436,4 +436,25 @@ def repeated(clip: Clip, loops: int = 1) -> Clip:
                key_location=clip.key_location, key_rotation=clip.key_rotation, object_locations=obj_locs,
                object_rotations=obj_rots, generator=clip.generator)
     out.metrics = dict(clip.metrics)
+    return out
+
+
+def repeat(clip: Clip, times: int) -> Clip:
+    """The loop ``clip`` played ``times`` times, as one loop of ``times`` × its cycles (its keys
+    repeated as :func:`repeated` plays them; the seam and its figures are the loop's own)."""
+    if times == 1:
+        return clip
+    info = cycle_of(clip)
+    played = repeated(clip, times)
+    keys = slice(0, -1)  # the next loop's first key is the bake's to write
+    obj = played.object_locations is not None
+    out = Clip(list(clip.bone_names), played.frames[keys], clip.fps, played.locations[keys], played.rotations[keys],
+               key_location=clip.key_location, key_rotation=clip.key_rotation,
+               object_locations=played.object_locations[keys] if obj else None,
+               object_rotations=played.object_rotations[keys] if obj else None,
+               generator=clip.generator).with_continuity()
+    longer = replace(info, cycles=info.cycles * times, frame_end=float(played.frames[-2]),
+                     period_frames=info.period_frames * times, travel_m=info.travel_m * times,
+                     travel_offset=tuple(v * times for v in info.travel_offset))
+    out.metrics = {**clip.metrics, **longer.to_metrics()}
     return out

@@ -10,14 +10,17 @@ moves (docs/path_walk.md, "Loops", says why):
    The style's weave (Happy-wandering) becomes a sine whose arc length per sway is exactly
    ``WEAVE_STEPS`` steps, so the footsteps meet the sway at the same phase every sway; a weaving loop
    holds whole sways (its cycles are rounded up to an even number).
-2. **The most periodic stretch** (:func:`best_window`): of the stretches of N gait cycles that start
+2. **The most periodic stretch** (:func:`best_window`): of the stretches of one period of the motion
+   (a gait cycle; a sway, two cycles, for a weaving walk) that start
    at the quietest point of the gait cycle (:func:`quiet_phase`: farthest from any sole point landing
    or lifting off) after ``WARMUP_STEPS`` and end ``COOLDOWN_STEPS`` before the stop, the one whose
    last frame best continues into its first (positions and frame-to-frame motion of every moving
    bone's head and tail, the travel taken off).
 3. **Closing** (:func:`procanim_addon.loop.make_loop`): the small miss spread over the loop, the
    travel taken off (``IN_PLACE``) or put on the root bone (``ROOT_MOTION``; the hips when the rig has
-   none, the object with root motion ``OBJECT``).
+   none, the object with root motion ``OBJECT``); that period repeated to the N cycles asked
+   (:func:`procanim_addon.loop.repeat`): a steady walk's cycles are alike, and a longer stretch of the
+   straight walk would carry more of its slow drift into the seam.
 """
 
 from __future__ import annotations
@@ -30,15 +33,25 @@ import numpy as np
 from ..clip import Clip
 from ..errors import InputError
 from ..ground import FlatGround
-from ..loop import Contacts, LoopSpec, joints_of, make_loop, moving_bones, repeated, travel_root, walker_pose
+from ..loop import (
+    Contacts,
+    LoopSpec,
+    joints_of,
+    make_loop,
+    moving_bones,
+    repeat,
+    repeated,
+    travel_root,
+    walker_pose,
+)
 from ..metrics import max_angular_jump
 from .character import SIDES, WalkCharacter
 from .metrics import CONTACT_TOL_M, contact_quality, sole_points
 from .params import PathWalkParams
 from .style import WEAVE_STEPS, StyleEffects
 
-WARMUP_STEPS = 4  # steps from standing before a loop may start (the start's transient has settled)
-COOLDOWN_STEPS = 4  # steps a loop ends before the stop (the stop's transient reaches back about this far)
+WARMUP_STEPS = 6  # steps from standing before a loop may start (the start's transient has settled)
+COOLDOWN_STEPS = 6  # steps a loop ends before the stop (the stop's transient reaches back about this far)
 CANDIDATES = 4  # loop starts compared, one gait cycle apart
 MIN_CYCLE_FRAMES = 4  # a gait cycle shorter than this many frames cannot show a walk
 
@@ -86,7 +99,7 @@ def line_walk(char: WalkCharacter, p: PathWalkParams, settings: PathWalkParams, 
         p, loop="NONE", root_motion="BONE", frame_start=0, speed_mps=0.0, style_direction=0.0,
         cadence_spm=cadence / style.cadence, stand_s=stand_frames / p.fps,
         stride_per_leg=p.stride_per_leg if p.stride_m > 0 else base * 100.0 / (char.leg_length * cadence))
-    steps = WARMUP_STEPS + 2 * (CANDIDATES + cycles) + COOLDOWN_STEPS
+    steps = WARMUP_STEPS + 2 * (CANDIDATES + (sway_cycles if weaving else 1)) + COOLDOWN_STEPS
     if weaving:
         steps = -(-steps // int(WEAVE_STEPS)) * int(WEAVE_STEPS)
     origin = np.array([char.pelvis_rest[0], char.pelvis_rest[1], char.rest_ground_z])
@@ -153,9 +166,9 @@ def cut_loop(skeleton, char: WalkCharacter, walk: Clip, line: LineWalk, footstep
     """The loop of ``p.loop`` cut from the straight ``walk`` (``footsteps``: its
     :class:`~.steps.Footsteps`, ``heel_strike``: its timeline's heel strikes, s)."""
     k_mid = len(footsteps) // 2
-    steps = 2 * line.cycles
+    steps = 2 * line.motion_cycles  # the loop is cut for one period of the motion, then repeated
     travel = float(np.dot(footsteps.pos[k_mid + steps] - footsteps.pos[k_mid], char.forward))
-    period = line.cycles * line.cycle_frames
+    period = line.motion_cycles * line.cycle_frames
     pose = skeleton.fk(walk.locations, walk.rotations)
 
     def soles(pose):
@@ -166,9 +179,8 @@ def cut_loop(skeleton, char: WalkCharacter, walk: Clip, line: LineWalk, footstep
     n = len(heel_strike) - 1
     left = [k for k in range(WARMUP_STEPS, n - COOLDOWN_STEPS - steps + 1) if footsteps.side[k] > 0]
     strikes = np.round(np.asarray(heel_strike)[left] * walk.fps).astype(int)
-    motion = line.cycle_frames * line.motion_cycles
     first = strikes[len(strikes) // 2]
-    touching = np.abs(soles(pose[first:first + motion])[..., 2] - char.rest_ground_z) < CONTACT_TOL_M
+    touching = np.abs(soles(pose[first:first + period])[..., 2] - char.rest_ground_z) < CONTACT_TOL_M
     bones = moving_bones(skeleton, walk)
     joints = joints_of(skeleton, pose[:, bones], bones)
     joints = joints[:, np.all(np.isfinite(joints), axis=(0, 2))]  # a bone the walk could not pose: the bake refuses
@@ -178,9 +190,10 @@ def cut_loop(skeleton, char: WalkCharacter, walk: Clip, line: LineWalk, footstep
                   walk.locations[rows], walk.rotations[rows], key_location=walk.key_location,
                   key_rotation=walk.key_rotation, generator=walk.generator)
     root = travel_root(skeleton, char.hips, char.root)
-    spec = LoopSpec(p.loop, line.cycles, travel / line.cycles, char.forward, char.hips, root,
+    spec = LoopSpec(p.loop, line.motion_cycles, travel / line.motion_cycles, char.forward, char.hips, root,
                     carrier_object=p.root_motion == "OBJECT", motion_cycles=line.motion_cycles)
     clip = make_loop(skeleton, window, spec, Contacts(soles, char.rest_ground_z, CONTACT_TOL_M))
+    clip = repeat(clip, line.cycles // line.motion_cycles)
     clip.metrics.update(loop_quality(skeleton, char, clip, walk, line))
     return clip
 
