@@ -74,6 +74,11 @@ def bird(name):
     return BIRDS[name]()
 
 
+def motion_cycles(preset):
+    """Gait cycles in one period of a path walk of ``preset``: a weaving walk repeats every sway of two."""
+    return 2 if EMOTIONS[preset][2] > 0 else 1
+
+
 @functools.cache
 def walk_loop(rig="procanim", preset="NEUTRAL", mode="IN_PLACE", cycles=1, **kw):
     sk, rm = human(rig)
@@ -295,7 +300,7 @@ def _left_footprints(sk, rm, played, fps):
 @pytest.mark.parametrize(("rig", "preset"), RIG_PRESETS)
 def test_root_motion_travels_stride_times_cycles_with_the_pelvis_about_the_root(rig, preset):
     sk, rm = human(rig)
-    per_period = 2 if EMOTIONS[preset][2] > 0 else 1
+    per_period = motion_cycles(preset)
     clip = walk_loop(rig, preset, "ROOT_MOTION", 2 * per_period)
     p = play(sk, clip, 1)
     info = p.info
@@ -333,7 +338,7 @@ def test_the_travel_bone_is_the_root_or_else_the_hips():
 @pytest.mark.parametrize(("rig", "preset"), RIG_PRESETS)
 def test_in_place_the_pelvis_stays_within_a_centimetre_over_a_cycle(rig, preset):
     sk, rm = human(rig)
-    per_period = 2 if EMOTIONS[preset][2] > 0 else 1
+    per_period = motion_cycles(preset)
     clip = walk_loop(rig, preset, "IN_PLACE", 2 * per_period)
     p = play(sk, clip, 1)
     hips = p.pose[:, sk.index(rm.get("hips")), :3, 3]
