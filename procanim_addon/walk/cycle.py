@@ -6,16 +6,15 @@ moves (docs/path_walk.md, "Loops", says why):
 
 1. **A straight walk long enough to settle** (:func:`line_walk`): the same settings on a straight
    line along the character's forward, with the step time rounded so that one gait cycle (two steps)
-   is a whole number of frames, and the standing time so that a left heel strike falls on a frame.
-   The style's weave (Happy-wandering) becomes a sine whose arc length per sway is exactly
+   is a whole number of frames. The style's weave (Happy-wandering) becomes a sine whose arc length per sway is exactly
    ``WEAVE_STEPS`` steps, so the footsteps meet the sway at the same phase every sway; a weaving loop
    holds whole sways (its cycles are rounded up to an even number).
 2. **The most periodic stretch** (:func:`best_window`): of the stretches of one period of the motion
-   (a gait cycle; a sway, two cycles, for a weaving walk) that start
-   at the quietest point of the gait cycle (:func:`quiet_phase`: farthest from any sole point landing
-   or lifting off) after ``WARMUP_STEPS`` and end ``COOLDOWN_STEPS`` before the stop, the one whose
-   last frame best continues into its first (positions and frame-to-frame motion of every moving
-   bone's head and tail, the travel taken off).
+   (a gait cycle; a sway, two cycles, for a weaving walk) that start at the quietest point of the
+   gait cycle (:func:`quiet_phase`: farthest from any sole point landing or lifting off) after
+   ``WARMUP_STEPS`` and end ``COOLDOWN_STEPS`` before the stop, the one whose last frame best
+   continues into its first (positions and frame-to-frame motion of every moving bone's head and
+   tail, the travel taken off).
 3. **Closing** (:func:`procanim_addon.loop.make_loop`): the small miss spread over the loop, the
    travel taken off (``IN_PLACE``) or put on the root bone (``ROOT_MOTION``; the hips when the rig has
    none, the object with root motion ``OBJECT``); that period repeated to the N cycles asked
@@ -34,6 +33,7 @@ from ..clip import Clip
 from ..errors import InputError
 from ..ground import FlatGround
 from ..loop import (
+    SEAM_SPEED_FLOOR,
     Contacts,
     LoopSpec,
     joints_of,
@@ -54,6 +54,9 @@ WARMUP_STEPS = 6  # steps from standing before a loop may start (the start's tra
 COOLDOWN_STEPS = 6  # steps a loop ends before the stop (the stop's transient reaches back about this far)
 CANDIDATES = 4  # loop starts compared, one gait cycle apart
 MIN_CYCLE_FRAMES = 4  # a gait cycle shorter than this many frames cannot show a walk
+# what a seam must meet (issue 24), the scales the candidate loops are compared on
+SEAM_MISS_M = 0.001  # the pose one loop on within 1 mm of the first
+SEAM_VELOCITY_SHARE = 0.1  # velocities across the seam within 10 % of the walk's
 
 
 @dataclass
@@ -92,12 +95,10 @@ def line_walk(char: WalkCharacter, p: PathWalkParams, settings: PathWalkParams, 
     weaving = style.weave_legs > 0
     sway_cycles = int(WEAVE_STEPS // 2)
     cycles = -(-p.loop_cycles // sway_cycles) * sway_cycles if weaving else p.loop_cycles
-    half_frame = cycle_frames % 2 == 1  # odd: every other heel strike falls between two frames
-    stand_frames = round(p.stand_s * p.fps) + (0.5 if half_frame else 0.0)
     base = stride / style.stride  # the step before the style, which the style scales back to `stride`
     line_params = dataclasses.replace(
         p, loop="NONE", root_motion="BONE", frame_start=0, speed_mps=0.0, style_direction=0.0,
-        cadence_spm=cadence / style.cadence, stand_s=stand_frames / p.fps,
+        cadence_spm=cadence / style.cadence,
         stride_per_leg=p.stride_per_leg if p.stride_m > 0 else base * 100.0 / (char.leg_length * cadence))
     steps = WARMUP_STEPS + 2 * (CANDIDATES + (sway_cycles if weaving else 1)) + COOLDOWN_STEPS
     if weaving:
@@ -141,19 +142,25 @@ def quiet_phase(touching: np.ndarray) -> int:
     return int(np.argmax(np.min(np.minimum(gap, P - gap), axis=1)))  # the middle of the longest quiet stretch
 
 
-def best_window(joints: np.ndarray, starts, period: int, travel: np.ndarray) -> int:
+def best_window(joints: np.ndarray, starts, period: int, travel: np.ndarray, fps: float) -> int:
     """Of the loops of ``period`` frames that may start at frames ``starts`` of a walk whose bones'
-    heads and tails are ``joints`` (F, J, 3), the one that best continues into itself: the walk one
-    loop on, the loop's ``travel`` (3,) taken off, against its first frames (positions and
-    frame-to-frame motion). Raises InputError when no start leaves room for a loop."""
+    heads and tails are ``joints`` (F, J, 3), the one that best continues into itself, measured
+    against what a seam must meet (:data:`SEAM_MISS_M`, :data:`SEAM_VELOCITY_SHARE`): how far the
+    walk one loop on, the loop's ``travel`` (3,) taken off, misses its first frame, and how far the
+    velocities on either side of that frame miss those at the first (relative to the joint's speed,
+    as :func:`~procanim_addon.loop.seam_figures` measures). Raises InputError when no start leaves
+    room for a loop."""
+    def share(a, b):  # |a − b| relative to b's speed (m per frame)
+        return np.linalg.norm(a - b, axis=-1) / np.maximum(np.linalg.norm(b, axis=-1), SEAM_SPEED_FLOOR / fps)
+
     best, best_score = None, np.inf
     for j in starts:
         if j < 1 or j + period + 1 >= len(joints):
             continue
-        miss = joints[j + period] - joints[j] - travel
-        step_in = (joints[j + period + 1] - joints[j + period]) - (joints[j + 1] - joints[j])
-        step_out = (joints[j + period] - joints[j + period - 1]) - (joints[j] - joints[j - 1])
-        score = max(np.abs(miss).max(), np.abs(step_in).max(), np.abs(step_out).max())
+        miss = np.linalg.norm(joints[j + period] - joints[j] - travel, axis=-1).max() / SEAM_MISS_M
+        ahead = share(joints[j + 1] - joints[j], joints[j + period + 1] - joints[j + period]).max()
+        behind = share(joints[j] - joints[j - 1], joints[j + period] - joints[j + period - 1]).max()
+        score = max(miss, ahead / SEAM_VELOCITY_SHARE, behind / SEAM_VELOCITY_SHARE)
         if score < best_score:
             best, best_score = int(j), score
     if best is None:
@@ -178,13 +185,13 @@ def cut_loop(skeleton, char: WalkCharacter, walk: Clip, line: LineWalk, footstep
     # steady walking, WARMUP_STEPS after the start, ending COOLDOWN_STEPS before the stop
     n = len(heel_strike) - 1
     left = [k for k in range(WARMUP_STEPS, n - COOLDOWN_STEPS - steps + 1) if footsteps.side[k] > 0]
-    strikes = np.round(np.asarray(heel_strike)[left] * walk.fps).astype(int)
+    strikes = np.floor(np.asarray(heel_strike)[left] * walk.fps + 0.5).astype(int)  # a whole cycle apart
     first = strikes[len(strikes) // 2]
     touching = np.abs(soles(pose[first:first + period])[..., 2] - char.rest_ground_z) < CONTACT_TOL_M
     bones = moving_bones(skeleton, walk)
     joints = joints_of(skeleton, pose[:, bones], bones)
     joints = joints[:, np.all(np.isfinite(joints), axis=(0, 2))]  # a bone the walk could not pose: the bake refuses
-    j = best_window(joints, strikes + quiet_phase(touching), period, char.forward * travel)
+    j = best_window(joints, strikes + quiet_phase(touching), period, char.forward * travel, walk.fps)
     rows = slice(j, j + period + 2)  # the loop, the next loop's first frame and one more (the seam's measure)
     window = Clip(list(walk.bone_names), p.frame_start + np.arange(period + 2, dtype=float), walk.fps,
                   walk.locations[rows], walk.rotations[rows], key_location=walk.key_location,
