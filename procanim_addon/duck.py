@@ -40,6 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import duck_cycle
 from . import transforms as tf
 from .clip import Clip
 from .curves import hermite
@@ -47,7 +48,8 @@ from .errors import InputError
 from .frames import character_frame
 from .ik.two_bone import solve_two_bone
 from .limits import check_bake_size, check_limits
-from .metric_table import PENETRATION, SKATE_MEAN, SKATE_P95, row
+from .loop import Contacts, LoopSpec, check_loop, travel_root
+from .metric_table import LOOP, PENETRATION, SKATE_MEAN, SKATE_P95, row
 from .metrics import foot_skate, penetration
 from .posing import aim_rotation, basis_for, refresh, unposed, world_rotation_to_local
 from .progress import ProgressFn, no_progress, part
@@ -86,9 +88,12 @@ class DuckParams:
     unit_per_leg: float = 0.225
     rotation_gain_deg: float = 20.0  # g
     fore_aft_divisor: float = 0.9  # q_b
+    loop: str = "NONE"  # or IN_PLACE / ROOT_MOTION: a seamless loop of whole cycles (duck_cycle.py)
+    loop_cycles: int = 1  # gait cycles in a loop (frame_end is then not used)
 
     def validate(self) -> None:
         check_limits(self)  # every field a number within its documented range (limits.py)
+        check_loop(self.loop, self.loop_cycles, "Duck walk")
         if not self.frame_end > self.frame_start:
             raise InputError(f"End frame ({self.frame_end}) must be after the start frame ({self.frame_start}).")
         if not (np.isfinite(self.fps) and self.fps > 0):
@@ -201,6 +206,8 @@ PHASE_STEP_RAD = 1e-4
 TOE_CLEARANCE = 0.5
 #: Bisection steps for that factor (each halves its interval).
 TOE_SCALE_STEPS = 12
+#: A planted ankle is this close (m) to its rest height: the seam's skate is measured on it.
+CONTACT_TOL_M = 1e-3
 
 
 class _Rig:
@@ -490,6 +497,8 @@ def generate_duck_walk(skeleton: Skeleton, rigmap: RigMap, params: DuckParams,
     of keys and may cancel the bake there.
     """
     params.validate()
+    if params.loop != "NONE":
+        return _walk_loop(skeleton, rigmap, params, progress)
     check_bake_size((params.frame_end - params.frame_start) / params.key_interval + 1, len(skeleton), "The duck walk")
     rig = _Rig(skeleton, rigmap)
     cyc = _Cycle(rig, params)
@@ -522,6 +531,24 @@ def generate_duck_walk(skeleton: Skeleton, rigmap: RigMap, params: DuckParams,
     tick()
     clip.metrics = _metrics(skeleton, rig.idx, clip, contact, params, rig.cf, cyc.u, reach_clamped, tick)
     tick()
+    return clip
+
+
+def _walk_loop(skeleton: Skeleton, rigmap: RigMap, params: DuckParams, progress: ProgressFn) -> Clip:
+    """A seamless loop of ``params.loop_cycles`` gait cycles (:mod:`.duck_cycle`)."""
+    frames = duck_cycle.loop_frames(params)
+    rig = _Rig(skeleton, rigmap)
+    dense = generate_duck_walk(skeleton, rigmap, frames.window, part(progress, 0.0, 0.9))
+    w = frames.window
+    u = w.unit_per_leg * rig.cf.leg_length
+    cycle_stride = float(master_forward(w, np.array([frames.cycle_frames]), np.array([2.0 * np.pi]))[0]) * u
+    hips = rig.idx["hips"]
+    spec = LoopSpec(params.loop, frames.cycles, cycle_stride, rig.cf.forward, hips,
+                    travel_root(skeleton, hips, rig.idx.get("root")))
+    feet = [rig.idx[f"foot.{s}"] for s in "LR"]
+    contacts = Contacts(lambda pose: pose[:, feet][:, :, :3, 3], skeleton.heads[feet, 2], CONTACT_TOL_M)
+    clip = duck_cycle.cut_loop(skeleton, dense, frames, spec, contacts)
+    progress(1.0)
     return clip
 
 
@@ -603,5 +630,6 @@ SPEC = GeneratorSpec(
         PENETRATION,
         row("reach_clamped_frames", "Keys lowered (reach)", "", 0,
             "Keys where a light duck's bounce was lowered so a planted foot stays within reach"),
+        *LOOP,
     ),
 )

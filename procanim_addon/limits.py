@@ -68,6 +68,7 @@ def _count(label: str, hi: float, lo: float = 0, soft: float | None = None) -> L
 FRAME = _frames("Frame")
 FPS = Limit(1.0, MAX_FPS, "Frames per second", "fps", soft=(1.0, 120.0))
 SLIDER = (0.0, 10.0)
+LOOP_CYCLES = Limit(1, 100, "Loop cycles", soft=(1, 8))  # gait cycles in a walk loop
 
 LIMITS: dict[str, dict[str, Limit]] = {
     "DuckParams": {
@@ -82,6 +83,7 @@ LIMITS: dict[str, dict[str, Limit]] = {
         "unit_per_leg": Limit(0.01, 2.0, "Unit per leg length"),
         "rotation_gain_deg": Limit(0.0, 90.0, "Rotation gain", "°"),
         "fore_aft_divisor": Limit(0.1, 10.0, "Fore-aft divisor"),
+        "loop_cycles": LOOP_CYCLES,
     },
     "HandshakeParams": {
         "frame_start": _frames(),
@@ -143,6 +145,7 @@ LIMITS: dict[str, dict[str, Limit]] = {
         "style_amplitude": Limit(0.0, 10.0, "Style amplitude"),
         "style_weight": Limit(0.0, 10.0, "Style weight"),
         "style_direction": Limit(0.0, 10.0, "Style direction"),
+        "loop_cycles": LOOP_CYCLES,
     },
     "AdaptParams": {
         "descriptors_per_joint": Limit(10, 200, "Descriptors per joint"),

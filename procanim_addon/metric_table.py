@@ -68,3 +68,16 @@ COMMON = (
         "Yes when the rig cannot reproduce the motion within 0.5 cm (e.g. Rigify's IK stretch: try FK Controls)"),
     row("generate_ms", "Bake time", "ms", 0, "Time from Generate to the keys being written"),
 )
+
+# a walk made a loop (loop IN_PLACE or ROOT_MOTION: procanim_addon/loop.py)
+LOOP = (
+    row("loop_cycles", "Loop cycles", "", 0, "Gait cycles in the loop (a weaving walk loops over whole sways of two)"),
+    row("cycle_frames", "Cycle length", "frames", 0,
+        "Frames per gait cycle: the cadence (or Speed) rounded so that a cycle is whole frames"),
+    row("cycle_stride_m", "Stride per cycle", "m", 3,
+        "How far one gait cycle travels; the loop's root motion is this times the cycles"),
+    row("loop_travel_bone", "Root motion on", "", 0,
+        "The bone whose location carries the travel (the hips when the rig has no root bone)"),
+    row("loop_seam_velocity_ratio", "Seam velocity", "", 3,
+        "Largest change a joint's velocity takes at the seam against the uncut walk's (0.1 = 10 % of its speed)"),
+)

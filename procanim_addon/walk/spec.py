@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import transforms as tf
 from ..clip import Clip
-from ..metric_table import PENETRATION, SKATE_MEAN, SKATE_P95, row
+from ..metric_table import LOOP, PENETRATION, SKATE_MEAN, SKATE_P95, row
 from ..progress import ProgressFn, no_progress
 from ..spec import GeneratorSpec
 from .gait import generate_path_walk
@@ -49,5 +49,6 @@ SPEC = GeneratorSpec(
         row("com_vertical_travel_cm", "Centre of mass bob", "cm", 1, "Vertical travel of the centre of mass per step"),
         row("max_joint_jump_deg", "Largest joint step", "°/frame", 1,
             "Largest rotation of any bone between two frames: spikes show pops"),
+        *LOOP,
     ),
 )
