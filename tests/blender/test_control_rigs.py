@@ -103,17 +103,17 @@ class Soles:
 
 
 def engine_modules(procanim_extension):
-    names = ("operators.bridge", "operators.control_rig", "procanim_addon.controls.deform")
+    names = ("operators.control_rig", "procanim_addon.controls.deform", "procanim_addon.controls.intended")
     return [_module(procanim_extension, n) for n in names]
 
 
 def intended_deform(procanim_extension, obj, clip, frames_idx):
     """What the engine intended for the rig's DEF bones on the given clip frames (armature space):
     the clip's deform-skeleton pose, each DEF bone carried by its ORG bone from rest."""
-    bridge, control_rig, deform = engine_modules(procanim_extension)
+    control_rig, deform, intended = engine_modules(procanim_extension)
     rig = control_rig.read_control_rig(obj)
     sk = deform.deform_skeleton(rig)
-    pose = deform.rig_pose(rig, sk, control_rig.intended_pose(sk, clip))[frames_idx]
+    pose = deform.rig_pose(rig, sk, intended.intended_pose(sk, clip))[frames_idx]
     bones = obj.data.bones
     out = {}
     for b in bones:
