@@ -35,20 +35,10 @@ def _install(root: Path) -> None:
 
 
 def _curve(name: str, length: float):
-    import bpy
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    from path_walk_blender import add_curve, s_curve
 
-    n = int(length * 20) + 1
-    y = np.linspace(0.0, -length, n)
-    points = np.stack([1.5 * np.sin(2 * np.pi * (-y) / 10.0), y, np.zeros(n)], -1)
-    cu = bpy.data.curves.new(name, "CURVE")
-    cu.dimensions = "3D"
-    sp = cu.splines.new("POLY")
-    sp.points.add(n - 1)
-    for p, co in zip(sp.points, points):
-        p.co = (*co, 1.0)
-    ob = bpy.data.objects.new(name, cu)
-    bpy.context.collection.objects.link(ob)
-    return ob
+    return add_curve(name, s_curve(length))
 
 
 def _fcurves(obj):
