@@ -3,11 +3,10 @@
 Blender's IK solver (the legacy solver, which Rigify's rigs use) treats a bone with an *IK stretch*
 above 0 as able to change length. Rigify sets 0.1 on the first two bones of every limb's IK chain
 (``thigh_ik``/``MCH-shin_ik``, ``upper_arm_ik``/``MCH-forearm_ik``) and its IK constraints stretch,
-so a leg that must bend its knee to reach its foot control also shortens: measured on a generated
-Rigify human walking, by 0.2 % with the knee bent 15° and by about 3 % at 60–90°. The foot control is
-reached exactly, but the knee comes out up to 2.7 cm off the pose the engine meant (a shortened leg
-reaches the same ankle with a straighter knee). The ``IK_Stretch`` switch does not change this: it
-only limits how far the IK target may go from the hip (a Limit Distance at 1.035 × the chain length).
+so a leg that must bend its knee to reach its foot control also shortens, and the more it
+bends. The foot control is reached exactly, but the knee comes out off the pose the engine meant (a
+shortened leg reaches the same ankle with a straighter knee). The ``IK_Stretch`` switch does not
+change this: it only limits how far the IK target may go from the hip (a Limit Distance).
 
 **Response.** What the solver does depends on where it starts. On Rigify's limbs the chain starts
 aimed at its target (``MCH-thigh_ik_swing`` damped-tracks it), so for a chain at its rest scale the
@@ -40,8 +39,7 @@ from .structure import Limb
 # Knee (elbow) bends at which the response is measured, in degrees beyond the chain's rest bend (at
 # which the solver has nothing to do: no stretch), and straighter than at rest. Dense near the
 # rest bend: a walk's stance leg comes back to it every step, the solver's stretch changes fastest
-# there, and near a straight limb a small error in length moves the knee most (0.05 % of the thigh's
-# length moves a knee bent 5° by about 1 cm).
+# there, and near a straight limb a small error in length moves the knee most.
 PROBE_FROM_REST_DEG = (0.0, 1.5, 3.5, 6.0, 9.5, 14.0, 20.0, 28.0, 38.0, 50.0, 65.0, 85.0, 110.0, 140.0)
 PROBE_STRAIGHTER = (0.0, 0.25, 0.5, 0.75)  # fractions of the rest bend
 MAX_BEND_DEG = 160.0
