@@ -30,7 +30,7 @@ import numpy as np
 
 from ..procanim_addon.clip import Clip
 from ..procanim_addon.curve_keys import CurveKeys, rotation_channels
-from .compat import SLOTTED_ACTIONS, action_fcurves, assign_action
+from .compat import action_fcurves, assign_action, remove_fcurve
 from .fingerprint import digest, keep_edited, untouched
 
 BAKE_TO = ("ACTION",)  # the armature's active action
@@ -195,7 +195,8 @@ def write_keys(fc, keys: CurveKeys) -> np.ndarray:
 
 
 class BakeKeys:
-    """The F-curves of one bake being written into ``action`` (see :func:`open_bake`)."""
+    """The F-curves of one bake being written into ``action`` on ``obj`` (see :func:`open_bake`);
+    ``previous``: the action it replaced, kept with a fake user (None when it rewrites its own bake)."""
 
     def __init__(self, obj, action, previous, fcurves, groups):
         self.obj, self.action, self.previous = obj, action, previous
@@ -279,7 +280,7 @@ def _target_action(obj, generator: str, notes: list | None):
     if current is not None and current.procanim.generator == generator and current.procanim.owner == obj.name:
         if untouched(current, obj):
             for fc in action_fcurves(current):
-                _remove_fcurve(current, fc)
+                remove_fcurve(current, fc)
             return current, None
         kept = keep_edited(current)
         if notes is not None:
@@ -290,19 +291,6 @@ def _target_action(obj, generator: str, notes: list | None):
         action.procanim.previous_action = current.procanim.previous_action
         return action, None
     return bpy.data.actions.new(f"{obj.name}.{generator}"), current
-
-
-def _remove_fcurve(action, fc) -> None:
-    """Remove an F-curve from whichever collection holds it."""
-    if not SLOTTED_ACTIONS:
-        action.fcurves.remove(fc)
-        return
-    for layer in action.layers:
-        for strip in layer.strips:
-            for bag in strip.channelbags:
-                if fc in bag.fcurves.values():
-                    bag.fcurves.remove(fc)
-                    return
 
 
 def _plain(d: dict) -> dict:
