@@ -43,3 +43,16 @@ def action_fcurves(action, obj=None):
                 if slot is None or bag.slot == slot:
                     out.extend(bag.fcurves)
     return out
+
+
+def remove_fcurve(action, fc) -> None:
+    """Remove F-curve ``fc`` from ``action``, whichever collection holds it."""
+    if not SLOTTED_ACTIONS:
+        action.fcurves.remove(fc)
+        return
+    for layer in action.layers:
+        for strip in layer.strips:
+            for bag in strip.channelbags:
+                if fc in bag.fcurves.values():
+                    bag.fcurves.remove(fc)
+                    return

@@ -23,8 +23,38 @@ import numpy as np
 from . import transforms as tf
 
 
+class RestBones:
+    """Bones by name and their rest heads and tails, for a class holding ``names``,
+    ``matrix_local`` ``(B, 4, 4)``, ``lengths`` ``(B,)`` and ``_index`` (name → index):
+    :class:`Skeleton` and the control rig's ``ControlRig``."""
+
+    names: list[str]
+    matrix_local: np.ndarray
+    lengths: np.ndarray
+    _index: dict[str, int]
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def index(self, name: str) -> int:
+        return self._index[name]
+
+    def has(self, name: str) -> bool:
+        return name in self._index
+
+    @property
+    def heads(self) -> np.ndarray:
+        """Rest heads in armature space, ``(B, 3)``."""
+        return self.matrix_local[:, :3, 3]
+
+    @property
+    def tails(self) -> np.ndarray:
+        """Rest tails in armature space, ``(B, 3)``."""
+        return self.heads + self.matrix_local[:, :3, 1] * self.lengths[:, None]
+
+
 @dataclass
-class Skeleton:
+class Skeleton(RestBones):
     """Rest pose of an armature, bones ordered parents before children.
 
     names:         bone names, ``(B,)``
@@ -101,26 +131,7 @@ class Skeleton:
             connected=[bool(by_name[n].get("connected", False)) for n in order],
         )
 
-    # ------------------------------------------------------------------ queries
-    def __len__(self) -> int:
-        return len(self.names)
-
-    def index(self, name: str) -> int:
-        return self._index[name]
-
-    def has(self, name: str) -> bool:
-        return name in self._index
-
-    @property
-    def heads(self) -> np.ndarray:
-        """Rest heads in armature space, ``(B, 3)``."""
-        return self.matrix_local[:, :3, 3]
-
-    @property
-    def tails(self) -> np.ndarray:
-        """Rest tails in armature space, ``(B, 3)``."""
-        return self.heads + self.matrix_local[:, :3, 1] * self.lengths[:, None]
-
+    # ------------------------------------------------------------------ queries (and RestBones')
     def children(self, i: int) -> list[int]:
         return [j for j, p in enumerate(self.parents) if p == i]
 

@@ -65,6 +65,19 @@ class ControlKeys:
     notes: list[str] = field(default_factory=list)
     mode: str = "IK"
 
+    def channels(self, control: int) -> tuple[np.ndarray, np.ndarray]:
+        """The location ``(F, 3)`` and rotation ``(F, 4)`` keys of ``control`` (from its basis when
+        they were not kept)."""
+        loc, rot = self.location.get(control), self.rotation.get(control)
+        if loc is None or rot is None:
+            loc, rot, _ = tf.decompose(self.basis[control])
+        return loc, rot
+
+    def is_finite(self) -> bool:
+        """No NaN or infinity in any key."""
+        arrays = [*self.basis.values(), *self.scale.values(), *self.location.values(), *self.rotation.values()]
+        return all(np.isfinite(a).all() for a in arrays) and all(np.isfinite(v) for v in self.switches.values())
+
 
 class _Conversion:
     def __init__(

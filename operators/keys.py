@@ -1,0 +1,308 @@
+"""Keys into Blender: the action a bake writes into, its F-curves, and the pose channels around it.
+
+Every bake (onto the deform bones or onto a rig's controls) goes through the same three steps:
+
+1. :func:`open_bake` chooses the action and makes it the armature's. A previous bake of the same
+   generator is cleared and rewritten in place while the animator has not edited it
+   (:mod:`.fingerprint`); otherwise a new action is made, and the action it replaces is kept (a fake
+   user, its name in the new action's ``procanim.previous_action``), so nothing of the user's is
+   lost. ``bake_to`` names where the keys go; :data:`BAKE_TO` lists the places there are.
+2. :class:`BakeKeys` writes F-curves, one ``foreach_set`` per key attribute: :meth:`BakeKeys.curve`
+   any :class:`~procanim_addon.curve_keys.CurveKeys` (frames, values, Bezier handles and their types,
+   interpolation, key types), :meth:`BakeKeys.location`, :meth:`BakeKeys.rotation` (in the bone's
+   rotation mode) and :meth:`BakeKeys.object_channels` a key on each of the given frames. F-curves
+   are grouped per bone, as Blender's own keying does.
+3. :meth:`BakeKeys.finish` stores the generator, owner, metrics (``procanim.metrics_json``, read by
+   :func:`read_metrics`) and the keys' fingerprint on the action and sets its frame range.
+
+The pose channels an action animates keep the last evaluated values once it stops animating them:
+:func:`animated_channels`, :func:`rest_channels`, :func:`pose_channels`, :func:`set_pose_channels`
+and :func:`set_action_aside` (while a rig is read) deal with them.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+
+import bpy
+import numpy as np
+
+from ..procanim_addon.clip import Clip
+from ..procanim_addon.curve_keys import CurveKeys, rotation_channels
+from .compat import action_fcurves, assign_action, remove_fcurve
+from .fingerprint import digest, keep_edited, untouched
+
+BAKE_TO = ("ACTION",)  # the armature's active action
+
+_REST_CHANNELS = {
+    "location": (0.0, 0.0, 0.0),
+    "rotation_quaternion": (1.0, 0.0, 0.0, 0.0),
+    "rotation_euler": (0.0, 0.0, 0.0),
+    "rotation_axis_angle": (0.0, 0.0, 1.0, 0.0),
+    "scale": (1.0, 1.0, 1.0),
+}
+_BONE_PREFIX = 'pose.bones["'
+_OBJECT_GROUP = "Object Transforms"
+# CurveKeys field → the Keyframe property it is written to
+_ENUM_FIELDS = {
+    "handle_left_type": "handle_left_type",
+    "handle_right_type": "handle_right_type",
+    "interpolation": "interpolation",
+    "key_type": "type",
+}
+
+
+# ----------------------------------------------------------------------------- names and paths
+
+
+def escape(name: str) -> str:
+    """A bone name quoted for an RNA data path."""
+    return name.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def bone_path(name: str) -> str:
+    """The data path prefix of pose bone ``name``'s channels (``pose.bones["name"].``)."""
+    return f'{_BONE_PREFIX}{escape(name)}"].'
+
+
+def property_path(bone: str, prop: str) -> str:
+    """The data path of pose bone ``bone``'s custom property ``prop``."""
+    return f'{_BONE_PREFIX}{escape(bone)}"]["{prop}"]'
+
+
+def keyed_bone_names(obj) -> list[str]:
+    """Names of the pose bones the armature's action keys, in the order of its F-curves."""
+    ad = obj.animation_data
+    if ad is None or ad.action is None:
+        return []
+    out = []
+    for fc in action_fcurves(ad.action, obj):
+        if fc.data_path.startswith(_BONE_PREFIX):
+            name = fc.data_path[len(_BONE_PREFIX) :].split('"]', 1)[0]
+            if name not in out:
+                out.append(name)
+    return out
+
+
+def read_metrics(action) -> dict:
+    """The metrics a bake stored on ``action`` ({} when none)."""
+    try:
+        return json.loads(action.procanim.metrics_json or "{}")
+    except (ValueError, AttributeError):
+        return {}
+
+
+# ----------------------------------------------------------------------------- pose channels
+
+
+def animated_channels(action, obj) -> set[tuple[str, str]]:
+    """``(bone name, channel)`` of every pose-bone transform (location, rotation, scale) that
+    ``action`` animates on ``obj``."""
+    out = set()
+    for fc in action_fcurves(action, obj):
+        head, _, channel = fc.data_path.rpartition('"].')
+        if head.startswith(_BONE_PREFIX) and channel in _REST_CHANNELS:
+            out.add((head[len(_BONE_PREFIX) :].replace('\\"', '"').replace("\\\\", "\\"), channel))
+    return out
+
+
+def rest_channels(obj, channels) -> None:
+    """Put ``channels`` (``(bone name, channel)``) of ``obj``'s pose back to rest.
+
+    A channel an action animated keeps the value of the last frame Blender evaluated once the
+    action stops animating it; those values are the action's, not the animator's. Left there, the
+    bones a previous bake keyed and a new one does not (the ``ORG-`` bones of a ``DEFORM`` bake under
+    a bake onto the controls) would offset the new motion.
+    """
+    bones = obj.pose.bones
+    for name, channel in channels:
+        pb = bones.get(name)
+        if pb is not None:
+            setattr(pb, channel, _REST_CHANNELS[channel])
+
+
+def pose_channels(obj, channels) -> dict:
+    """``{(bone name, channel): value}`` of ``obj``'s pose now, for :func:`set_pose_channels`."""
+    bones = obj.pose.bones
+    return {(n, c): tuple(getattr(bones[n], c)) for n, c in channels if n in bones}
+
+
+def set_pose_channels(obj, values: dict) -> None:
+    """Put back what :func:`pose_channels` read."""
+    bones = obj.pose.bones
+    for (name, channel), value in values.items():
+        if name in bones:
+            setattr(bones[name], channel, value)
+
+
+def set_action_aside(obj):
+    """Unassign ``obj``'s action (its channels put at rest) while a rig is read; returns a function
+    that assigns it back (with its slot) and puts those channels back as they were. Nothing of the
+    action is changed, so a bake that fails after this loses nothing."""
+    ad = obj.animation_data
+    action = ad.action if ad is not None else None
+    if action is None:
+        return lambda: None
+    slot = getattr(ad, "action_slot", None)  # Blender 4.4+ (None before)
+    channels = animated_channels(action, obj)
+    saved = pose_channels(obj, channels)
+    ad.action = None
+    rest_channels(obj, channels)
+
+    def put_back():
+        ad.action = action
+        if slot is not None:
+            ad.action_slot = slot
+        set_pose_channels(obj, saved)
+
+    return put_back
+
+
+# ----------------------------------------------------------------------------- writing keys
+
+
+@cache
+def _enum_values(prop: str) -> dict[str, int]:
+    """Blender's integer value of each name of the Keyframe enum ``prop`` (what ``foreach_set`` takes)."""
+    rna = bpy.types.Keyframe.bl_rna.properties[prop]
+    assert isinstance(rna, bpy.types.EnumProperty)
+    return {item.identifier: item.value for item in rna.enum_items}
+
+
+def write_keys(fc, keys: CurveKeys) -> np.ndarray:
+    """Write ``keys`` into the F-curve ``fc`` (which has no keys yet) and let Blender compute what it
+    computes (automatic handles); returns the keys' coordinates as written, float32
+    ``[f0, v0, f1, v1, …]``."""
+    n = len(keys)
+    points = fc.keyframe_points
+    points.add(n)
+    co = np.empty(2 * n, dtype=np.float32)
+    co[0::2] = keys.frames
+    co[1::2] = keys.values
+    points.foreach_set("co", co)
+    for field, prop in _ENUM_FIELDS.items():
+        names = keys.names(field)
+        if names is not None:
+            values = _enum_values(prop)
+            unique, inverse = np.unique(np.array(names), return_inverse=True)
+            points.foreach_set(prop, np.array([values[u] for u in unique], dtype=np.int32)[inverse])
+    if keys.handle_left is not None:
+        points.foreach_set("handle_left", np.asarray(keys.handle_left, dtype=np.float32).ravel())
+        points.foreach_set("handle_right", np.asarray(keys.handle_right, dtype=np.float32).ravel())
+    fc.update()
+    return co
+
+
+class BakeKeys:
+    """The F-curves of one bake being written into ``action`` on ``obj`` (see :func:`open_bake`);
+    ``previous``: the action it replaced, kept with a fake user (None when it rewrites its own bake)."""
+
+    def __init__(self, obj, action, previous, fcurves, groups):
+        self.obj, self.action, self.previous = obj, action, previous
+        self._fcurves, self._groups = fcurves, groups
+        self.written: dict[tuple[str, int], np.ndarray] = {}  # (data path, index) → co: the fingerprint
+
+    @property
+    def curves(self) -> int:
+        """How many F-curves were written."""
+        return len(self.written)
+
+    def curve(self, group: str, path: str, index: int, keys: CurveKeys) -> None:
+        """One F-curve ``path[index]`` of ``keys``, in the channel group ``group``."""
+        fc = self._fcurves.new(path, index=index)
+        fc.group = self._groups.get(group) or self._groups.new(group)
+        self.written[path, index] = write_keys(fc, keys)
+
+    def channel(self, group: str, path: str, frames: np.ndarray, values: np.ndarray) -> None:
+        """F-curves ``path[0 … k-1]`` with a key on each of ``frames`` ``(F,)``: ``values`` ``(F, k)``."""
+        for k in range(values.shape[1]):
+            self.curve(group, path, k, CurveKeys(frames, values[:, k]))
+
+    def location(self, group: str, base: str, locations: np.ndarray, frames: np.ndarray) -> None:
+        """Location keys ``(F, 3)`` of a bone (``base``: :func:`bone_path`) or of the object (``''``)."""
+        self.channel(group, base + "location", frames, locations)
+
+    def rotation(self, group: str, base: str, mode: str, quats: np.ndarray, frames: np.ndarray) -> None:
+        """Rotation keys of quaternions ``(F, 4)`` in rotation ``mode`` (a bone's, or the object's
+        with ``base`` ``''``)."""
+        suffix, values = rotation_channels(mode, quats)
+        self.channel(group, base + suffix, frames, values)
+
+    def object_channels(self, clip: Clip, frames: np.ndarray) -> None:
+        """The clip's object-level root motion, when it has one (a path walk with root motion 'Object')."""
+        if clip.object_locations is not None:
+            self.location(_OBJECT_GROUP, "", clip.object_locations, frames)
+        if clip.object_rotations is not None:
+            self.rotation(_OBJECT_GROUP, "", self.obj.rotation_mode, clip.object_rotations, frames)
+
+    def finish(self, clip: Clip, metrics: dict):
+        """Store generator, owner, ``metrics`` (the clip's frame range added) and the keys'
+        fingerprint on the action; set its frame range. Returns the action."""
+        action, info = self.action, self.action.procanim
+        info.generator = clip.generator
+        info.owner = self.obj.name
+        metrics["frame_start"], metrics["frame_end"] = clip.frame_range
+        info.metrics_json = json.dumps(_plain(metrics))
+        lo, hi = clip.frame_range
+        action.frame_range = (lo, hi) if hi > lo else (lo, lo + 1)
+        action.use_frame_range = False
+        info.fingerprint = digest(self.written)
+        return action
+
+
+def open_bake(obj, generator: str, notes: list | None = None, bake_to: str = "ACTION") -> BakeKeys:
+    """Start writing a bake of ``generator`` onto armature ``obj``: the action is chosen, cleared or
+    made, and assigned, and the action it replaces is kept (see the module docstring). Messages for
+    the user (an edited bake kept aside) are appended to ``notes``. ``bake_to``: one of :data:`BAKE_TO`."""
+    if bake_to not in BAKE_TO:
+        raise ValueError(f"bake_to must be one of {BAKE_TO}, not {bake_to!r}")
+    action, previous = _target_action(obj, generator, notes)
+    if previous is not None:
+        previous.use_fake_user = True
+        action.procanim.previous_action = previous.name
+    fcurves, groups = assign_action(obj, action)
+    return BakeKeys(obj, action, previous, fcurves, groups)
+
+
+def _target_action(obj, generator: str, notes: list | None):
+    """The action to write into, and the previous action to keep (or None).
+
+    A previous bake of the same generator is rewritten in place while its keys are untouched; once
+    the animator has edited them it is kept (``<name>.edited``, fake user) and a new action is baked,
+    with a note saying so. The pose channels the current action animated are put back to rest
+    (:func:`rest_channels`): the new bake then plays exactly as its own keys say.
+    """
+    ad = obj.animation_data
+    current = ad.action if ad else None
+    if current is not None:
+        rest_channels(obj, animated_channels(current, obj))
+    if current is not None and current.procanim.generator == generator and current.procanim.owner == obj.name:
+        if untouched(current, obj):
+            for fc in action_fcurves(current):
+                remove_fcurve(current, fc)
+            return current, None
+        kept = keep_edited(current)
+        if notes is not None:
+            notes.append(f"'{kept}' holds your edits of the previous bake; it is kept and a new action was baked.")
+        action = bpy.data.actions.new(f"{obj.name}.{generator}")
+        # the new bake follows what the edited one followed: the animator's action before ProcAnim
+        # (for a terrain adaptation, its source motion)
+        action.procanim.previous_action = current.procanim.previous_action
+        return action, None
+    return bpy.data.actions.new(f"{obj.name}.{generator}"), current
+
+
+def _plain(d: dict) -> dict:
+    """``d`` with numpy scalars made Python numbers (non-finite ones None) for JSON."""
+    out: dict[str, object] = {}
+    for k, v in d.items():
+        if isinstance(v, dict):
+            out[k] = _plain(v)
+        elif isinstance(v, (np.floating, float)):
+            out[k] = float(v) if np.isfinite(v) else None
+        elif isinstance(v, (np.integer, int, bool, np.bool_)):
+            out[k] = v.item() if hasattr(v, "item") else v
+        else:
+            out[k] = str(v) if not isinstance(v, (str, list)) else v
+    return out
