@@ -778,17 +778,15 @@ def _shipped_trees() -> dict[Path, ast.AST]:
 # Current violations of the structure rules that other branches of issue 22 fix; the lead removes
 # each entry once they are merged (the tests fail when an entry is fixed and still listed).
 KNOWN_IMPORT_CYCLES = {
-    frozenset({"operators.bake", "operators.control_rig"}),  # issue 22 item 1: operators/keys.py (arch-bake)
     frozenset({"batch.shot", "batch.worker"}),  # issue 22 item 1: the worker's two sides (batch)
 }
 KNOWN_FUNCTION_LEVEL_IMPORTS = {  # issue 22 item 4: files whose function-level imports their owners rework
     "batch/__init__.py", "batch/checks.py", "batch/cli.py", "batch/dask_mode.py", "batch/local.py",
     "batch/report.py", "batch/shot.py", "batch/worker.py",  # batch: bpy inside functions (no Blender needed)
-    "operators/bake.py", "operators/control_rig.py", "operators/bridge.py",  # arch-bake: the bake ↔ control-rig cycle
+    "operators/bridge.py",  # control_rig imported inside functions: can move to the top now
     "procanim_addon/walk/metrics.py",  # the path walk's owner
 }
 KNOWN_MANY_PARAMETERS = {"procanim_addon/walk/feet.py:__init__"}  # issue 22 item 6: FootModel (rigs-any)
-KNOWN_STALE_DOCSTRINGS = {"operators/control_rig.py"}  # issue 22 item 5: verify_samples (arch-bake)
 
 
 def test_no_import_cycle_among_shipped_modules():
@@ -818,5 +816,4 @@ def test_no_function_has_more_than_ten_parameters():
 
 
 def test_docstrings_name_functions_that_exist():
-    stale = rule_docstring_functions_exist(_shipped_trees())
-    assert {v.split(":")[0] for v in stale} <= KNOWN_STALE_DOCSTRINGS, stale
+    assert rule_docstring_functions_exist(_shipped_trees()) == []
