@@ -21,6 +21,7 @@ from bpy.props import BoolProperty
 
 from ..procanim_addon.errors import InputError
 from ..procanim_addon.jobs import EngineCall
+from ..procanim_addon.key_marks import KeyMarks, change_marks, contact_marks
 from ..procanim_addon.terrain.adapt import AdaptParams
 from ..procanim_addon.terrain.mesh import TerrainMesh
 from ..procanim_addon.terrain.spec import SPEC
@@ -246,7 +247,15 @@ class AdaptTerrain(Generator):
             "reference": reference_obj.name if reference_obj is not None else "",
         }
         compute = EngineCall(self.spec.call, (skeleton, rigmap, source, reference, terrain, params, names))
-        return Job([obj], compute, extra={"source_action": action.name, "notes": [note] if note else []})
+        return Job([obj], compute, extra={"source_action": action.name, "notes": [note] if note else [],
+                                          "adapted": (skeleton, rigmap, terrain)})
+
+    def key_marks(self, job: Job, index: int, clip) -> KeyMarks:
+        """The feet's contacts on the terrain, and markers on the frames the adaptation changed most."""
+        skeleton, rigmap, terrain = job.extra["adapted"]
+        marks = contact_marks(skeleton, rigmap, clip, terrain)
+        marks.marks += change_marks(clip.metrics.get("changed_most"))
+        return marks
 
     def warnings(self, _job: Job, clips) -> list[str]:
         """The bake's WARNING lines: frames that still cut the terrain."""

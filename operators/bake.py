@@ -9,6 +9,14 @@ and a sample of frames is evaluated by Blender to measure how far the deform bon
 intended pose (metrics ``control_residual_cm_max`` / ``_mean``; above the engine's tolerance the
 bake says it is approximate, :func:`bake_warning`).
 
+**Key tolerance** (``key_tolerance``, m): above 0 the bake writes the fewest keys that keep every
+deform joint within the tolerance of the motion on every frame, with handles and key types, and pose
+markers on the action (contacts, phases: ``Generator.key_marks``) — the key planner
+(:mod:`procanim_addon.keys`) decides them from the clip (:func:`plan_bone_keys`) or from the
+conversion onto controls (:func:`.control_rig.plan_control_bake`); 0 keys every clip frame, the dense
+bake. The figures (keys written and of the dense bake, the largest deform error, contacts kept) join
+the metrics.
+
 Both write through :mod:`.keys`: one new action (or the previous bake of the same generator
 rewritten in place), the user's previous action kept, and the metrics stored on the action
 (``action.procanim.generator``, ``.metrics_json``, ``.owner``; :func:`read_metrics`).
@@ -18,10 +26,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..procanim_addon import keys as planner
+from ..procanim_addon.bake_settings import BakeSettings
 from ..procanim_addon.clip import Clip
 from ..procanim_addon.controls import KEY_TARGETS
 from ..procanim_addon.errors import InputError
-from .control_rig import control_mode, convert_onto_controls, write_onto_controls
+from ..procanim_addon.key_marks import KeyMarks
+from .bridge import read_skeleton
+from .control_rig import control_mode, convert_onto_controls, plan_control_bake, write_onto_controls
 from .keys import (
     animated_channels,
     bone_path,
@@ -48,41 +60,81 @@ __all__ = [
 ]
 
 
-def prepare_bake(obj, clip: Clip, key_target: str = "AUTO"):
+def prepare_bake(obj, clip: Clip, key_target: str = "AUTO", key_tolerance: float = 0.0, marks: KeyMarks | None = None):
     """Everything of a bake that can fail, done before anything is written: returns ``write(notes)``,
     which writes ``clip`` onto armature ``obj`` as its active action and returns the action. A
     generator that bakes several characters prepares them all first, so that a refusal leaves
     every one of them as it was.
 
     ``key_target`` (``AUTO``, ``IK_CONTROLS``, ``FK_CONTROLS``, ``DEFORM``): which bones receive the
-    keys — the controls of a known control rig (``AUTO``: IK), else the clip's own bones. Messages
-    for the user (an edited bake kept aside, an approximate bake onto controls …) are appended to
-    ``notes``.
+    keys — the controls of a known control rig (``AUTO``: IK), else the clip's own bones.
+    ``key_tolerance`` (m): the fewest keys within it of the motion on every deform joint
+    (:mod:`procanim_addon.keys`); 0 keys every clip frame. ``marks``: what the keys say (contacts,
+    phases: key types, pose markers; ``Generator.key_marks``). Messages for the user (an edited bake
+    kept aside, an approximate bake onto controls …) are appended to ``notes``.
 
-    Raises :class:`InputError` if the clip holds a non-finite value or the key target does not fit
-    the rig (nothing is written then).
+    Raises :class:`InputError` if the clip holds a non-finite value, the key target does not fit
+    the rig or the tolerance is outside its limits (nothing is written then).
     """
     if not clip.is_finite():
         raise InputError("The generator produced invalid (NaN) values; nothing was baked. Try less extreme settings.")
     if key_target not in KEY_TARGETS:
         raise InputError(f"Unknown key target '{key_target}'; use one of {', '.join(KEY_TARGETS)}.")
+    tolerance = BakeSettings(key_tolerance).validate().key_tolerance
+    marks = marks or KeyMarks()
     mode = control_mode(obj, key_target)
     if mode is not None:
         converted = convert_onto_controls(obj, clip, mode)
+        plan_control_bake(converted, tolerance, marks)
         return lambda notes=None: write_onto_controls(converted, notes)
-    return lambda notes=None: write_onto_bones(obj, clip, notes)
+    keyed = plan_bone_keys(obj, clip, tolerance, marks)
+    return lambda notes=None: write_onto_bones(obj, clip, notes, keyed, marks.markers())
 
 
-def bake_clip(obj, clip: Clip, key_target: str = "AUTO", notes: list | None = None):
+def bake_clip(obj, clip: Clip, key_target: str = "AUTO", notes: list | None = None, key_tolerance: float = 0.0,
+              marks: KeyMarks | None = None):
     """Write ``clip`` onto armature ``obj`` as its active action (:func:`prepare_bake`, then its
     write); returns the action. Raises :class:`InputError` before writing anything."""
-    return prepare_bake(obj, clip, key_target)(notes)
+    return prepare_bake(obj, clip, key_target, key_tolerance, marks)(notes)
 
 
-def write_onto_bones(obj, clip: Clip, notes: list | None = None):
-    """The clip's own channels on its own bones (a plain skeleton, or key target ``DEFORM``), a key
-    on every clip frame, each rotation in its pose bone's rotation mode; returns the action."""
+def plan_bone_keys(obj, clip: Clip, tolerance: float, marks: KeyMarks) -> planner.KeyedAction | None:
+    """The reduced keys of ``clip`` on ``obj``'s own bones (None for a dense bake, ``tolerance`` 0),
+    the error measured on the skeleton the clip is of, in each pose bone's rotation mode."""
+    if tolerance == 0.0:
+        return None
+    modes = {pb.name: pb.rotation_mode for pb in obj.pose.bones}
+    try:
+        return planner.plan_clip_keys(clip, read_skeleton(obj), tolerance, modes, obj.rotation_mode, marks.marks,
+                                      marks.contacts, marks.feet)
+    except ValueError as err:
+        raise InputError(f"Could not plan the keys of '{obj.name}' ({err}); nothing was baked.") from err
+
+
+def write_onto_bones(obj, clip: Clip, notes: list | None = None, keyed: planner.KeyedAction | None = None,
+                     markers=()):
+    """The clip's own channels on its own bones (a plain skeleton, or key target ``DEFORM``) — the
+    planned curves of ``keyed`` (:func:`plan_bone_keys`), or without it a key on every clip frame,
+    each rotation in its pose bone's rotation mode — and the pose ``markers`` ``(frame, name)``;
+    returns the action."""
     bake = open_bake(obj, clip.generator, notes)
+    if keyed is not None:
+        for curve in keyed.curves:
+            bake.planned(curve)
+    else:
+        _write_dense(bake, obj, clip)
+    bake.markers(markers)
+    metrics = dict(clip.metrics)
+    metrics["fcurves"] = bake.curves
+    metrics["key_target"] = "DEFORM"
+    metrics.update(bake.figures(keyed))
+    if keyed is not None and notes is not None:
+        notes.extend(f"{obj.name}: {note}" for note in keyed.notes)
+    return bake.finish(clip, metrics)
+
+
+def _write_dense(bake, obj, clip: Clip) -> None:
+    """A key on every clip frame of every keyed channel (the dense bake)."""
     frames = clip.frames.astype(np.float32)
     key_location, key_rotation = np.asarray(clip.key_location), np.asarray(clip.key_rotation)
     pose_bones = obj.pose.bones
@@ -97,10 +149,6 @@ def write_onto_bones(obj, clip: Clip, notes: list | None = None):
         if key_rotation[i]:
             bake.rotation(name, bone_path(name), pb.rotation_mode, clip.rotations[:, i], frames)
     bake.object_channels(clip, frames)
-    metrics = dict(clip.metrics)
-    metrics["fcurves"] = bake.curves
-    metrics["key_target"] = "DEFORM"
-    return bake.finish(clip, metrics)
 
 
 def bake_warning(obj) -> str:

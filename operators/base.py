@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import bpy
 
+from ..procanim_addon.bake_settings import BakeSettings
 from ..procanim_addon.clip import Clip
 from ..procanim_addon.errors import InputError
 from ..procanim_addon.progress import Cancelled, Progress
@@ -52,9 +53,11 @@ class GeneratorOperator(bpy.types.Operator):
     bl_options = {"REGISTER", "UNDO"}
     if TYPE_CHECKING:  # for the checker only: Blender reads a class's annotations as its properties
         generator: ClassVar[Generator]  # set by operator_class
-        key_target: str  # every generator's common argument (generator.common_settings)
+        key_target: str  # every generator's common arguments (generator.common_settings)
+        key_tolerance: float
 
     def prepare(self, context) -> Job:
+        BakeSettings(self.key_tolerance).validate()  # before any engine runs
         job = self.generator.prepare(self, context)
         check_key_target(job.targets, self.key_target)  # before any character is baked
         return job
@@ -74,10 +77,11 @@ class GeneratorOperator(bpy.types.Operator):
         key_target = self.key_target
         notes = job.extra.setdefault("notes", [])
         writes = []
-        for obj, clip in zip(job.targets, clips):  # every character checked before any is written
+        for index, (obj, clip) in enumerate(zip(job.targets, clips)):  # every one checked before any is written
             clip.metrics["generate_ms"] = seconds * 1000.0
             try:
-                writes.append(prepare_bake(obj, clip, key_target=key_target))
+                marks = self.generator.key_marks(job, index, clip)
+                writes.append(prepare_bake(obj, clip, key_target, self.key_tolerance, marks))
             except InputError as err:  # e.g. a rig whose controls the conversion cannot drive
                 self.report({"ERROR"}, str(err))
                 return {"CANCELLED"}

@@ -10,11 +10,13 @@ let Blender evaluate a few frames to check them.
   chain's lengths read back), so that the engine can cancel the stretch
   (:mod:`procanim_addon.controls.stretch`).
 * :func:`convert_onto_controls` reads all that with the switches in the bake's mode and has the
-  engine convert the Clip (:func:`procanim_addon.controls.convert`); :func:`write_onto_controls`
-  writes the keys (:mod:`.keys`) and verifies the bake: Blender evaluates a handful of frames
-  (:func:`sample_matrices`: ``scene.frame_set`` on the samples only, never per frame) and the
-  engine compares the deform bones with the pose it intended
-  (:func:`procanim_addon.controls.residual.verify`).
+  engine convert the Clip (:func:`procanim_addon.controls.convert`); :func:`plan_control_bake` has
+  the key planner reduce the controls' keys within the key tolerance, the error measured on the
+  deform skeleton the controls drive (:func:`procanim_addon.keys.plan_control_keys`);
+  :func:`write_onto_controls` writes the keys (:mod:`.keys`) and verifies the bake: Blender
+  evaluates a handful of frames — with reduced keys, frames between keys too — of what was written
+  (:func:`sample_matrices`: ``scene.frame_set`` on the samples only, never per frame) and the engine
+  compares the deform bones with the pose it intended (:func:`procanim_addon.controls.residual.verify`).
 * :func:`read_deform_clip` reads the deform pose Blender evaluates for the current action
   (whatever drives it: keys on controls, constraints, drivers) as a Clip of the deform skeleton,
   the source motion of a terrain adaptation on a control rig.
@@ -26,13 +28,14 @@ from __future__ import annotations
 
 import time
 from copy import copy
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import bpy
 import numpy as np
 from mathutils import Matrix
 
+from ..procanim_addon import keys as planner
 from ..procanim_addon.clip import Clip
 from ..procanim_addon.controls import ControlKeys, convert, deform_skeleton
 from ..procanim_addon.controls.constraints import Unsupported
@@ -44,6 +47,7 @@ from ..procanim_addon.controls.stretch import ProbePlan, StretchResponse, chain_
 from ..procanim_addon.controls.structure import SWITCH, find_limbs
 from ..procanim_addon.curve_keys import CurveKeys
 from ..procanim_addon.errors import InputError
+from ..procanim_addon.key_marks import KeyMarks
 from ..procanim_addon.skeleton import Skeleton
 from .keys import BakeKeys, bone_path, open_bake, property_path, set_action_aside
 
@@ -399,6 +403,9 @@ class ControlConversion:
     skeleton: Skeleton
     switch_value: float  # what the switches of the keyed limbs are set to
     timings: dict  # ms: control_read_ms (the probe included), control_probe_ms, control_convert_ms
+    keyed: planner.KeyedAction | None = None  # the controls' reduced keys (None: every frame keyed)
+    markers: list = field(default_factory=list)  # the action's pose markers (frame, name)
+    key_notes: list = field(default_factory=list)  # sentences for the user about the keys
 
 
 def convert_onto_controls(obj, clip: Clip, mode: str) -> ControlConversion:
@@ -443,6 +450,24 @@ def convert_onto_controls(obj, clip: Clip, mode: str) -> ControlConversion:
     return ControlConversion(obj, clip, mode, rig, keys, intended, skeleton, 0.0 if mode == "IK" else 1.0, timings)
 
 
+def plan_control_bake(converted: ControlConversion, tolerance: float, marks: KeyMarks) -> None:
+    """The controls' reduced keys within ``tolerance`` (m) of the converted motion, measured on the
+    deform skeleton they drive (:func:`procanim_addon.keys.plan_control_keys`), with the key types and
+    pose markers of ``marks``; kept on ``converted`` for :func:`write_onto_controls`. ``tolerance`` 0,
+    or controls the planner cannot measure yet: every frame keyed (with a note saying why)."""
+    converted.markers = marks.markers()
+    if tolerance == 0.0:
+        return
+    t0 = time.perf_counter()
+    try:
+        converted.keyed = planner.plan_control_keys(converted.rig, converted.skeleton, converted.keys, converted.clip,
+                                                    tolerance, marks.marks, marks.contacts, marks.feet)
+    except ValueError as err:
+        converted.key_notes.append(f"{converted.obj.name}: every frame keyed — the key tolerance cannot be "
+                                   f"measured on these controls yet ({err}).")
+    converted.timings["control_plan_ms"] = (time.perf_counter() - t0) * 1000.0
+
+
 def write_onto_controls(converted: ControlConversion, notes: list | None = None):
     """Write a conversion's keys into a new action of its armature (:func:`keys.open_bake`) and
     verify a sample of frames in Blender; returns the action."""
@@ -452,9 +477,15 @@ def write_onto_controls(converted: ControlConversion, notes: list | None = None)
     for bone, _ in keys.switches:  # the keyed limbs' switches as their keys set them
         obj.pose.bones[bone][SWITCH] = converted.switch_value
     _write_control_keys(bake, converted)
+    bake.markers(converted.markers)
     t3 = time.perf_counter()
     metrics = dict(clip.metrics)
     metrics.update(_verify(converted))
+    metrics.update(bake.figures(converted.keyed))
+    if notes is not None:
+        notes.extend(converted.key_notes)
+        if converted.keyed is not None:
+            notes.extend(f"{obj.name}: {note}" for note in converted.keyed.notes)
     t4 = time.perf_counter()
     timings = converted.timings
     metrics.update(
@@ -466,19 +497,22 @@ def write_onto_controls(converted: ControlConversion, notes: list | None = None)
             **timings,
             "control_write_ms": (t3 - t2) * 1000.0,
             "control_verify_ms": (t4 - t3) * 1000.0,
-            "control_bake_ms": timings["control_read_ms"] + timings["control_convert_ms"] + (t4 - t2) * 1000.0,
+            "control_bake_ms": timings["control_read_ms"] + timings["control_convert_ms"]
+            + timings.get("control_plan_ms", 0.0) + (t4 - t2) * 1000.0,
         }
     )
     return bake.finish(clip, metrics)
 
 
 def _write_control_keys(bake: BakeKeys, converted: ControlConversion) -> None:
-    """The controls' channels (a key on every clip frame), their switches (a key at each end) and
-    the clip's object-level motion."""
+    """The controls' channels (the planned keys, or a key on every clip frame), their switches (a
+    key at each end) and the clip's object-level motion."""
     obj, rig, keys, clip = converted.obj, converted.rig, converted.keys, converted.clip
     frames = clip.frames.astype(np.float32)
     pose_bones = obj.pose.bones
-    for c in keys.basis:
+    for curve in converted.keyed.curves if converted.keyed is not None else ():
+        bake.planned(curve)
+    for c in keys.basis if converted.keyed is None else ():
         name = rig.names[c]
         base = bone_path(name)
         loc, rot = keys.channels(c)
@@ -495,15 +529,28 @@ def _write_control_keys(bake: BakeKeys, converted: ControlConversion) -> None:
 
 
 def _verify(converted: ControlConversion) -> dict:
-    """Blender evaluates a sample of frames; the deform bones are compared with the intended pose."""
+    """Blender evaluates a sample of frames of what was written; the deform bones are compared with
+    the intended pose. Reduced keys are sampled between keys too (:func:`between_keys`)."""
     obj, rig, keys, clip = converted.obj, converted.rig, converted.keys, converted.clip
     scene = bpy.context.scene
     if obj.name not in scene.objects:
         return {"control_verify_frames": 0}
     samples = verification_samples(clip.frame_count)
+    if converted.keyed is not None:
+        samples = np.union1d(samples, between_keys(clip.frames, converted.keyed.curves, samples))
     checks = deform_checks(rig, list(keys.checked))
     evaluated = sample_matrices(obj, scene, clip.frames[samples], [rig.names[d] for d, _ in checks])
     return verify(rig, converted.skeleton, keys, converted.intended, checks, samples, evaluated)
+
+
+def between_keys(frames: np.ndarray, curves, samples: np.ndarray) -> np.ndarray:
+    """Frame indices (into ``frames``) between keys: after each of ``samples``, up to the next, the
+    frame fewest ``curves`` (planned curves) have a key on — where the curves are interpolated."""
+    keyed = np.zeros(len(frames), dtype=int)
+    for curve in curves:
+        keyed[np.searchsorted(frames, curve.frames.astype(float))] += 1
+    ends = np.append(samples[1:], len(frames))
+    return np.array([a + 1 + int(np.argmin(keyed[a + 1 : b])) for a, b in zip(samples, ends) if b > a + 1], dtype=int)
 
 
 def sample_matrices(obj, scene, frames, names: list[str]) -> np.ndarray:

@@ -23,6 +23,7 @@ from bpy.props import StringProperty
 from ..procanim_addon import crowd
 from ..procanim_addon.errors import InputError
 from ..procanim_addon.jobs import EngineCall
+from ..procanim_addon.key_marks import KeyMarks
 from .bridge import resolve_armature, resolve_object
 from .generator import Generator, Job, SubPanel, common_settings
 from .path_walk import GENERATOR as PATH_WALK
@@ -157,7 +158,11 @@ class CrowdWalk(Generator):
                 raise InputError(f"{obj.name} on '{curve.name}': {err}") from None
         compute = EngineCall(self.spec.call, ([job.compute for job in jobs],))
         pairs = [f"{obj.name} → {curve.name}" for obj, curve in zip(armatures, curves)]
-        return Job([job.targets[0] for job in jobs], compute, extra={"pairs": pairs})
+        return Job([job.targets[0] for job in jobs], compute, extra={"pairs": pairs, "walks": jobs})
+
+    def key_marks(self, job: Job, index: int, clip) -> KeyMarks:
+        """Each walker's contacts, as its own path walk marks them."""
+        return PATH_WALK.key_marks(job.extra["walks"][index], 0, clip)
 
     def summary(self, job: Job, clips) -> str:
         frames = sum(clip.frame_count for clip in clips)

@@ -9,7 +9,12 @@ exports one instance as ``GENERATOR``; its engine package exports the ``SPEC`` t
 
 What a subclass must give: :attr:`Generator.spec`, :attr:`Generator.settings_name`,
 :attr:`Generator.objects`, :meth:`Generator.settings` and :meth:`Generator.prepare`. Everything else
-has a default that does nothing or draws the plain fields.
+has a default that does nothing or draws the plain fields — :meth:`Generator.key_marks` (what the
+keys of a bake say: contacts, phases) defaults to the feet's contacts on the plane of the rig's rest
+soles.
+
+:func:`common_settings` are the arguments every generator has: where the keys go (``key_target``)
+and how few keys may follow the motion (``key_tolerance``, :mod:`procanim_addon.bake_settings`).
 """
 
 from __future__ import annotations
@@ -21,8 +26,13 @@ from typing import Any
 
 from bpy.props import EnumProperty
 
+from ..procanim_addon.bake_settings import BakeSettings
 from ..procanim_addon.clip import Clip
+from ..procanim_addon.errors import InputError
+from ..procanim_addon.key_marks import KeyMarks, contact_marks
 from ..procanim_addon.spec import GeneratorSpec
+from .bridge import read_rig
+from .limits import number
 from .objects import ObjectArgument, SettingsArgs
 
 KEY_TARGETS = [
@@ -33,14 +43,21 @@ KEY_TARGETS = [
 ]
 
 
-def common_settings() -> dict:
-    """Arguments every generator has (operator and sidebar alike)."""
+def common_settings(ui: bool = False) -> dict:
+    """Arguments every generator has, operator (``ui=False``: soft limits) and sidebar (``ui=True``:
+    hard limits) alike: where the keys go and how few keys may follow the motion."""
     return {
         "key_target": EnumProperty(
             name="Key Target",
             description="Which bones receive the keys",
             items=KEY_TARGETS,
             default="AUTO",
+        ),
+        "key_tolerance": number(
+            BakeSettings, "key_tolerance", ui, "Key Tolerance",
+            "Fewest keys that keep every deform bone within this distance of the generated motion on every "
+            "frame (contacts and phases keyed and marked); 0 keys every generated frame",
+            subtype="DISTANCE", unit="LENGTH", precision=4,
         ),
     }
 
@@ -151,6 +168,17 @@ class Generator(ABC):
     def after_bake(self, job: Job, clips: list[Clip]) -> None:
         """Called once the keys are written (e.g. to print a report for scripts)."""
         return None
+
+    def key_marks(self, job: Job, index: int, clip: Clip) -> KeyMarks:
+        """What the keys of the bake of ``clip`` onto ``job.targets[index]`` say: marks (key types,
+        pose markers, keys forced on them), the feet's contacts (keyed at both ends, no skate added)
+        and the feet they are of (:class:`~procanim_addon.key_marks.KeyMarks`). Default: the feet's
+        contacts on the plane of the rig's rest soles (none on a rig without leg roles)."""
+        try:
+            skeleton, rigmap = read_rig(job.targets[index])
+        except InputError:  # no roles: no feet to find
+            return KeyMarks()
+        return contact_marks(skeleton, rigmap, clip)
 
     # ------------------------------------------------------------------ the sidebar
     def panel_settings(self) -> dict:

@@ -23,6 +23,7 @@ from ..procanim_addon.handshake.character import ARM_ROLES
 from ..procanim_addon.handshake.spec import SPEC
 from ..procanim_addon.ik.solve import SOLVERS
 from ..procanim_addon.jobs import EngineCall
+from ..procanim_addon.key_marks import KeyMarks, contact_marks, handshake_key_marks
 from .bridge import obj_fps, read_rigmap, read_skeleton
 from .generator import Generator, Job
 from .limits import number
@@ -192,7 +193,16 @@ class Handshake(Generator):
         if a == b:
             raise InputError(f"The initiator and the partner are both '{a.name}'; pick two different armatures.")
         params = _params(args, a, b)
-        return Job([a, b], EngineCall(self.spec.call, (_character(a), _character(b), params, (a.name, b.name))))
+        characters = (_character(a), _character(b))
+        return Job([a, b], EngineCall(self.spec.call, (*characters, params, (a.name, b.name))),
+                   extra={"characters": characters})
+
+    def key_marks(self, job: Job, index: int, clip) -> KeyMarks:
+        """The phase boundaries of the character's phase report, and its feet's contacts."""
+        skeleton, rigmap, _world = job.extra["characters"][index]
+        standing = contact_marks(skeleton, rigmap, clip)
+        standing.marks += handshake_key_marks(clip).marks
+        return standing
 
     def after_bake(self, job: Job, clips) -> None:  # the Table-3 report, for scripts
         print(format_report(clips[0].metrics))

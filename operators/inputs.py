@@ -4,7 +4,7 @@ Two calls with equal keys make the same Clip (the engines are pure functions of 
 the key decides when the live preview regenerates and when Generate may bake the preview's Clip
 instead of computing it again (:mod:`.previewed`). It holds:
 
-* the generator's arguments (object arguments and ``key_target`` aside), each with whether the
+* the generator's arguments (object arguments, ``key_target`` and ``key_tolerance`` aside), each with whether the
   caller set it — an argument the caller did not set stands for "the generator decides" (the
   terrain's frame range with Whole Action on), so only its being unset counts;
 * the scene's frame rate and unit scale;
@@ -26,7 +26,7 @@ from .compat import action_fcurves
 from .generator import Generator
 from .objects import argument_given
 
-IGNORED = ("key_target",)  # arguments that change the bake, not the Clip
+IGNORED = ("key_target", "key_tolerance")  # arguments that change the bake, not the Clip
 
 _argument_names: dict[str, list[str]] = {}  # generator id → its argument names (made once)
 _serials: dict[str, int] = {}  # "OB:<name>" / "AC:<name>" → depsgraph updates seen

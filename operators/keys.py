@@ -9,11 +9,14 @@ Every bake (onto the deform bones or onto a rig's controls) goes through the sam
    lost. ``bake_to`` names where the keys go; :data:`BAKE_TO` lists the places there are.
 2. :class:`BakeKeys` writes F-curves, one ``foreach_set`` per key attribute: :meth:`BakeKeys.curve`
    any :class:`~procanim_addon.curve_keys.CurveKeys` (frames, values, Bezier handles and their types,
-   interpolation, key types), :meth:`BakeKeys.location`, :meth:`BakeKeys.rotation` (in the bone's
-   rotation mode) and :meth:`BakeKeys.object_channels` a key on each of the given frames. F-curves
-   are grouped per bone, as Blender's own keying does.
+   interpolation, key types), :meth:`BakeKeys.planned` a curve of the key planner
+   (:class:`procanim_addon.keys.CurveKeys`: a reduced bake's keys, handles and key types),
+   :meth:`BakeKeys.location`, :meth:`BakeKeys.rotation` (in the bone's rotation mode) and
+   :meth:`BakeKeys.object_channels` a key on each of the given frames. F-curves are grouped per bone,
+   as Blender's own keying does. :meth:`BakeKeys.markers` puts the bake's pose markers on the action.
 3. :meth:`BakeKeys.finish` stores the generator, owner, metrics (``procanim.metrics_json``, read by
-   :func:`read_metrics`) and the keys' fingerprint on the action and sets its frame range.
+   :func:`read_metrics`) and the fingerprint of the keys and markers on the action and sets its frame
+   range.
 
 The pose channels an action animates keep the last evaluated values once it stops animating them:
 :func:`animated_channels`, :func:`rest_channels`, :func:`pose_channels`, :func:`set_pose_channels`
@@ -28,10 +31,11 @@ from functools import cache
 import bpy
 import numpy as np
 
+from ..procanim_addon import keys as planner
 from ..procanim_addon.clip import Clip
 from ..procanim_addon.curve_keys import CurveKeys, rotation_channels
 from .compat import action_fcurves, assign_action, remove_fcurve
-from .fingerprint import digest, keep_edited, untouched
+from .fingerprint import curve_state, digest, keep_edited, markers_of, untouched
 
 BAKE_TO = ("ACTION",)  # the armature's active action
 
@@ -194,6 +198,35 @@ def write_keys(fc, keys: CurveKeys) -> np.ndarray:
     return co
 
 
+@cache
+def _planner_codes(prop: str) -> np.ndarray:
+    """Blender's integer value of each of the key planner's codes of the Keyframe enum ``prop``
+    (:data:`procanim_addon.keys.HANDLE`, ``INTERPOLATION``, ``KEY_TYPE``), indexed by code."""
+    names = {"interpolation": planner.INTERPOLATION, "type": planner.KEY_TYPE}.get(prop, planner.HANDLE)
+    values = _enum_values(prop)
+    table = np.zeros(max(names.values()) + 1, dtype=np.int32)
+    for name, code in names.items():
+        table[code] = values[name]
+    return table
+
+
+def write_planned(fc, curve: planner.CurveKeys) -> None:
+    """Write a curve of the key planner into the F-curve ``fc`` (which has no keys yet): its keys,
+    handles and their types, interpolation and key types as given, then ``FCurve.update()`` (which
+    aligns ``ALIGNED`` handles and computes automatic ones, as the planner measured them)."""
+    points = fc.keyframe_points
+    points.add(len(curve))
+    arrays = curve.arrays()
+    points.foreach_set("co", arrays.pop("co"))
+    handles = {side: arrays.pop(side) for side in ("handle_left", "handle_right")}
+    for prop, codes in arrays.items():
+        points.foreach_set(prop, _planner_codes(prop)[codes])
+    for side, array in handles.items():
+        points.foreach_set(side, array)
+    fc.auto_smoothing = curve.smoothing
+    fc.update()
+
+
 class BakeKeys:
     """The F-curves of one bake being written into ``action`` on ``obj`` (see :func:`open_bake`);
     ``previous``: the action it replaced, kept with a fake user (None when it rewrites its own bake)."""
@@ -201,18 +234,40 @@ class BakeKeys:
     def __init__(self, obj, action, previous, fcurves, groups):
         self.obj, self.action, self.previous = obj, action, previous
         self._fcurves, self._groups = fcurves, groups
-        self.written: dict[tuple[str, int], np.ndarray] = {}  # (data path, index) → co: the fingerprint
+        self.written: dict[tuple[str, int], dict] = {}  # (data path, index) → its keys: the fingerprint
+        self._markers: list[tuple[int, str]] = []
 
     @property
     def curves(self) -> int:
         """How many F-curves were written."""
         return len(self.written)
 
-    def curve(self, group: str, path: str, index: int, keys: CurveKeys) -> None:
-        """One F-curve ``path[index]`` of ``keys``, in the channel group ``group``."""
+    @property
+    def keys(self) -> int:
+        """How many keys were written, on every F-curve."""
+        return sum(len(state["type"]) for state in self.written.values())
+
+    def _new(self, group: str, path: str, index: int):
         fc = self._fcurves.new(path, index=index)
         fc.group = self._groups.get(group) or self._groups.new(group)
-        self.written[path, index] = write_keys(fc, keys)
+        return fc
+
+    def curve(self, group: str, path: str, index: int, keys: CurveKeys) -> None:
+        """One F-curve ``path[index]`` of ``keys``, in the channel group ``group``."""
+        fc = self._new(group, path, index)
+        write_keys(fc, keys)
+        self.written[path, index] = curve_state(fc)
+
+    def planned(self, curve: planner.CurveKeys) -> None:
+        """One F-curve of the key planner (its data path, index and group given by ``curve``)."""
+        fc = self._new(curve.group, curve.data_path, curve.index)
+        write_planned(fc, curve)
+        self.written[curve.data_path, curve.index] = curve_state(fc)
+
+    def markers(self, markers) -> None:
+        """The bake's pose markers, ``(frame, name)`` each (frames rounded to whole frames, as markers
+        hold them): :meth:`finish` puts them on the action in place of those it had."""
+        self._markers = [(int(round(frame)), name) for frame, name in markers]
 
     def channel(self, group: str, path: str, frames: np.ndarray, values: np.ndarray) -> None:
         """F-curves ``path[0 … k-1]`` with a key on each of ``frames`` ``(F,)``: ``values`` ``(F, k)``."""
@@ -236,9 +291,27 @@ class BakeKeys:
         if clip.object_rotations is not None:
             self.rotation(_OBJECT_GROUP, "", self.obj.rotation_mode, clip.object_rotations, frames)
 
+    def figures(self, keyed: planner.KeyedAction | None) -> dict:
+        """The key figures of this bake (metrics): keys written and of the dense bake, the tolerance,
+        the largest deform error and the skate the keys add, whether contacts were kept. ``keyed``:
+        the key planner's result for the curves it planned (None: a dense bake); the other curves
+        (IK/FK switches, the object's root motion on a bake onto controls) count in both."""
+        written = self.keys
+        if keyed is None:
+            out = {"key_tolerance_mm": 0.0, "key_error_max_mm": 0.0, "key_skate_added_cm_s": 0.0,
+                   "contacts_exact": True}
+            dense = written
+        else:
+            out = keyed.metrics()
+            dense = keyed.keys_dense + written - keyed.keys_written
+        out.update({"keys_written": written, "keys_dense": dense,
+                    "keys_percent_of_dense": 100.0 * written / max(dense, 1)})
+        return out
+
     def finish(self, clip: Clip, metrics: dict):
-        """Store generator, owner, ``metrics`` (the clip's frame range added) and the keys'
-        fingerprint on the action; set its frame range. Returns the action."""
+        """Store generator, owner, ``metrics`` (the clip's frame range added), the pose markers
+        (:meth:`markers`) and the fingerprint of keys and markers on the action; set its frame range.
+        Returns the action."""
         action, info = self.action, self.action.procanim
         info.generator = clip.generator
         info.owner = self.obj.name
@@ -247,7 +320,12 @@ class BakeKeys:
         lo, hi = clip.frame_range
         action.frame_range = (lo, hi) if hi > lo else (lo, lo + 1)
         action.use_frame_range = False
-        info.fingerprint = digest(self.written)
+        pose_markers = action.pose_markers
+        for marker in list(pose_markers):  # a bake rewritten in place had only its own
+            pose_markers.remove(marker)
+        for frame, name in self._markers:
+            pose_markers.new(name).frame = frame
+        info.fingerprint = digest(self.written, markers_of(action))
         return action
 
 

@@ -18,6 +18,7 @@ from bpy.props import EnumProperty
 from ..procanim_addon.errors import InputError
 from ..procanim_addon.ground import FlatGround, Ground
 from ..procanim_addon.jobs import EngineCall
+from ..procanim_addon.key_marks import KeyMarks, contact_marks, walk_ground
 from ..procanim_addon.rig_roles import LEG_ROLES
 from ..procanim_addon.terrain.mesh import TerrainMesh
 from ..procanim_addon.walk import PathWalkParams
@@ -192,7 +193,13 @@ class PathWalk(Generator):
         basis = np.array(obj.matrix_basis, dtype=float)
         unit_scale = float(np.mean(np.array(obj.matrix_basis.to_scale(), dtype=float)))
         compute = EngineCall(self.spec.call, (skeleton, rigmap, points, ground, params, basis, unit_scale))
-        return Job([obj], compute, extra={"path": curve.name, "ground": ground_obj.name if ground_obj else ""})
+        return Job([obj], compute, extra={"path": curve.name, "ground": ground_obj.name if ground_obj else "",
+                                          "walked": (skeleton, rigmap, points, ground, params.corner_radius_m)})
+
+    def key_marks(self, job: Job, index: int, clip) -> KeyMarks:
+        """The feet's contacts on the ground the walk walked on."""
+        skeleton, rigmap, points, ground, radius = job.extra["walked"]
+        return contact_marks(skeleton, rigmap, clip, walk_ground(points, ground, radius))
 
     def summary(self, job: Job, clips) -> str:
         m = clips[0].metrics

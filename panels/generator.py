@@ -1,5 +1,5 @@
-"""The sidebar side of every generator: its settings group, its panel (its own fields, Key Target,
-the Preview toggle, Generate, the figures of the last bake), its sub-panels, preset menu and emotion
+"""The sidebar side of every generator: its settings group, its panel (its own fields, Key Target and
+Key Tolerance, the Preview toggle, Generate, the figures of the last bake), its sub-panels, preset menu and emotion
 buttons — all made from its :class:`~..operators.generator.Generator`.
 
 :class:`GeneratorPanel` and :class:`GeneratorSubPanel` hold the behaviour; :func:`panel_class` and
@@ -37,7 +37,7 @@ def settings_annotations(generator: Generator) -> dict:
     the live preview's toggle."""
     props = {arg.name: arg.pointer_property() for arg in generator.objects if not arg.shared}
     props.update(generator.settings(ui=True))
-    props.update(common_settings())
+    props.update(common_settings(ui=True))
     props.update(generator.panel_settings())
     props = {name: notify_preview(prop) for name, prop in props.items()}  # a change wakes the preview
     props["preview"] = preview_property(generator)
@@ -55,12 +55,14 @@ def settings_class(generator: Generator) -> type:
 
 
 def draw_key_target(layout, settings) -> None:
-    """Where the keys go (every generator's common ``key_target``): its label on a row of its own
-    half, so that "Key Target" is read whole in a narrow sidebar."""
-    if hasattr(settings, "key_target"):
-        row = layout.row()
-        row.label(text="Key Target")
-        row.prop(settings, "key_target", text="")
+    """Where the keys go and how few may follow the motion (every generator's common ``key_target``
+    and ``key_tolerance``): each label on a row of its own half, so that it is read whole in a
+    narrow sidebar."""
+    for name, label in (("key_target", "Key Target"), ("key_tolerance", "Key Tolerance")):
+        if hasattr(settings, name):
+            row = layout.row()
+            row.label(text=label)
+            row.prop(settings, name, text="")
 
 
 def draw_toggle(layout, generator: Generator, settings) -> None:

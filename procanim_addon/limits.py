@@ -205,6 +205,10 @@ LIMITS: dict[str, dict[str, Limit]] = {
         "fps": FPS,
         "frame_start": _frames(),
     },
+    # every generator's bake (procanim_addon/bake_settings.py); hi is keys.MAX_TOLERANCE_M
+    "BakeSettings": {
+        "key_tolerance": Limit(0.0, 0.05, "Key tolerance", "m", soft=(0.0, 0.01)),
+    },
 }
 
 

@@ -55,9 +55,29 @@ SKATE_P95 = row("skate_p95_cm_s", "Foot skate, p95", "cm/s", 3,
 PENETRATION = row("penetration_max_cm", "Foot below ground", "cm", 3,
                   "How far the lowest foot point goes below the ground at worst: 0 is ideal")
 
+# the keys a bake wrote against the dense bake (Key Tolerance: procanim_addon/keys, docs/keys.md)
+KEYS = (
+    row("keys_written", "Keys written", "", 0, "Keyframes the bake wrote on all its F-curves (Key Tolerance 0: "
+        "one on every generated frame)"),
+    row("keys_dense", "Keys of a dense bake", "", 0,
+        "Keyframes a dense bake (Key Tolerance 0) of the same motion writes, for comparison"),
+    row("keys_percent_of_dense", "Keys kept", "%", 1, "Keys written as a share of the dense bake's: lower is "
+        "easier to edit"),
+    row("key_tolerance_mm", "Key tolerance", "mm", 2,
+        "How far any deform joint may be from the dense motion on any frame (the bake's Key Tolerance)"),
+    row("key_error_max_mm", "Largest key error", "mm", 3,
+        "Largest distance of any deform bone's head or tail, or sole point, from the dense motion on any frame, "
+        "as Blender plays the keys: within the Key Tolerance"),
+    row("key_skate_added_cm_s", "Skate added by keys", "cm/s", 3,
+        "Mean speed the keys add to the planted feet over every contact frame, against the dense bake"),
+    row("contacts_exact", "Contacts kept", "", 0,
+        "Yes when every foot contact starts and ends on a key and the keys add no skate beyond 0.08 cm/s"),
+)
+
 COMMON = (
     row("keys", "Keys per channel", "", 0, "Keyframes written on every baked channel"),
     row("fcurves", "F-curves", "", 0, "Animation channels written by the bake"),
+    *KEYS,
     row("controls_keyed", "Controls keyed", "", 0, "Animator controls (and IK/FK switches) that received keys"),
     row("control_residual_cm_max", "Control residual", "cm", 3,
         "Largest distance between Blender's evaluated deform bones and the intended pose, on the sampled frames"),

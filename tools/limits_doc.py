@@ -23,6 +23,7 @@ SECTIONS = (
     ("… its walk", "WalkParams"),
     ("… its jump", "JumpParams"),
     ("… its roll", "TumbleParams"),
+    ("Every generator's bake (`key_tolerance` of every operator, sidebar panel and batch shot)", "BakeSettings"),
 )
 
 

@@ -18,14 +18,16 @@ from .params import HandshakeParams
 def bake_call(a, b, params: HandshakeParams, names: tuple[str, str],
               progress: ProgressFn = no_progress) -> list[Clip]:
     """The two characters' Clips; ``names`` (initiator, partner) go into their metrics and into
-    the message of an input the engine refuses."""
+    the message of an input the engine refuses; each Clip's ``phase_starts`` (frame index, phase
+    letter) is its character's phase report (the bake marks the boundaries)."""
     try:
-        clip_a, clip_b, _report = generate_handshake(a, b, params, progress=progress)
+        clip_a, clip_b, report = generate_handshake(a, b, params, progress=progress)
     except InputError as err:
         raise InputError(f"Handshake '{names[0]}' → '{names[1]}': {err}") from None
-    for clip, other in ((clip_a, names[1]), (clip_b, names[0])):
+    for clip, other, who in ((clip_a, names[1], "initiator"), (clip_b, names[0], "partner")):
         clip.metrics["initiator"], clip.metrics["partner"] = names
         clip.metrics["other"] = other
+        clip.metrics["phase_starts"] = [list(start) for start in report[f"phase_starts_{who}"]]
     return [clip_a, clip_b]
 
 

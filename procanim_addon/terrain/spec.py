@@ -7,15 +7,18 @@ from ..metric_table import row
 from ..progress import ProgressFn, no_progress
 from ..spec import GeneratorSpec
 from .adapt import AdaptParams, adapt_to_terrain
+from .changes import changed_most, pose_change
 
 
 def bake_call(skeleton, rigmap, source, reference, terrain, params: AdaptParams, names: dict,
               progress: ProgressFn = no_progress) -> list[Clip]:
     """What ``procanim.adapt_terrain`` computes; ``names``: the source action, terrain and
-    reference objects, for the metrics."""
+    reference objects, for the metrics. ``changed_most``: the frames it changed most, ``(frame, cm)``
+    (the bake marks them)."""
     clip = adapt_to_terrain(skeleton, rigmap, source, reference, terrain, params, progress=progress)
     clip.generator = "adapt_terrain"
     clip.metrics.update({**names, "damping": params.damping, "tolerance_m": params.tolerance_m})
+    clip.metrics["changed_most"] = changed_most(clip.frames, pose_change(skeleton, source, clip), clip.fps)
     return [clip]
 
 

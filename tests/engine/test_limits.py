@@ -8,12 +8,13 @@ import math
 
 import pytest
 
-from procanim_addon import motions, registry
+from procanim_addon import keys, motions, registry
+from procanim_addon.bake_settings import BakeSettings
 from procanim_addon.errors import InputError
 from procanim_addon.limits import LIMITS, MAX_FRAME_BONES, MAX_FRAMES, check_bake_size, check_limits
 
 PARAM_CLASSES = [g.params for g in registry.GENERATORS] + [motions.WalkParams, motions.JumpParams,
-                                                              motions.TumbleParams]
+                                                              motions.TumbleParams, BakeSettings]
 
 
 def numeric_fields(cls):
@@ -60,6 +61,16 @@ def test_the_message_names_the_setting_its_range_and_the_value():
     params = dataclasses.replace(registry.get("path_walk").params(), delta_y=(0.0, math.nan, 0.0))
     with pytest.raises(InputError, match=r"δ vertical \[2\] must be between -1 and 1 \(got nan\)"):
         check_limits(params)
+
+
+def test_the_key_tolerance_limits_are_the_key_planners():
+    lim = LIMITS["BakeSettings"]["key_tolerance"]
+    assert (lim.lo, lim.hi) == (0.0, keys.MAX_TOLERANCE_M)
+    assert BakeSettings().key_tolerance == keys.DEFAULT_TOLERANCE_M
+    for ok in (0.0, keys.DEFAULT_TOLERANCE_M, keys.MAX_TOLERANCE_M):
+        keys.validate_tolerance(BakeSettings(ok).validate().key_tolerance)
+    with pytest.raises(InputError, match=r"Key tolerance must be between 0 and 0.05 m \(got 0.06\)"):
+        BakeSettings(0.06).validate()
 
 
 def test_a_bake_too_large_is_refused_naming_the_limit():

@@ -1,0 +1,80 @@
+"""What the keys of a bake say, per generator: the marks, contacts and feet a bake hands to the
+key planner (:func:`procanim_addon.keys.plan_clip_keys` / :func:`~procanim_addon.keys.plan_control_keys`).
+
+A :class:`KeyMarks` is plain data. Each generator's Blender side makes one per baked armature
+(``Generator.key_marks``, ``operators/generator.py``) from what the engine here computes:
+
+* :func:`contact_marks` — a walking character's contacts (heel strike ``"L contact"``, lift-off
+  ``"L lift"``, passing positions) on a ground; by default the plane of the rig's rest soles
+  (:func:`walk_ground`: a path walk's);
+* :func:`handshake_key_marks` — the handshake's phase boundaries from its phase report
+  (``clip.metrics["phase_starts"]``);
+* :func:`change_marks` — the frames a terrain adaptation changed most (pose markers, no forced keys),
+  from ``clip.metrics["changed_most"]``.
+
+A rig without leg roles has no feet: its contacts are none (the keys are still reduced).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .clip import Clip
+from .errors import InputError
+from .ground import FlatGround, Ground
+from .keys import Contact, Foot, Mark, feet, handshake_marks, walk_contacts
+from .skeleton import Skeleton
+from .walk.path import PathHeightGround, build_path
+
+
+@dataclass
+class KeyMarks:
+    """What the keys of one bake say: ``marks`` (key types, pose markers, forced keys:
+    :class:`procanim_addon.keys.Mark`), the feet's ``contacts`` (their first and last frames keyed,
+    no skate added) and the ``feet`` (sole points) they are of (None: no feet measured)."""
+
+    marks: list[Mark] = field(default_factory=list)
+    contacts: list[Contact] = field(default_factory=list)
+    feet: list[Foot] | None = None
+
+    def markers(self) -> list[tuple[float, str]]:
+        """The pose markers ``(frame, name)`` the marks name, in frame order."""
+        return sorted({(float(m.frame), m.name) for m in self.marks if m.name})
+
+
+def rest_sole_ground(foot_list: list[Foot]) -> FlatGround:
+    """The plane of the rig's rest soles (the lowest sole point at rest): where generators that
+    make motion on flat ground plant the feet."""
+    return FlatGround(min(point[2] for foot in foot_list for _bone, point in foot.points))
+
+
+def walk_ground(points, ground: Ground | None, corner_radius: float) -> Ground:
+    """The ground a path walk walked on: ``ground``, or without one the path's own heights (as the
+    walk makes it, :class:`~procanim_addon.walk.path.PathHeightGround`) along ``points`` ``(N, 3)``."""
+    return ground if ground is not None else PathHeightGround(build_path(points, None, corner_radius))
+
+
+def contact_marks(skeleton: Skeleton, rigmap, clip: Clip, ground: Ground | None = None) -> KeyMarks:
+    """The contacts and marks of ``clip`` (a character walking on ``skeleton``, roles ``rigmap``) on
+    ``ground`` (armature space; None: the plane of the rest soles). No leg roles: no marks."""
+    try:
+        foot_list = feet(skeleton, rigmap)
+    except (InputError, KeyError, ValueError, IndexError):
+        return KeyMarks()
+    contacts, marks = walk_contacts(skeleton, clip, foot_list, ground or rest_sole_ground(foot_list))
+    return KeyMarks(list(marks), list(contacts), foot_list)
+
+
+def handshake_key_marks(clip: Clip) -> KeyMarks:
+    """One handshake character's phase boundaries (Extreme keys on every curve, a pose marker named
+    after the phase) from its phase report, ``clip.metrics["phase_starts"]`` ((frame index, phase
+    letter) pairs)."""
+    starts = [(int(i), str(letter)) for i, letter in clip.metrics.get("phase_starts") or []]
+    return KeyMarks(handshake_marks(starts, clip.frames))
+
+
+def change_marks(changed) -> list[Mark]:
+    """Pose markers on the frames an adaptation changed most: ``changed`` holds ``(frame, cm)`` pairs
+    (``clip.metrics["changed_most"]``, :func:`procanim_addon.terrain.changes.changed_most`), each
+    marked ``"changed <cm> cm"`` — no forced key, no key type."""
+    return [Mark(float(f), "KEYFRAME", f"changed {float(cm):.1f} cm", forced=False) for f, cm in changed or []]
