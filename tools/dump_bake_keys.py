@@ -1,15 +1,25 @@
 """Every key a set of dense bakes writes, dumped to a file, and two dumps compared: a refactoring of
 the baker must write the same keys.
 
-    <venv-bpy>/bin/python tools/dump_bake_keys.py dump OUT.npz [--root CHECKOUT]
-    <venv-bpy>/bin/python tools/dump_bake_keys.py compare BEFORE.npz AFTER.npz
+    <venv-bpy>/bin/python tools/dump_bake_keys.py dump OUT.npz [--root CHECKOUT] [--key-tolerance M]
+    <venv-bpy>/bin/python tools/dump_bake_keys.py compare BEFORE.npz AFTER.npz [--new-figures]
 
 ``dump`` builds and installs the extension of ``--root`` (default: this checkout) and bakes, each in
 a fresh scene: ProcAnim's human walking an S-curve (root motion on the bone, then on the object),
 the duck walk, and a generated Rigify human walking the same curve onto its IK, then its FK
 controls. For every F-curve of each bake it stores the keys' coordinates, handles, handle types,
-interpolation and key types, and the bake's metrics (timings left out). ``compare`` prints, per
-bake, the F-curves that differ and the largest difference, and exits 1 when any does.
+interpolation and key types, and the bake's metrics (timings left out). ``--key-tolerance`` is passed
+to every bake (a checkout from before the key tolerance has no such argument: leave it out there).
+``compare`` prints, per bake, the F-curves that differ and the largest difference, and exits 1 when
+any does; ``--new-figures``: figures only AFTER has are listed but not counted as a difference
+(every figure BEFORE has must still be equal).
+
+The key tolerance's golden check — ``key_tolerance = 0`` writes the dense bake of before, key for key::
+
+    git archive <before> | tar -x -C /tmp/before
+    <venv-bpy>/bin/python tools/dump_bake_keys.py dump /tmp/before.npz --root /tmp/before
+    <venv-bpy>/bin/python tools/dump_bake_keys.py dump /tmp/after.npz --key-tolerance 0
+    <venv-bpy>/bin/python tools/dump_bake_keys.py compare /tmp/before.npz /tmp/after.npz --new-figures
 """
 
 from __future__ import annotations
@@ -95,34 +105,48 @@ def _append_rigify(path: Path):
     return obj
 
 
-def dump(out_path: Path, root: Path) -> None:
+def dump(out_path: Path, root: Path, key_tolerance: float | None = None) -> None:
     import bpy
 
     bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
     _install(root)
     out: dict = {}
+    common = {} if key_tolerance is None else {"key_tolerance": key_tolerance}
     for label, root_motion in (("human_bone", "BONE"), ("human_object", "OBJECT")):
         bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
         assert bpy.ops.procanim.add_human(name="Hero") == {"FINISHED"}
         _curve("Path", 12.0)
-        assert bpy.ops.procanim.path_walk(armature="Hero", path="Path", root_motion=root_motion) == {"FINISHED"}
+        walk = bpy.ops.procanim.path_walk(armature="Hero", path="Path", root_motion=root_motion, **common)
+        assert walk == {"FINISHED"}
         _record(label, bpy.data.objects["Hero"], out)
     bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
     assert bpy.ops.procanim.add_duck(name="Duck") == {"FINISHED"}
-    assert bpy.ops.procanim.duck_walk(armature="Duck") == {"FINISHED"}
+    assert bpy.ops.procanim.duck_walk(armature="Duck", **common) == {"FINISHED"}
     _record("duck", bpy.data.objects["Duck"], out)
     library = _rigify_library(Path(tempfile.mkdtemp(prefix="procanim-keys-")))
     for target in ("IK_CONTROLS", "FK_CONTROLS"):
         bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
         rig = _append_rigify(library)
         _curve("Path", 12.0)
-        assert bpy.ops.procanim.path_walk(armature=rig.name, path="Path", key_target=target) == {"FINISHED"}
+        assert bpy.ops.procanim.path_walk(armature=rig.name, path="Path", key_target=target, **common) == {"FINISHED"}
         _record(f"rigify_{target}", rig, out)
     np.savez(out_path, **out)
     print(f"Blender {bpy.app.version_string}: {len(out)} arrays written to {out_path}")
 
 
-def compare(before_path: Path, after_path: Path) -> int:
+def _figures_differ(before: np.ndarray, after: np.ndarray, new_figures: bool, notes: list) -> bool:
+    """Do two stored metrics differ (``new_figures``: figures only ``after`` has are allowed)? The
+    figures only ``after`` has are named in ``notes``."""
+    b, a = json.loads(str(before)), json.loads(str(after))
+    added = sorted(set(a) - set(b))
+    if added:
+        notes.append(f"figures only after: {', '.join(added)}")
+    if new_figures:
+        return any(k not in a or a[k] != v for k, v in b.items())
+    return a != b
+
+
+def compare(before_path: Path, after_path: Path, new_figures: bool = False) -> int:
     before, after = np.load(before_path), np.load(after_path)
     keys_b, keys_a = set(before.files), set(after.files)
     status = 0
@@ -133,11 +157,15 @@ def compare(before_path: Path, after_path: Path) -> int:
     labels = sorted({k.split("|")[0] for k in keys_b & keys_a})
     for label in labels:
         names = sorted(k for k in keys_b & keys_a if k.startswith(label + "|"))
-        differ, worst, ulps, keys = [], 0.0, 0, 0
+        differ, worst, ulps, keys, notes = [], 0.0, 0, 0, []
         for k in names:
             b, a = before[k], after[k]
             if k.endswith("|co"):
                 keys += len(b) // 2
+            if k.endswith("|metrics"):
+                if _figures_differ(b, a, new_figures, notes):
+                    differ.append(k)
+                continue
             if b.shape != a.shape or b.dtype != a.dtype:
                 differ.append(k)
                 continue
@@ -151,8 +179,8 @@ def compare(before_path: Path, after_path: Path) -> int:
         curves = len([k for k in names if k.endswith("|co")])
         verdict = "bit-identical" if not differ else f"{len(differ)} arrays differ, max |d| {worst:.3g}, {ulps} ulp"
         print(f"{label:24s} {curves:4d} F-curves {keys:7d} keys: {verdict}")
-        for k in differ[:10]:
-            print(f"    {k}")
+        for line in [*notes, *differ[:10]]:
+            print(f"    {line}")
         status |= bool(differ)
     return status
 
@@ -163,19 +191,21 @@ def main(argv: list[str]) -> int:
     d = sub.add_parser("dump")
     d.add_argument("out", type=Path)
     d.add_argument("--root", type=Path, default=Path(__file__).resolve().parent.parent)
+    d.add_argument("--key-tolerance", type=float, default=None, help="key_tolerance of every bake (m)")
     c = sub.add_parser("compare")
     c.add_argument("before", type=Path)
     c.add_argument("after", type=Path)
+    c.add_argument("--new-figures", action="store_true", help="figures only AFTER has are no difference")
     args = ap.parse_args(argv)
     if args.cmd == "dump":
         import bpy
 
-        dump(args.out.resolve(), args.root.resolve())
+        dump(args.out.resolve(), args.root.resolve(), args.key_tolerance)
         if bpy.app.binary_path == "":  # the bpy 4.5 wheel can hang on exit once a .blend was saved
             sys.stdout.flush()
             os._exit(0)
         return 0
-    return compare(args.before, args.after)
+    return compare(args.before, args.after, args.new_figures)
 
 
 if __name__ == "__main__":
