@@ -159,3 +159,80 @@ def test_keys_are_written_with_their_handles_interpolation_and_key_types(procani
     assert fingerprint.untouched(action, ann)
     with pytest.raises(ValueError, match="bake_to"):
         keys_mod.open_bake(ann, "keys_test", bake_to="SOMEWHERE")
+
+
+# ----------------------------------------------------------------------------- edits the fingerprint sees
+
+
+def _first_leg_key(obj):
+    """A key in the middle of a reduced bake's left thigh curve (its F-curve and index)."""
+    fc = next(f for f in fcurves_of(obj.animation_data.action, obj)
+              if f.data_path.startswith('pose.bones["thigh.L"]') and len(f.keyframe_points) > 4)
+    return fc, len(fc.keyframe_points) // 2
+
+
+def _drag_handle(obj):
+    fc, k = _first_leg_key(obj)
+    fc.keyframe_points[k].handle_right[1] += MOVE  # an ALIGNED pair: Blender turns the left one with it
+    fc.update()
+
+
+def _retype(obj):
+    fc, k = _first_leg_key(obj)
+    point = fc.keyframe_points[k]
+    point.type = "MOVING_HOLD" if point.type != "MOVING_HOLD" else "KEYFRAME"
+
+
+def _reinterpolate(obj):
+    fc, k = _first_leg_key(obj)
+    fc.keyframe_points[k].interpolation = "LINEAR"
+
+
+def _add_marker(obj):
+    obj.animation_data.action.pose_markers.new("my pose").frame = 7
+
+
+def _move_marker(obj):
+    obj.animation_data.action.pose_markers[0].frame += 1
+
+
+@pytest.mark.parametrize("edit", [_drag_handle, _retype, _reinterpolate, _add_marker, _move_marker],
+                         ids=lambda f: f.__name__.strip("_"))
+def test_an_edit_of_a_handle_a_key_type_or_a_marker_alone_keeps_the_bake(edit):
+    """Every key stays where it was: the animator shaped a handle, typed a key, changed an
+    interpolation or placed a marker — still an edit, kept through a re-run."""
+    SCENE_SETUP["path_walk"](bpy.context.scene)
+    generate("path_walk")
+    obj = baked_object("path_walk")
+    baked = obj.animation_data.action
+    name = baked.name
+    co = {(f.data_path, f.array_index): keyframes(f) for f in fcurves_of(baked, obj)}
+    edit(obj)
+    assert {(f.data_path, f.array_index): keyframes(f) for f in fcurves_of(baked, obj)}.keys() == co.keys()
+    generate("path_walk")
+    assert obj.animation_data.action != baked and baked.name.startswith(f"{name}.edited") and baked.use_fake_user
+
+
+def test_a_bake_fingerprinted_before_handles_were_covered_is_still_replaced_while_untouched(procanim_extension):
+    fingerprint = addon_module(procanim_extension, "operators.fingerprint")
+    SCENE_SETUP["path_walk"](bpy.context.scene)
+    generate("path_walk")
+    obj = baked_object("path_walk")
+    baked = obj.animation_data.action
+    for marker in list(baked.pose_markers):  # such a bake wrote no markers
+        baked.pose_markers.remove(marker)
+    baked.procanim.fingerprint = fingerprint.fingerprint(baked, obj, legacy=True)
+    assert fingerprint.untouched(baked, obj)
+    generate("path_walk")
+    assert obj.animation_data.action == baked
+    baked.procanim.fingerprint = fingerprint.fingerprint(baked, obj, legacy=True)
+    _add_marker(obj)  # a marker on such a bake is the animator's
+    assert not fingerprint.untouched(baked, obj)
+
+
+def test_a_key_tolerance_outside_its_limits_is_refused_before_anything_is_baked():
+    SCENE_SETUP["path_walk"](bpy.context.scene)
+    obj = baked_object("path_walk")
+    with pytest.raises(RuntimeError, match=r"Key tolerance must be between 0 and 0.05 m \(got 0.2\)"):
+        bpy.ops.procanim.path_walk(key_tolerance=0.2)
+    assert obj.animation_data is None or obj.animation_data.action is None

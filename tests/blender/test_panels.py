@@ -59,7 +59,7 @@ def test_every_generator_has_its_operator_panel_settings_demo_and_bench(procanim
         settings = getattr(bpy.context.scene.procanim, gen.settings_name)
         shared = gen.settings(ui=False)
         assert shared, gen.id
-        for name in [*shared, "key_target"]:
+        for name in [*shared, "key_target", "key_tolerance"]:
             assert name in op_props and name in settings.bl_rna.properties, (gen.id, name)
             default = op_props[name].default if not getattr(op_props[name], "is_array", False) else None
             if default is not None and op_props[name].type in ("INT", "FLOAT", "BOOLEAN", "ENUM"):
@@ -73,9 +73,11 @@ def test_panel_generate_carries_the_sidebar_settings_and_bakes(procanim_extensio
     SCENE_SETUP[generator](scene)
     settings = getattr(scene.procanim, gen.settings_name)
     settings.key_target = "DEFORM"
+    settings.key_tolerance = 0.002
     panel = getattr(bpy.types, f"PROCANIM_PT_{generator}")
     args = button_args(draw_log(panel), gen.spec.operator)
     assert args["key_target"] == "DEFORM"
+    assert args["key_tolerance"] == pytest.approx(0.002)
     for name in gen.settings(ui=False):
         if name in args:
             assert plain(args[name]) == pytest.approx(plain(getattr(settings, name))), name
@@ -89,6 +91,7 @@ def test_panel_generate_carries_the_sidebar_settings_and_bakes(procanim_extensio
     labels = {m.label for m in gen.spec.rows()}
     assert figures and set(figures) <= labels, figures
     assert "Bake time" in figures and not any("_" in text for text in figures)
+    assert {"Keys written", "Keys of a dense bake", "Largest key error", "Contacts kept"} <= set(figures)
 
 
 def test_duck_figures_read_with_units_and_tooltips(procanim_extension):
