@@ -45,6 +45,13 @@ def test_a_good_job_file_validates(cli, inputs, tmp_path, capsys):
     assert not (tmp_path / "out").exists()
 
 
+def test_the_key_tolerance_is_a_setting_of_every_shot(cli, inputs, tmp_path, capsys):
+    text = GOOD.replace('path = "Straight"', 'path = "Straight", key_tolerance = 0.002').replace(
+        'armature = "Duck"', 'armature = "Duck", key_tolerance = 0')
+    status, output = validate(cli, write(tmp_path, text, inputs), capsys)
+    assert status == 0, output
+
+
 # Each case: a change to the good file, and what the message must say (shot and key named).
 CASES = {
     "malformed TOML": (
@@ -78,6 +85,10 @@ CASES = {
     "an array item out of its range": (
         GOOD.replace('path = "Straight"', 'path = "Straight", delta_y = [0.0, 3.0, 0.0]'),
         r"shot 'walk': settings\.delta_y\[1\]: 3\.0 is above its range",
+    ),
+    "a key tolerance above its range (every generator's setting)": (
+        GOOD.replace('armature = "Duck"', 'armature = "Duck", key_tolerance = 0.2'),
+        r"shot 'duck': settings\.key_tolerance: 0\.2 is above its range, 0 to 0\.05",
     ),
     "not one of the items": (
         GOOD.replace('armature = "Duck"', 'armature = "Duck", gait = "HOP"'),

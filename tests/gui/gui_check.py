@@ -44,6 +44,11 @@ event loop runs, as a user at the screen would (input, screen and probes: gui_ha
    and the viewport's pixels around the ghost change (screenshot -> docs/preview.png); with the
    view split in two, both 3D views draw the ghost; with every Preview off the preview holds no
    draw handler, timer or app handler.
+10. Editable bakes (issue 23): a human walks a line, baked dense (``key_tolerance=0``) and then at
+   the default key tolerance; the largest area becomes a Graph Editor on the left thigh's rotation
+   curves, maximized, all in view (screenshots -> docs/graph_dense.png, docs/graph_reduced.png), then
+   an Action Editor with the action's pose markers shown (-> docs/action_editor_markers.png): the
+   reduced bake has fewer keys, Extreme and Breakdown keys and the contact markers.
 
 The result goes to $PROCANIM_GUI_RESULT (JSON, "ok": true/false); run_gui.sh turns
 it into the exit status. Nothing here changes the add-on.
@@ -144,6 +149,8 @@ CHECKS = (
     "preview_two_views",
     "preview_unhooked",
     "preview_no_frame_late",
+    "graph_editor_dense_and_reduced",
+    "action_editor_markers",
 )
 R["checks"] = {}
 
@@ -316,6 +323,7 @@ def scenario():
     yield from esc_cancel_step(scr)
     yield from drag_setting_step(scr)
     yield from preview_step(scr, duck_name)
+    yield from graph_step(scr)
 
 
 def panels_step(scr):
@@ -1146,6 +1154,107 @@ def preview_step(scr, duck_name):
     )
     hooks = rt.hooks()
     check("preview_unhooked", sum(hooks.values()) == 0 and not rt.SESSIONS, "with every Preview off: %s" % hooks)
+
+
+# ------------------------------------------------------------------ editable bakes in the editors
+GRAPH_SHOTS = {
+    name: os.environ.get("PROCANIM_GUI_%s_SHOT" % name.upper(), "/tmp/procanim-gui/%s.png" % name)
+    for name in ("graph_dense", "graph_reduced", "action_editor_markers")
+}
+GRAPH_AT = (14.0, 0.0, 0.0)  # the walker, away from the other characters
+GRAPH_FILTER = "thigh.L"  # the Graph Editor shows this bone's curves (a readable picture)
+
+
+def _maximized(scr, kind):
+    """The window's largest area made a ``kind`` editor and maximized (Ctrl+Space); returns it."""
+    area = max(scr.win.screen.areas, key=lambda a: a.width * a.height)
+    area.type = kind
+    region = [r for r in area.regions if r.type == "WINDOW"][0]
+    with bpy.context.temp_override(window=scr.win, area=area, region=region):
+        bpy.ops.screen.screen_full_area()
+    return max(scr.win.screen.areas, key=lambda a: a.width * a.height)
+
+
+def _in_editor(scr, area, region_type, op, **kw):
+    region = [r for r in area.regions if r.type == region_type][0]
+    with bpy.context.temp_override(window=scr.win, area=area, region=region):
+        return op(**kw)
+
+
+def _editor_shot(scr, area, name):
+    for a in scr.win.screen.areas:
+        a.tag_redraw()
+    yield 1.5
+    path = GRAPH_SHOTS[name]
+    screenshot(path)
+    _crop(path, scr.box(area))
+    step("%s: %s (%d bytes)" % (name, path, os.path.getsize(path)))
+
+
+def graph_step(scr):
+    """Step 10 (see the module docstring)."""
+    with scr.override(scr.view):
+        bpy.ops.procanim.add_human(name="GUI Animator", location=GRAPH_AT)
+    human = bpy.data.objects["GUI Animator"]
+    cu = bpy.data.curves.new("GUI Line", "CURVE")
+    sp = cu.splines.new("POLY")
+    sp.points.add(1)
+    for p, y in zip(sp.points, (-0.2, -3.0)):
+        p.co = (GRAPH_AT[0], y, 0.0, 1.0)
+    line = bpy.data.objects.new("GUI Line", cu)
+    bpy.context.scene.collection.objects.link(line)
+    for o in bpy.context.view_layer.objects:
+        o.select_set(False)
+    human.select_set(True)
+    bpy.context.view_layer.objects.active = human
+    counts = {}
+    with scr.override(scr.view):
+        dense = bpy.ops.procanim.path_walk(armature=human.name, path=line.name, key_tolerance=0.0)
+    counts["dense"] = sum(len(fc.keyframe_points) for fc in fcurves_of(action_of(human), human))
+    area = _maximized(scr, "GRAPH_EDITOR")
+    space = area.spaces.active
+    space.dopesheet.show_only_selected = True
+    space.dopesheet.filter_text = GRAPH_FILTER
+    yield 0.5
+    _in_editor(scr, area, "WINDOW", bpy.ops.graph.select_all, action="DESELECT")
+    _in_editor(scr, area, "WINDOW", bpy.ops.graph.view_all)
+    yield from _editor_shot(scr, area, "graph_dense")
+    with bpy.context.temp_override(window=scr.win, area=area):  # the 3D view is maximized away
+        reduced = bpy.ops.procanim.path_walk(armature=human.name, path=line.name)
+    action = action_of(human)
+    fcs = fcurves_of(action, human)
+    counts["reduced"] = sum(len(fc.keyframe_points) for fc in fcs)
+    types = sorted({p.type for fc in fcs for p in fc.keyframe_points})
+    _in_editor(scr, area, "WINDOW", bpy.ops.graph.select_all, action="DESELECT")
+    _in_editor(scr, area, "WINDOW", bpy.ops.graph.view_all)
+    yield from _editor_shot(scr, area, "graph_reduced")
+    check(
+        "graph_editor_dense_and_reduced",
+        {"FINISHED"} == set(dense) == set(reduced) and 0 < counts["reduced"] < counts["dense"]
+        and {"EXTREME", "BREAKDOWN"} <= set(types)
+        and all(os.path.getsize(GRAPH_SHOTS[n]) > 10000 for n in ("graph_dense", "graph_reduced")),
+        "path_walk dense %s: %d keys, at the default key tolerance %s: %d keys (types %s); Graph Editor on %r"
+        % (sorted(dense), counts["dense"], sorted(reduced), counts["reduced"], types, GRAPH_FILTER),
+    )
+    R["figures"]["graph_editor_keys"] = counts
+    area.type = "DOPESHEET_EDITOR"
+    space = area.spaces.active
+    space.ui_mode = "ACTION"
+    space.show_pose_markers = True
+    space.dopesheet.show_only_selected = True
+    space.dopesheet.filter_text = ""
+    yield 0.5
+    _in_editor(scr, area, "CHANNELS", bpy.ops.anim.channels_collapse, all=True)
+    _in_editor(scr, area, "WINDOW", bpy.ops.action.select_all, action="DESELECT")
+    _in_editor(scr, area, "WINDOW", bpy.ops.action.view_all)
+    yield from _editor_shot(scr, area, "action_editor_markers")
+    markers = sorted((m.frame, m.name) for m in action.pose_markers)
+    check(
+        "action_editor_markers",
+        space.ui_mode == "ACTION" and space.show_pose_markers and {n for _, n in markers} >= {"L contact", "R lift"}
+        and os.path.getsize(GRAPH_SHOTS["action_editor_markers"]) > 10000,
+        "Action Editor on %r with %d pose markers shown: %s" % (action.name, len(markers), markers[:6]),
+    )
 
 
 def latency_summary(walk_alone, walk_times, duck_alone, duck_times):

@@ -6,8 +6,9 @@
 # tests/gui/preview_latency.py instead, a study whose table it prints; no verdict, no pictures).
 # tests/gui/gui_report.py gives the verdict: exit status 0 only when every check of
 # gui_check.py passed, Blender printed no Python traceback and no layout error, and
-# exited with 0; then the screenshots are copied to /repo/docs/sidebar.png and docs/preview.png.
-# Artifacts: /repo/out/real_blender/gui/{setup.log,gui.log,result.json,sidebar.png,preview.png,preview.jsonl}.
+# exited with 0; then the screenshots are copied to /repo/docs/sidebar.png, docs/preview.png and the
+# editable bake's docs/graph_dense.png, docs/graph_reduced.png, docs/action_editor_markers.png.
+# Artifacts: /repo/out/real_blender/gui/{setup.log,gui.log,result.json,*.png,preview.jsonl}.
 set -euo pipefail
 ZIP="$1"
 DEMO="${2:-/repo/out/demo.blend}"
@@ -21,6 +22,9 @@ export HOME="$WORK/home"
 export PROCANIM_GUI_RESULT="$WORK/result.json" PROCANIM_GUI_SHOT="$WORK/sidebar.png"
 # the live preview's test mode: it logs change -> ghost times (docs/preview.md); its screenshot
 export PROCANIM_PREVIEW_LOG="$WORK/preview.jsonl" PROCANIM_GUI_PREVIEW_SHOT="$WORK/preview.png"
+# editable bakes in the Graph Editor and the Action Editor (docs/keys.md, the README)
+export PROCANIM_GUI_GRAPH_DENSE_SHOT="$WORK/graph_dense.png" PROCANIM_GUI_GRAPH_REDUCED_SHOT="$WORK/graph_reduced.png"
+export PROCANIM_GUI_ACTION_EDITOR_MARKERS_SHOT="$WORK/action_editor_markers.png"
 
 XVFB_PID=""
 cleanup() {
@@ -65,7 +69,11 @@ grep -E '^gui_check:' "$WORK/gui.log" | sed 's/^/  /' || true
 if python3 /repo/tests/gui/gui_report.py "$PROCANIM_GUI_RESULT" "$WORK/gui.log" "$((SECONDS - t0))" "$status"; then
     cp -f "$WORK/sidebar.png" /repo/docs/sidebar.png
     cp -f "$WORK/preview.png" /repo/docs/preview.png
-    echo "gui: screenshots -> docs/sidebar.png, docs/preview.png"
+    for shot in graph_dense graph_reduced action_editor_markers; do
+        cp -f "$WORK/$shot.png" "/repo/docs/$shot.png"
+    done
+    echo "gui: screenshots -> docs/sidebar.png, docs/preview.png, docs/graph_dense.png, docs/graph_reduced.png," \
+        "docs/action_editor_markers.png"
     exit 0
 fi
 echo "gui: FAILED (logs and screenshot in out/real_blender/gui/; docs/sidebar.png left as it was)"
