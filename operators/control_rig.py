@@ -507,12 +507,23 @@ def write_onto_controls(converted: ControlConversion, notes: list | None = None)
 def _write_control_keys(bake: BakeKeys, converted: ControlConversion) -> None:
     """The controls' channels (the planned keys, or a key on every clip frame), their switches (a
     key at each end) and the clip's object-level motion."""
-    obj, rig, keys, clip = converted.obj, converted.rig, converted.keys, converted.clip
+    keys, clip = converted.keys, converted.clip
     frames = clip.frames.astype(np.float32)
-    pose_bones = obj.pose.bones
-    for curve in converted.keyed.curves if converted.keyed is not None else ():
-        bake.planned(curve)
-    for c in keys.basis if converted.keyed is None else ():
+    if converted.keyed is not None:
+        for curve in converted.keyed.curves:
+            bake.planned(curve)
+    else:
+        _write_dense_controls(bake, converted, frames)
+    ends = np.array([frames[0], frames[-1]], dtype=np.float32)
+    for (bone, prop), value in keys.switches.items():
+        bake.curve(bone, property_path(bone, prop), 0, CurveKeys(ends, np.full(2, value)))
+    bake.object_channels(clip, frames)
+
+
+def _write_dense_controls(bake: BakeKeys, converted: ControlConversion, frames: np.ndarray) -> None:
+    """A key on every clip frame of every keyed control channel (the dense bake)."""
+    rig, keys, pose_bones = converted.rig, converted.keys, converted.obj.pose.bones
+    for c in keys.basis:
         name = rig.names[c]
         base = bone_path(name)
         loc, rot = keys.channels(c)
@@ -522,10 +533,6 @@ def _write_control_keys(bake: BakeKeys, converted: ControlConversion) -> None:
             bake.rotation(name, base, pose_bones[name].rotation_mode, rot, frames)
         if c in keys.scale:
             bake.channel(name, base + "scale", frames, keys.scale[c])
-    ends = np.array([frames[0], frames[-1]], dtype=np.float32)
-    for (bone, prop), value in keys.switches.items():
-        bake.curve(bone, property_path(bone, prop), 0, CurveKeys(ends, np.full(2, value)))
-    bake.object_channels(clip, frames)
 
 
 def _verify(converted: ControlConversion) -> dict:
@@ -547,8 +554,8 @@ def between_keys(frames: np.ndarray, curves, samples: np.ndarray) -> np.ndarray:
     """Frame indices (into ``frames``) between keys: after each of ``samples``, up to the next, the
     frame fewest ``curves`` (planned curves) have a key on — where the curves are interpolated."""
     keyed = np.zeros(len(frames), dtype=int)
-    for curve in curves:
-        keyed[np.searchsorted(frames, curve.frames.astype(float))] += 1
+    for curve in curves:  # a key between two clip frames (a clip keyed every N frames) counts on the next
+        keyed[np.minimum(np.searchsorted(frames, curve.frames.astype(float)), len(frames) - 1)] += 1
     ends = np.append(samples[1:], len(frames))
     return np.array([a + 1 + int(np.argmin(keyed[a + 1 : b])) for a, b in zip(samples, ends) if b > a + 1], dtype=int)
 
