@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from .clip import Clip
 from .errors import InputError
 from .ground import FlatGround, Ground
@@ -61,8 +63,24 @@ def contact_marks(skeleton: Skeleton, rigmap, clip: Clip, ground: Ground | None 
         foot_list = feet(skeleton, rigmap)
     except (InputError, KeyError, ValueError, IndexError):
         return KeyMarks()
+    clip = on_skeleton(clip, skeleton)
     contacts, marks = walk_contacts(skeleton, clip, foot_list, ground or rest_sole_ground(foot_list))
     return KeyMarks(list(marks), list(contacts), foot_list)
+
+
+def on_skeleton(clip: Clip, skeleton: Skeleton) -> Clip:
+    """``clip`` with one channel per bone of ``skeleton``, in its order: a bone the clip does not hold
+    at rest and unkeyed (the clip itself when it holds exactly the skeleton's bones)."""
+    if list(clip.bone_names) == list(skeleton.names):
+        return clip
+    out = Clip.rest(skeleton.names, clip.frames, clip.fps, key_location=np.zeros(len(skeleton), bool),
+                    key_rotation=np.zeros(len(skeleton), bool))
+    for i, name in enumerate(clip.bone_names):
+        if skeleton.has(name):
+            b = skeleton.index(name)
+            out.locations[:, b], out.rotations[:, b] = clip.locations[:, i], clip.rotations[:, i]
+            out.key_location[b], out.key_rotation[b] = clip.key_location[i], clip.key_rotation[i]
+    return out
 
 
 def handshake_key_marks(clip: Clip) -> KeyMarks:
