@@ -260,7 +260,11 @@ def test_moved_armature_and_scaled_terrain_objects_are_read_in_world_space():
 
 def test_flat_to_flat_is_the_identity_and_a_second_run_adapts_the_original():
     human = add_human()
-    assert bpy.ops.procanim.source_motion(armature=human.name, kind="WALK", steps=3) == {"FINISHED"}
+    # every frame keyed (key_tolerance=0) here and below: the identity is the adaptation's, to 0.1 mm (a
+    # source at 1 mm has its planted soles up to 1 mm off the floor, which the adaptation puts back on it)
+    assert bpy.ops.procanim.source_motion(armature=human.name, kind="WALK", steps=3, key_tolerance=0.0) == {
+        "FINISHED"
+    }
     walk = action_of(human)
     frames = frames_of(human)
     sole_z, heights = body_heights(human)
@@ -268,12 +272,12 @@ def test_flat_to_flat_is_the_identity_and_a_second_run_adapts_the_original():
     zigzag = add_zigzag("Zigzag", heights["knee"])
     flat = add_flat("Flat", sole_z)
 
-    assert bpy.ops.procanim.adapt_terrain(armature=human.name, terrain=zigzag.name) == {"FINISHED"}
+    assert bpy.ops.procanim.adapt_terrain(armature=human.name, terrain=zigzag.name, key_tolerance=0.0) == {"FINISHED"}
     lifted = world_poses(human, frames[::3])
     assert max(abs(lifted[f]["hips"][2, 3] - before[f]["hips"][2, 3]) for f in before) > 0.1
     first = action_of(human)
     # second run, onto flat ground at the motion's own height: it adapts the walk, not the first result
-    assert bpy.ops.procanim.adapt_terrain(armature=human.name, terrain=flat.name) == {"FINISHED"}
+    assert bpy.ops.procanim.adapt_terrain(armature=human.name, terrain=flat.name, key_tolerance=0.0) == {"FINISHED"}
     assert action_of(human) == first, "a re-run replaces its own bake"
     assert first.procanim.previous_action == walk.name and walk.use_fake_user
     assert sum(a.procanim.generator == "adapt_terrain" for a in bpy.data.actions) == 1
@@ -292,8 +296,8 @@ def test_a_reference_mesh_and_a_frame_range():
     frames = list(range(5, 31))
     before = world_poses(human, frames[::5])
     low, high = add_flat("Low", sole_z - 0.1), add_flat("High", sole_z + 0.1)
-    result = bpy.ops.procanim.adapt_terrain(
-        armature=human.name, terrain=high.name, reference=low.name, frame_start=5, frame_end=30
+    result = bpy.ops.procanim.adapt_terrain(  # a key on every frame (key_tolerance=0) of the range asked for
+        armature=human.name, terrain=high.name, reference=low.name, frame_start=5, frame_end=30, key_tolerance=0.0
     )
     assert result == {"FINISHED"}
     for fc in harness.fcurves_of(action_of(human), human):
@@ -309,12 +313,18 @@ def test_a_motion_made_on_the_zigzag_comes_down_onto_flat_ground():
     adapted with the zigzag as reference to a flat floor — feet that stood on the blocks stand on the
     floor, nothing goes under it."""
     human = add_human()
-    assert bpy.ops.procanim.source_motion(armature=human.name, kind="WALK", steps=5) == {"FINISHED"}
+    # the motion on the blocks made with every frame keyed: the soles that stand on the blocks stand on
+    # them exactly (a 1 mm key tolerance can lift one past the adaptation's contact height)
+    assert bpy.ops.procanim.source_motion(armature=human.name, kind="WALK", steps=5, key_tolerance=0.0) == {
+        "FINISHED"
+    }
     frames = frames_of(human)
     sole_z, heights = body_heights(human)
     zigzag = add_zigzag("Zigzag", heights["knee"], ground_z=sole_z)
     flat = add_flat("Flat", sole_z)
-    assert bpy.ops.procanim.adapt_terrain(armature=human.name, terrain=zigzag.name) == {"FINISHED"}
+    assert bpy.ops.procanim.adapt_terrain(armature=human.name, terrain=zigzag.name, key_tolerance=0.0) == {
+        "FINISHED"
+    }
     on_blocks = action_of(human).copy()  # as if keyed or imported: not a ProcAnim terrain bake
     on_blocks.name = "OnBlocks"
     on_blocks.procanim.generator = on_blocks.procanim.owner = ""
@@ -361,7 +371,10 @@ def test_a_hand_keyed_action_with_euler_bones_is_lifted_onto_a_raised_floor():
     sole_z, _h = body_heights(human)
     before = world_poses(human, frames)
     terrain = add_flat("Raised", sole_z + 0.12)
-    assert bpy.ops.procanim.adapt_terrain(armature=human.name, terrain=terrain.name) == {"FINISHED"}
+    # every frame keyed (key_tolerance=0): exactly as before, 0.12 m higher
+    assert bpy.ops.procanim.adapt_terrain(armature=human.name, terrain=terrain.name, key_tolerance=0.0) == {
+        "FINISHED"
+    }
     assert action_of(human) != keyed and keyed.use_fake_user
     after = world_poses(human, frames)
     for f in frames:
@@ -500,7 +513,8 @@ def test_an_imported_bvh_armature_is_adapted(tmp_path, unit):
     toe_tip = lambda pose, n: pose[n][:3, 3] + pose[n][:3, 1] * arm.data.bones[n].length  # noqa: E731 (world)
     sole_z = min(toe_tip(p, n)[2] for p in before.values() for n in ("LeftToeBase", "RightToeBase"))
     terrain = add_flat("Raised", sole_z + 0.15)
-    assert bpy.ops.procanim.adapt_terrain(armature=arm.name, terrain=terrain.name) == {"FINISHED"}
+    # every frame keyed (key_tolerance=0): exactly as before, 0.15 m higher
+    assert bpy.ops.procanim.adapt_terrain(armature=arm.name, terrain=terrain.name, key_tolerance=0.0) == {"FINISHED"}
     assert action_of(arm) != source and source.use_fake_user
     after = world_poses(arm, frames)
     for f in frames:

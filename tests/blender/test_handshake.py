@@ -186,7 +186,7 @@ def test_hands_meet_in_the_shake_phase_on_the_evaluated_pose(solvers):
 
 def test_hands_stay_apart_before_the_approach_and_return_to_neutral_after_the_retreat(capsys):
     a, b = facing_pair()
-    m, frames = shake(a, b, **QUICK)
+    m, frames = shake(a, b, key_tolerance=0.0, **QUICK)  # the motion as generated: still is still
     printed = capsys.readouterr().out  # the Table-3 report is printed for scripts
     assert "ProcAnim handshake 'Ann' (DLS) → 'Bob' (DLS)" in printed
     assert f"both hands{'':16}{m['both_mean_cm']:9.4f}" in printed
