@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import checks, hashing, jobfile, local, report
+from .serve import serve
 from .worker import Worker
 
 
@@ -81,8 +82,6 @@ def _parser(prog: str) -> argparse.ArgumentParser:
 def main(argv: list[str], host: Host) -> int:
     """Run the command; returns the exit status (0 ok, 1 a shot failed, 2 the job file is bad)."""
     if argv[:1] == ["worker"]:
-        from .worker import serve
-
         return serve()
     args = _parser(host.prog).parse_args(argv)
     try:

@@ -26,7 +26,7 @@ import traceback
 from pathlib import Path
 
 from .hashing import extension_version
-from .worker import process_alive
+from .processes import process_alive
 
 
 def _partial(final: Path, suffix: str) -> Path:

@@ -9,7 +9,7 @@ tqdm's (both installed by tools/setup_env.sh). This process imports bpy once the
 read, builds the extension zip (or takes ``$PROCANIM_ZIP``) and installs it, as Install from Disk
 does; each worker process (``python tools/batch.py worker``) installs the same zip once and then
 bakes shot after shot. The extension's source is loaded as the package ``procanim`` (its id), which
-is also the name Dask workers know it by (tools/batch_dask_worker.py).
+is also the name Dask workers know it by (batch/dask_plugin.py).
 """
 
 from __future__ import annotations
@@ -66,15 +66,15 @@ def install(zip_path: Path) -> str:
     repo = next(r for r in bpy.context.preferences.extensions.repos if r.module == f"procanim_{purpose}")
     folder = Path(repo.custom_directory).parent
     atexit.register(shutil.rmtree, folder, True)
-    worker_module = sys.modules.get(f"{PACKAGE}.batch.worker")
-    if worker_module is not None:
-        worker_module.CLEANUPS.append(lambda: shutil.rmtree(folder, True))
+    serve_module = sys.modules.get(f"{PACKAGE}.batch.serve")
+    if serve_module is not None:
+        serve_module.CLEANUPS.append(lambda: shutil.rmtree(folder, True))
     return module
 
 
 def _sweep_stale_installs() -> None:
     """Remove the temporary installs of batch processes that no longer exist."""
-    alive = importlib.import_module(f"{PACKAGE}.batch.worker").process_alive
+    alive = importlib.import_module(f"{PACKAGE}.batch.processes").process_alive
     for folder in Path(tempfile.gettempdir()).glob(f"procanim-{REPO_PURPOSE}[0-9]*-*"):
         pid = folder.name[len(f"procanim-{REPO_PURPOSE}") :].split("-")[0]
         if pid.isdigit() and not alive(int(pid)):
@@ -86,14 +86,14 @@ def worker() -> int:
     """A worker process: Blender up with the extension from ``$PROCANIM_ZIP``, then shot after shot."""
     t0 = time.perf_counter()
     load_source_package()
-    serve = importlib.import_module(f"{PACKAGE}.batch.worker").serve
+    serve_module = importlib.import_module(f"{PACKAGE}.batch.serve")
     import bpy  # noqa: F401  (Blender up before the extension is installed)
 
     install(Path(os.environ["PROCANIM_ZIP"]))
-    code = serve(setup_seconds=time.perf_counter() - t0)
-    # Every result is sent and every output written: skip Blender's own shutdown (0.2-0.4 s per
-    # worker, which the pool waits for at the end of a run; the bpy 4.5 wheel can also hang there).
-    for cleanup in importlib.import_module(f"{PACKAGE}.batch.worker").CLEANUPS:
+    code = serve_module.serve(setup_seconds=time.perf_counter() - t0)
+    # Every result is sent and every output written: skip Blender's own shutdown, which the pool
+    # would wait for at the end of a run (and where the bpy 4.5 wheel can hang).
+    for cleanup in serve_module.CLEANUPS:
         cleanup()
     sys.stdout.flush()
     sys.stderr.flush()

@@ -200,7 +200,7 @@ BLAS_PROBE = """
 import ctypes, json, sys
 import numpy
 sys.path.insert(0, sys.argv[1])
-from batch.worker import limit_blas_threads
+from batch.processes import limit_blas_threads
 libs = sorted({l.split()[-1] for l in open('/proc/self/maps') if 'openblas' in l.lower() and '/' in l})
 lib = ctypes.CDLL(libs[0])
 get = next(getattr(lib, n) for n in ('openblas_get_num_threads64_', 'openblas_get_num_threads',
