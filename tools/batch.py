@@ -81,7 +81,6 @@ def _sweep_stale_installs() -> None:
             shutil.rmtree(folder, True)
 
 
-
 def worker() -> int:
     """A worker process: Blender up with the extension from ``$PROCANIM_ZIP``, then shot after shot."""
     t0 = time.perf_counter()

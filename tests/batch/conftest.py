@@ -80,6 +80,16 @@ else:
         harness.reset_scene()
         return made
 
+    @pytest.fixture(scope="session")
+    def scripted_inputs(installed, tmp_path_factory):
+        """Two ducks whose .blend files carry Python, and their scripts' marker folder (see
+        batch_scenes.make_scripted)."""
+        import batch_scenes
+
+        made = batch_scenes.make_scripted(tmp_path_factory.mktemp("scripted"))
+        harness.reset_scene()
+        return made
+
     @pytest.fixture
     def run_batch(extension_zip):
         """``run_batch(*args)``: ``python tools/batch.py *args`` in a subprocess (CompletedProcess)."""
