@@ -112,9 +112,11 @@ def security(address: str, tls: dict):
     configuration) unless the address is ``tls://``; then ``tls`` (``tls_ca_file``,
     ``tls_client_cert``, ``tls_client_key``: paths) over Dask's configuration, which must end with a
     CA and a certificate."""
-    from distributed.security import Security
+    from distributed.security import Security  # (the client's side only: Dask is there, see run())
 
     if not address.startswith("tls://"):
+        if tls:
+            raise DaskUnavailable(f"--tls-ca-file, --tls-cert and --tls-key need a tls:// address, not {address}")
         return None
     for path in tls.values():
         if not Path(path).is_file():
