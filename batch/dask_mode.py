@@ -1,4 +1,4 @@
-"""Shots on a Dask ``distributed`` cluster (``--scheduler tcp://HOST:8786``).
+"""Shots on a Dask ``distributed`` cluster (``--scheduler tls://HOST:8786``).
 
 The cluster is plain Dask: ``dask scheduler`` and ``dask worker ADDRESS --nthreads 1`` in an
 environment with the ``bpy`` wheel and dask (see docs/batch.md). Dask schedules the shots, retries a
@@ -16,6 +16,10 @@ is harmless.
 This module is imported by the Dask workers without Blender: stdlib only. The worker plugin loads
 it from the repository's source (as ``procanim.batch.dask_mode``); the task that the client submits
 is made by :func:`.dask_plugin.task`, pickled by value, which calls :func:`bake_shot` here.
+
+A Dask cluster runs whatever code its clients send. Over ``tls://`` the client shows the
+certificate and key given with ``--tls-cert``/``--tls-key``, and the scheduler, started with the
+same CA (``--tls-ca-file``), refuses a client without a certificate that CA signed.
 """
 
 from __future__ import annotations
@@ -103,10 +107,37 @@ def bake_shot(spec: dict) -> dict:
 # ------------------------------------------------------------------------------ on the client
 
 
-def run(address: str, specs: list[dict], on_result: Callable[[dict, dict], None], retries: int = 2) -> dict:
+def security(address: str, tls: dict):
+    """The client's ``distributed.security.Security`` for ``address``: None (Dask's own
+    configuration) unless the address is ``tls://``; then ``tls`` (``tls_ca_file``,
+    ``tls_client_cert``, ``tls_client_key``: paths) over Dask's configuration, which must end with a
+    CA and a certificate."""
+    from distributed.security import Security  # (the client's side only: Dask is there, see run())
+
+    if not address.startswith("tls://"):
+        if tls:
+            raise DaskUnavailable(f"--tls-ca-file, --tls-cert and --tls-key need a tls:// address, not {address}")
+        return None
+    for path in tls.values():
+        if not Path(path).is_file():
+            raise DaskUnavailable(f"TLS: no such file: {path}")
+    chosen = Security(require_encryption=True, **tls)
+    mine = chosen.get_tls_config_for_role("client")
+    if not (mine["ca_file"] and mine["cert"]):
+        raise DaskUnavailable(
+            f"{address} is a TLS scheduler: give --tls-ca-file and --tls-cert "
+            "(and --tls-key when the key is not in the certificate's file)"
+        )
+    return chosen
+
+
+def run(
+    address: str, specs: list[dict], on_result: Callable[[dict, dict], None], retries: int = 2, tls: dict | None = None
+) -> dict:
     """Bake ``specs`` on the cluster at ``address``; ``on_result`` as each finishes. Returns cluster
-    figures. Raises :class:`DaskUnavailable` before submitting anything when the cluster cannot run
-    shots (no workers, a worker that cannot start Blender)."""
+    figures. ``tls``: see :func:`security`. Raises :class:`DaskUnavailable` before submitting
+    anything when the cluster cannot run shots (unreachable, no workers, a worker that cannot start
+    Blender)."""
     if not (ROOT / "tools" / "batch.py").is_file():
         raise DaskUnavailable(
             "--scheduler runs from the pipeline runner in a Python with dask and bpy: "
@@ -120,7 +151,11 @@ def run(address: str, specs: list[dict], on_result: Callable[[dict, dict], None]
     except ImportError:
         raise DaskUnavailable("--scheduler needs dask distributed in this Python (tools/setup_env.sh)") from None
     t0 = time.perf_counter()
-    with Client(address, timeout="20s") as client:
+    try:
+        client = Client(address, timeout="20s", security=security(address, tls or {}))
+    except (OSError, ValueError, TypeError) as err:  # refused, unreachable, TLS that does not match
+        raise DaskUnavailable(f"cannot connect to the Dask scheduler at {address}: {err}") from None
+    with client:
         try:
             client.wait_for_workers(1, timeout=60)
         except TimeoutError:

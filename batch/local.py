@@ -18,6 +18,8 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
 
+from ..procanim_addon.threads import limit_blas_threads
+from .shot import bake
 from .worker import Worker, WorkerDied
 
 
@@ -35,9 +37,6 @@ def failed(spec: dict, message: str, **extra) -> dict:
 
 
 def run_inline(specs: list[dict], on_result: OnResult) -> None:
-    from ..procanim_addon.threads import limit_blas_threads
-    from .shot import bake
-
     limit_blas_threads()  # as in a worker: OpenBLAS's idle threads would spin on the other core
 
     for spec in specs:

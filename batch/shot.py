@@ -1,7 +1,8 @@
 """Bake one shot inside a running Blender (a batch worker, or the command's own process).
 
 :func:`bake` takes the plain spec of :meth:`jobfile.Shot.spec` and: opens the input .blend
-(``wm.open_mainfile``; an empty scene when the shot only imports), imports the motion file with
+(``wm.open_mainfile``, its scripts off unless the spec trusts them, see :mod:`.scripts`; an
+empty scene when the shot only imports), imports the motion file with
 Blender's importer onto a new armature when asked, runs the generator operator with the shot's
 settings, saves the scene to the output .blend, exports the FBX when asked, and writes the metrics
 JSON. Each file is written to a temporary name in the output folder and moved into place with
@@ -25,8 +26,9 @@ import time
 import traceback
 from pathlib import Path
 
+from . import scripts
 from .hashing import extension_version
-from .worker import process_alive
+from .processes import process_alive
 
 
 def _partial(final: Path, suffix: str) -> Path:
@@ -42,7 +44,6 @@ def _sweep(final: Path) -> None:
         pid = stale.name[len(f".{final.stem}.{host}.") :].split(".")[0]
         if pid.isdigit() and int(pid) != os.getpid() and not process_alive(int(pid)):
             stale.unlink(missing_ok=True)
-
 
 
 def write_json(path: Path, data: dict) -> None:
@@ -83,10 +84,15 @@ def _baked_targets(generator: str, before: dict) -> list:
 
 
 def _open(spec: dict) -> None:
+    """Open the shot's scene; raises when it needs Python drivers the run does not trust."""
     import bpy
 
+    trusted = bool(spec.get("trust_scripts"))
     if spec["blend"]:
-        bpy.ops.wm.open_mainfile(filepath=spec["blend"], load_ui=False)
+        scripts.open_blend(spec["blend"], trusted)
+        refused = [] if trusted else scripts.refused_drivers()
+        if refused:
+            raise RuntimeError(scripts.refusal_message(refused))
     else:
         bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
 
@@ -155,10 +161,13 @@ def bake(spec: dict) -> dict:
 
     t = {"start": time.perf_counter()}
     cpu0 = time.process_time()
+    trusted = bool(spec.get("trust_scripts"))
     result = {"shot": spec["name"], "status": "failed", "pid": os.getpid(), "host": socket.gethostname()}
+    result["trust_scripts"] = trusted
     stage = "open"
     try:
         _open(spec)
+        not_run = [] if trusted else scripts.registered_texts()
         t["open"] = time.perf_counter()
         stage = "import"
         if spec["import"]:
@@ -213,6 +222,8 @@ def bake(spec: dict) -> dict:
         "blender": bpy.app.version_string,
         "extension": extension_version(),
         "worker": {"host": result["host"], "pid": result["pid"]},
+        "trust_scripts": trusted,
+        "scripts_not_run": not_run,  # the .blend's registered text blocks (drivers: see scripts.py)
         "seconds": seconds,
     }
     write_json(Path(spec["metrics"]), metrics)

@@ -27,7 +27,7 @@ PYTEST="pytest==9.2.0 hypothesis==6.170.15"  # hypothesis: the property-based te
 STUBS="fake-bpy-module-4.2==20260730" # the oldest supported API: what operators/panels may rely on
 requirements_for() {
   case "$1" in
-    5.0.1) echo "bpy==5.0.1 $PYTEST ruff==0.17.6 mypy==2.4.1 $STUBS matplotlib==3.11.2 dask==2026.8.0 distributed==2026.8.0 tqdm==4.70.1" ;;
+    5.0.1) echo "bpy==5.0.1 $PYTEST ruff==0.17.6 mypy==2.4.1 $STUBS matplotlib==3.11.2 dask==2026.8.0 distributed==2026.8.0 tqdm==4.70.1 cryptography==50.0.2" ;;
     4.5.15) echo "bpy==4.5.15 $PYTEST pillow==13.0.0" ;; # pillow: tools/demo.py encodes the animated WebPs
     4.2.23) echo "bpy==4.2.23 numpy<2 $PYTEST" ;;
     *) echo "setup_env: unsupported bpy version '$1' (supported: $ALL_VERSIONS)" >&2; return 1 ;;
