@@ -1,0 +1,327 @@
+"""Rigs ProcAnim did not make, as users bring them, measured on Blender's evaluated pose.
+
+* glTF round trips: ProcAnim's human and a generated Rigify human exported with Blender's glTF
+  exporter and imported back (the Rigify rig comes back without its controls: a plain skeleton of
+  706 bones whose mesh would follow the ``DEF-`` bones), and a human whose armature axes are Y-up
+  under a rotated, scaled empty, round-tripped the same way;
+* a human built with its armature axes Y-up (lengths in centimetres) under a rotated object scaled
+  by 0.01, and the same under a rotated, scaled empty, as glTF and FBX importers leave them;
+* a game-style rig whose feet hang from the root bone (IK feet), not from the shins;
+* a BVH skeleton without toe joints, written here and imported with Blender's BVH importer.
+
+On each: Detect Roles finds every role, the path walk's planted sole points do not skate, the
+handshake's hands meet, terrain adaptation lifts the motion from the floor onto a raised one. Sole points are
+measured as ``test_path_walk.py`` measures them: points under the ankle, the ball and the toe tip
+on the floor, carried by the foot and toe bones; a point touches the floor within ``CONTACT_M``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import bpy
+import harness
+import mathutils
+import numpy as np
+import pytest
+from rigify_rigs import add_rigify
+
+FPS = 24
+CONTACT_M = 0.003  # a sole point this close to the floor touches it (test_path_walk.py's measure)
+SKATE_MAX_CM_S = 1.0
+GRIP_FRACTION, HALF_PALM = 0.5, 0.15  # the handshake's documented grip point (test_handshake.py)
+QUICK_SHAKE = dict(neutral_frames=4, dummy_frames=8, response_frames=4, approach_frames=12, shake_frames=12,
+                   secondary_shakes=0, retreat_frames=12, hold_frames=3)
+LEGS = [f"{r}.{s}" for s in "LR" for r in ("thigh", "shin", "foot")]
+ARMS = [f"{r}.{s}" for s in "LR" for r in ("upper_arm", "forearm", "hand")]
+COMPLETE = LEGS + ARMS + ["hips", "spine", "chest", "neck", "head"]
+Y_UP = mathutils.Matrix.Rotation(math.radians(90.0), 4, "X")  # armature +Y → world +Z
+
+
+# ----------------------------------------------------------------------------- rigs
+
+
+def add_human(name: str):
+    assert bpy.ops.procanim.add_human(name=name) == {"FINISHED"}
+    return bpy.data.objects[name]
+
+
+def _place(obj, location=(0.0, 0.0, 0.0), turn_deg=0.0):
+    """Move and turn a rig about the world's Z: its topmost parent carries the transform."""
+    top = obj
+    while top.parent is not None:
+        top = top.parent
+    top.matrix_world = mathutils.Matrix.Translation(location) @ mathutils.Matrix.Rotation(
+        math.radians(turn_deg), 4, "Z") @ top.matrix_world
+    bpy.context.view_layer.update()
+    return obj
+
+
+def tilted_human(name: str, under_empty: bool):
+    """ProcAnim's human whose armature (and mesh) data stand up +Y in centimetres, under a rotated
+    object scaled by 0.01 (``under_empty``: the armature object is unrotated and unscaled, under an
+    empty that carries both): in the world it stands as the plain human does."""
+    obj = add_human(name)
+    to_data = Y_UP.inverted() @ mathutils.Matrix.Scale(100.0, 4)
+    obj.data.transform(to_data)
+    for child in obj.children:
+        child.data.transform(to_data)
+    world = Y_UP @ mathutils.Matrix.Scale(0.01, 4)
+    if under_empty:
+        empty = bpy.data.objects.new(f"{name}.root", None)
+        bpy.context.scene.collection.objects.link(empty)
+        empty.matrix_world = world
+        obj.parent = empty
+    else:
+        obj.matrix_world = world
+    bpy.context.view_layer.update()
+    return obj
+
+
+def gltf_round_trip(obj, path: Path, name: str):
+    """``obj`` (and its children, parents) exported with Blender's glTF exporter, deleted, and
+    imported back; returns the imported armature, named ``name``."""
+    family = {obj, *obj.children_recursive}
+    top = obj
+    while top.parent is not None:
+        top = top.parent
+        family.add(top)
+    bpy.ops.object.select_all(action="DESELECT")
+    for o in family:
+        o.select_set(True)
+    assert bpy.ops.export_scene.gltf(filepath=str(path), use_selection=True) == {"FINISHED"}
+    for o in family:
+        bpy.data.objects.remove(o)
+    before = set(bpy.data.objects)
+    assert bpy.ops.import_scene.gltf(filepath=str(path)) == {"FINISHED"}
+    arm = next(o for o in set(bpy.data.objects) - before if o.type == "ARMATURE")
+    arm.name = name
+    bpy.context.view_layer.update()
+    return arm
+
+
+def game_rig(name: str):
+    """ProcAnim's human with its feet parented to the root bone (IK feet, as game exports have)."""
+    obj = add_human(name)
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.object.mode_set(mode="EDIT")
+    for side in "LR":
+        obj.data.edit_bones[f"foot.{side}"].parent = obj.data.edit_bones["root"]
+    bpy.ops.object.mode_set(mode="OBJECT")
+    return obj
+
+
+def make_rig(kind: str, name: str, tmp_path: Path, rigify_library=None):
+    if kind == "gltf_human":
+        return gltf_round_trip(add_human(name), tmp_path / f"{name}.glb", name)
+    if kind == "gltf_rigify":
+        return gltf_round_trip(add_rigify(rigify_library, "human", name), tmp_path / f"{name}.glb", name)
+    if kind == "gltf_tilted":
+        return gltf_round_trip(tilted_human(name, under_empty=True), tmp_path / f"{name}.glb", name)
+    if kind == "tilted_object":
+        return tilted_human(name, under_empty=False)
+    if kind == "tilted_empty":
+        return tilted_human(name, under_empty=True)
+    raise ValueError(kind)
+
+
+KINDS = ["gltf_human", "gltf_rigify", "gltf_tilted", "tilted_object", "tilted_empty"]
+
+
+@pytest.fixture
+def rig_kind(request, rigify_library, tmp_path):
+    """(kind, build(name)) for the parametrised kind."""
+    kind = request.param
+    return kind, lambda name: make_rig(kind, name, tmp_path, rigify_library)
+
+
+# ----------------------------------------------------------------------------- measuring
+
+
+def roles(obj) -> dict[str, str]:
+    return {item.role: item.bone for item in obj.data.procanim_roles if item.bone}
+
+
+def metrics(obj) -> dict:
+    return json.loads(obj.animation_data.action.procanim.metrics_json)
+
+
+def baked_frames(obj) -> np.ndarray:
+    m = metrics(obj)
+    return np.arange(int(m["frame_start"]), int(m["frame_end"]) + 1)
+
+
+def world_rest(obj, bone: str) -> np.ndarray:
+    """The bone's rest matrix in the world (4, 4)."""
+    return np.array(obj.matrix_world, dtype=float) @ np.array(obj.data.bones[bone].matrix_local, dtype=float)
+
+
+def world_tail(obj, bone: str) -> np.ndarray:
+    return np.array(obj.matrix_world @ obj.data.bones[bone].tail_local, dtype=float)
+
+
+def carried(obj, frames, points: list[tuple[str, np.ndarray]]) -> np.ndarray:
+    """World positions ``(F, P, 3)`` on the evaluated pose of rest world ``points`` rigidly carried
+    by their bones ``(bone, rest world point)``."""
+    local = [(bone, np.linalg.inv(world_rest(obj, bone)) @ np.append(p, 1.0)) for bone, p in points]
+    out = []
+    for f in frames:
+        pose = harness.evaluated_pose(obj, int(f), "WORLD")
+        out.append([(pose[bone] @ q)[:3] for bone, q in local])
+    return np.array(out)
+
+
+def sole_points(obj, floor_z=0.0) -> list[tuple[str, np.ndarray]]:
+    """Points on the floor under each foot's ankle, ball and toe tip, carried by the foot and toe
+    bones (the toe's tip by the foot where the rig has no toe bone)."""
+    r = roles(obj)
+    points = []
+    for side in "LR":
+        foot, toe = r[f"foot.{side}"], r.get(f"toe.{side}")
+        ankle = world_rest(obj, foot)[:3, 3]
+        ball = world_rest(obj, toe)[:3, 3] if toe else world_tail(obj, foot)
+        tip = world_tail(obj, toe or foot)
+        flat = lambda p: np.array([p[0], p[1], floor_z])  # noqa: E731
+        points += [(foot, flat(ankle)), (toe or foot, flat(ball)), (toe or foot, flat(tip))]
+    return points
+
+
+def skate_cm_s(track: np.ndarray, floor_z=0.0, contact=CONTACT_M, rest_height=0.0) -> tuple[float, int]:
+    """Mean horizontal speed (cm/s) of points ``(F, P, 3)`` over consecutive frames on which both
+    touch the floor (within ``contact`` of their rest height above it), and how many such pairs."""
+    on = np.abs(track[..., 2] - floor_z - rest_height) < contact
+    both = on[1:] & on[:-1]
+    v = np.linalg.norm(np.diff(track[..., :2], axis=0), axis=-1) * FPS
+    return (float(v[both].mean() * 100) if both.any() else float("nan")), int(both.sum())
+
+
+def add_line(name: str, start, end):
+    cu = bpy.data.curves.new(name, "CURVE")
+    sp = cu.splines.new("POLY")
+    sp.points.add(1)
+    sp.points[0].co, sp.points[1].co = (*start, 1.0), (*end, 1.0)
+    obj = bpy.data.objects.new(name, cu)
+    bpy.context.collection.objects.link(obj)
+    return obj
+
+
+def add_flat(name: str, z: float, size=40.0):
+    h = size / 2
+    me = bpy.data.meshes.new(name)
+    me.from_pydata([(-h, -h, z), (h, -h, z), (h, h, z), (-h, h, z)], [], [(0, 1, 2, 3)])
+    obj = bpy.data.objects.new(name, me)
+    bpy.context.collection.objects.link(obj)
+    return obj
+
+
+def walk_along_y(obj, length=3.0) -> dict:
+    """A path walk along −Y (the rigs' forward) from under the rig; returns the stored metrics."""
+    x, y = np.array(obj.matrix_world @ obj.data.bones[roles(obj)["hips"]].head_local)[:2]
+    add_line(f"{obj.name}.path", (x, y, 0.0), (x, y - length, 0.0))
+    assert bpy.ops.procanim.path_walk(armature=obj.name, path=f"{obj.name}.path") == {"FINISHED"}
+    return metrics(obj)
+
+
+def detect(obj) -> dict[str, str]:
+    assert bpy.ops.procanim.detect_rig(armature=obj.name) == {"FINISHED"}
+    found = roles(obj)
+    assert not [r for r in COMPLETE if r not in found], f"missing: {[r for r in COMPLETE if r not in found]}"
+    return found
+
+
+# ----------------------------------------------------------------------------- glTF and turned rigs
+
+
+@pytest.mark.parametrize("rig_kind", KINDS, indirect=True)
+def test_roles_are_complete_and_the_path_walk_plants_its_feet(rig_kind):
+    kind, build = rig_kind
+    obj = build("Walker")
+    found = detect(obj)
+    if kind == "gltf_rigify":  # no controls came back: the bones the mesh follows are the DEF- bones
+        assert all(found[r].startswith("DEF-") for r in COMPLETE), found
+    hips0 = world_rest(obj, found["hips"])[:3, 3]
+    walk_along_y(obj)
+    frames = baked_frames(obj)
+    soles = carried(obj, frames, sole_points(obj))
+    skate, pairs = skate_cm_s(soles)
+    assert pairs > 100, f"only {pairs} frame pairs with a sole point on the floor"
+    assert skate < SKATE_MAX_CM_S, f"{kind}: planted sole points skate {skate:.2f} cm/s"
+    assert soles[..., 2].min() > -0.01, f"{kind}: a sole point {-100 * soles[..., 2].min():.1f} cm under the floor"
+    hips = carried(obj, frames[[0, -1]], [(found["hips"], hips0)])[:, 0]
+    travel = hips[1] - hips[0]
+    assert travel[1] < -2.5 and abs(travel[0]) < 0.1, f"{kind}: the hips went {np.round(travel, 2)} (3 m along −Y)"
+
+
+def grip_points(obj, frames) -> np.ndarray:
+    """The right hand's documented grip point (test_handshake.py), world ``(F, 3)``: half along the
+    hand bone, 0.15 hand lengths toward the body's midline (horizontal, made ⊥ to the bone)."""
+    r = roles(obj)
+    hand = r["hand.R"]
+    rest = world_rest(obj, hand)
+    length = float(np.linalg.norm(world_tail(obj, hand) - rest[:3, 3]))
+    axis = rest[:3, 1] / np.linalg.norm(rest[:3, 1])
+    medial = world_rest(obj, r["hand.L"])[:3, 3] - rest[:3, 3]
+    medial[2] = 0.0
+    medial -= (medial @ axis) * axis
+    point = rest[:3, 3] + GRIP_FRACTION * length * axis + HALF_PALM * length * medial / np.linalg.norm(medial)
+    return carried(obj, frames, [(hand, point)])[:, 0]
+
+
+@pytest.mark.parametrize("rig_kind", KINDS, indirect=True)
+def test_the_handshake_hands_meet(rig_kind):
+    kind, build = rig_kind
+    a = _place(build("Ann"))
+    b = _place(build("Bob"), (0.0, -0.9, 0.0), 180.0)
+    detect(a)
+    detect(b)
+    assert bpy.ops.procanim.handshake(initiator=a.name, partner=b.name, frame_start=1, **QUICK_SHAKE) == {"FINISHED"}
+    m = metrics(a)
+    frames = baked_frames(a)
+    shaking = frames[np.array(list(m["phase_initiator"])) == "S"]
+    assert len(shaking) >= 10
+    gap_cm = 100 * np.linalg.norm(grip_points(a, shaking) - grip_points(b, shaking), axis=1)
+    assert gap_cm.max() < 1.0, f"{kind}: grip to grip {gap_cm.mean():.2f} cm mean, {gap_cm.max():.2f} max"
+    rest_gap = np.linalg.norm(grip_points(a, frames[:1]) - grip_points(b, frames[:1]))
+    assert rest_gap > 0.3, "the hands start apart"
+
+
+@pytest.mark.parametrize("rig_kind", KINDS, indirect=True)
+def test_terrain_adaptation_lifts_the_motion_onto_a_raised_floor(rig_kind):
+    kind, build = rig_kind
+    obj = build("Walker")
+    found = detect(obj)
+    assert bpy.ops.procanim.source_motion(armature=obj.name, kind="WALK", steps=2) == {"FINISHED"}
+    frames = baked_frames(obj)
+    watched = sole_points(obj) + [(found["hips"], world_rest(obj, found["hips"])[:3, 3])]
+    before = carried(obj, frames, watched)
+    floor, raised = add_flat("Floor", 0.0), add_flat("Raised", 0.15)
+    assert bpy.ops.procanim.adapt_terrain(armature=obj.name, terrain=raised.name, reference=floor.name) == {"FINISHED"}
+    after = carried(obj, frames, watched)
+    lift = after - before
+    assert np.abs(lift[..., :2]).max() < 0.01, f"{kind}: moved sideways by {100 * np.abs(lift[..., :2]).max():.1f} cm"
+    rise = lift[..., 2]
+    assert np.abs(rise - 0.15).max() < 0.01, f"{kind}: lifted by {rise.min():.3f}–{rise.max():.3f} m"
+
+
+@pytest.mark.parametrize("rig_kind", ["gltf_rigify", "tilted_object"], indirect=True)
+def test_the_preview_draws_such_a_rigs_motion_where_blender_poses_it(rig_kind, procanim_extension):
+    """The live preview's ghost of a baked walk (its Clip read back from the action) lies on the
+    evaluated bones: the ghost poses what the engine's Clips pose, the armature's own channels."""
+    kind, build = rig_kind
+    obj = build("Walker")
+    detect(obj)
+    walk_along_y(obj, length=1.5)
+    bridge = harness.addon_module(procanim_extension, "operators.bridge")
+    session = harness.addon_module(procanim_extension, "preview.session")
+    ghosts = harness.addon_module(procanim_extension, "procanim_addon.ghost")
+    frames = baked_frames(obj)
+    clip = bridge.read_action_clip(obj, bridge.read_skeleton(obj, upright=False), int(frames[0]), int(frames[-1]))
+    ghost = ghosts.build_ghost(clip, session.read_body(obj))
+    worst = 0.0
+    for frame in frames[:: max(1, len(frames) // 12)]:
+        pose = harness.evaluated_pose(obj, int(frame), "WORLD")
+        heads, _ = ghost.bones_at(frame)
+        worst = max(worst, max(np.linalg.norm(h - pose[n][:3, 3]) for n, h in zip(ghost.bone_names, heads)))
+    assert worst < 1e-4, f"{kind}: the ghost is {100 * worst:.2f} cm off the evaluated bones"
