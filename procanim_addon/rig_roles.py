@@ -213,6 +213,8 @@ class RigMap:
     confidence:  0–1, how sure :func:`detect` is of the map (structure checks × agreement of names;
                  1.0 for a map set by hand)
     notes:       short sentences for the user: what was skipped, guessed or disagreed
+    lies_along:  the axis the character stands along when it lies in the scene (``"+Y"`` …: the
+                 generators refuse it until its object is turned to stand), else ``""``
     """
 
     roles: dict[str, str] = field(default_factory=dict)
@@ -221,6 +223,7 @@ class RigMap:
     rig_name: str = ""
     confidence: float = 1.0
     notes: list[str] = field(default_factory=list)
+    lies_along: str = ""
 
     def get(self, role: str) -> str | None:
         return self.roles.get(role) or None
@@ -371,7 +374,8 @@ def _by_structure(skeleton, namings: list[_Naming], by_name: RigMap, rig_name: s
         return by_name
     roles = {r: skeleton.names[i] for r, i in body.roles.items()}
     naming, agreement = _closest_naming(namings, roles)
-    rm = RigMap(roles, PLAIN, [skeleton.names[i] for i in body.spine_bones], rig_name, notes=list(body.notes))
+    rm = RigMap(roles, PLAIN, [skeleton.names[i] for i in body.spine_bones], rig_name, notes=list(body.notes),
+                lies_along=body.up_name)
     if naming is not None:
         rm.family = naming.label(skeleton.names)
         _fill_from_names(rm, naming)

@@ -18,8 +18,9 @@ A skeleton is read the way a person reads it; bone names play no part here excep
 - a **tail** is a mid-plane branch of the hips that reaches backward. When the pelvis hangs from a
   body bone that also carries the tail (Rigify's bird), that bone is the hips: it moves the body.
 
-Up is +Z, as ProcAnim's generators assume; a rig that stands along another axis of its armature
-space (an FBX import whose object is rotated to stand) is found too, with a note. Sizes are
+Up is +Z: the bridge hands the skeleton in its upright frame, where +Z is the scene's up whatever the
+armature's own axes. A rig that stands along another axis even there (it lies in the scene) is found
+too, with a note saying so; the generators refuse it until its object is turned to stand. Sizes are
 fractions of the body height ``H`` (ground to the highest rest point) or of the leg length (hip
 joint to ground); the thresholds below are the choices of this module, not measured constants.
 
@@ -59,7 +60,8 @@ class Body:
     roles:        role → bone index (``thigh.L``, ``hips`` …)
     spine_bones:  bone indices from just above the hips up to the chest
     forward/left: unit vectors (armature space), ``None`` when the feet were not found
-    up:           the armature-space direction the body stands along (+Z unless it stands otherwise)
+    up:           the direction the body stands along (+Z unless it lies otherwise)
+    up_name:      that direction's name when it is not +Z (``"+Y"`` …), else ``""``
     checks:       name → score in [0, 1] (how body-like the structure is; see :func:`body_checks`)
     notes:        sentences for the user (what was skipped or unsure)
     """
@@ -69,6 +71,7 @@ class Body:
     forward: np.ndarray | None = None
     left: np.ndarray | None = None
     up: np.ndarray = field(default_factory=lambda: UP.copy())
+    up_name: str = ""
     checks: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
@@ -307,8 +310,8 @@ def _root(t: _Tree, hips: int, leg: float) -> int | None:
 # ----------------------------------------------------------------------------- the whole body
 
 
-#: the directions tried as "up" when the rig does not stand along +Z (e.g. an FBX import whose
-#: armature space is Y-up, its object rotated to stand)
+#: the directions tried as "up" when the rig does not stand along +Z (e.g. a Y-up import whose
+#: object was not rotated to stand)
 _AXES = [np.array(v, float) for v in ((0, 0, 1), (0, 1, 0), (0, -1, 0), (1, 0, 0), (-1, 0, 0), (0, 0, -1))]
 _AXIS_NAMES = ("+Z", "+Y", "−Y", "+X", "−X", "−Z")
 
@@ -318,7 +321,7 @@ def analyse(skeleton: Skeleton, hints: dict[int, str] | None = None) -> Body:
     convention) only break ties. An empty :class:`Body` (with a note) when no pelvis is found.
 
     Up is +Z; when the rig does not stand along +Z (no complete body is found, or a poor one), the
-    other axes of the armature are tried and the best-scoring body is kept, with a note.
+    other axes are tried and the best-scoring body is kept, with a note.
     """
     best = analyse_along(skeleton, hints, _AXES[0])
     if best.checks.get("legs", 0.0) == 1.0 and best.score >= 0.9:
@@ -326,7 +329,8 @@ def analyse(skeleton: Skeleton, hints: dict[int, str] | None = None) -> Body:
     for axis, name in zip(_AXES[1:], _AXIS_NAMES[1:], strict=True):
         body = analyse_along(skeleton, hints, axis)
         if (body.checks.get("legs", 0.0), body.score) > (best.checks.get("legs", 0.0), best.score):
-            body.notes.append(f"the rig stands along {name} in its armature space, not +Z")
+            body.notes.append(f"the character stands along {name}, not up the scene's Z axis: it lies in the scene")
+            body.up_name = name
             best = body
     return best
 

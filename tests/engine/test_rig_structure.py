@@ -13,8 +13,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import rig_samples as rs  # noqa: E402
 
 from procanim_addon import rigs  # noqa: E402
+from procanim_addon.errors import InputError  # noqa: E402
 from procanim_addon.rig_roles import ARM_ROLES, LEG_ROLES, detect  # noqa: E402
 from procanim_addon.skeleton import Skeleton  # noqa: E402
+from procanim_addon.walk import generate_path_walk  # noqa: E402
 
 COMPLETE = LEG_ROLES + ARM_ROLES + ["hips", "spine", "chest", "neck", "head"]
 
@@ -104,16 +106,28 @@ def test_left_is_the_characters_own_left_not_an_axis():
     assert sk.tails[sk.index(rm.roles["toe.L"]), 1] > sk.heads[sk.index(rm.roles["foot.L"]), 1]
 
 
-def test_a_rig_standing_along_y_in_its_armature_space_is_read_too():
-    """FBX imports often keep a Y-up armature space (the object is rotated to stand)."""
+def test_a_rig_lying_along_y_is_read_too_and_said_to_lie():
+    """A Y-up import whose object was not rotated to stand lies in the scene (the bridge's upright
+    frame cannot stand it up): its roles are found, and the map says it lies along +Y."""
     bones, truth = rs.mixamo()
     y_up = [dict(b, head=(b["head"][0], b["head"][2], -b["head"][1]), tail=(b["tail"][0], b["tail"][2], -b["tail"][1]))
             for b in bones]
     renamed, new = rs.renamed(y_up, seed=8)
     rm = _detect(renamed)
     assert {r: rm.roles.get(r) for r in truth} == {r: new[b] for r, b in truth.items()}
-    assert any("+Y" in n for n in rm.notes)
-    assert not any("+Y" in n for n in _detect(bones).notes)
+    assert rm.lies_along == "+Y" and any("+Y" in n for n in rm.notes)
+    upright = _detect(bones)
+    assert upright.lies_along == "" and not any("+Y" in n for n in upright.notes)
+
+
+def test_a_lying_rig_is_refused_saying_its_axes_are_turned_and_what_to_do():
+    bones, _ = rs.mixamo()
+    y_up = [dict(b, head=(b["head"][0], b["head"][2], -b["head"][1]), tail=(b["tail"][0], b["tail"][2], -b["tail"][1]))
+            for b in bones]
+    rm = _detect(y_up)
+    sk = Skeleton.from_bones(rs.bone_dicts(y_up))
+    with pytest.raises(InputError, match=r"armature's axes are turned.*rotate the armature object"):
+        generate_path_walk(sk, rm, np.array([[0.0, 0.0, 0.0], [0.0, -2.0, 0.0]]))
 
 
 def test_names_that_contradict_the_geometry_lose_and_cost_confidence():
