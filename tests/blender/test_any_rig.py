@@ -102,15 +102,22 @@ def gltf_round_trip(obj, path: Path, name: str):
     return arm
 
 
-def game_rig(name: str):
-    """ProcAnim's human with its feet parented to the root bone (IK feet, as game exports have)."""
+def game_rig(name: str) -> tuple:
+    """ProcAnim's human with its feet parented to the root bone (IK feet, as game exports have) and
+    every bone renamed ``joint_##`` (names no convention knows: the structure alone decides);
+    returns the armature and the old name → new name map."""
     obj = add_human(name)
     bpy.context.view_layer.objects.active = obj
     bpy.ops.object.mode_set(mode="EDIT")
     for side in "LR":
         obj.data.edit_bones[f"foot.{side}"].parent = obj.data.edit_bones["root"]
     bpy.ops.object.mode_set(mode="OBJECT")
-    return obj
+    new = {}
+    for k, bone in enumerate(sorted(obj.data.bones, key=lambda b: b.name)):
+        new[bone.name] = f"joint_{k:02d}"
+    for old_name, new_name in new.items():
+        obj.data.bones[old_name].name = new_name
+    return obj, new
 
 
 def make_rig(kind: str, name: str, tmp_path: Path, rigify_library=None):
@@ -325,3 +332,33 @@ def test_the_preview_draws_such_a_rigs_motion_where_blender_poses_it(rig_kind, p
         heads, _ = ghost.bones_at(frame)
         worst = max(worst, max(np.linalg.norm(h - pose[n][:3, 3]) for n, h in zip(ghost.bone_names, heads)))
     assert worst < 1e-4, f"{kind}: the ghost is {100 * worst:.2f} cm off the evaluated bones"
+
+
+# ----------------------------------------------------------------------------- game rig: IK feet
+
+
+def test_a_game_rig_whose_feet_hang_from_the_root_walks_on_both_feet():
+    obj, new = game_rig("Game")
+    found = detect(obj)
+    truth = {f"{r}.{s}": new[f"{r}.{s}"] for r in ("thigh", "shin", "foot", "toe", "upper_arm", "hand") for s in "LR"}
+    assert {r: found.get(r) for r in truth} == truth
+    assert found["hips"] == new["hips"] and found["root"] == new["root"] and found["head"] == new["head"]
+    assert obj.data.bones[new["foot.L"]].parent.name == new["root"]
+    hips0 = world_rest(obj, new["hips"])[:3, 3]
+    walk_along_y(obj)
+    keyed = {fc.data_path for fc in harness.fcurves_of(obj.animation_data.action, obj)}
+    assert {f'pose.bones["{new["foot.L"]}"].location', f'pose.bones["{new["foot.R"]}"].rotation_quaternion'} <= keyed
+    frames = baked_frames(obj)
+    hips = carried(obj, frames[[0, -1]], [(new["hips"], hips0)])[:, 0]
+    assert hips[1, 1] - hips[0, 1] < -2.5, "the walk travels the 3 m path"
+    soles = carried(obj, frames, sole_points(obj))
+    for side, cols in (("L", slice(0, 3)), ("R", slice(3, 6))):
+        on = np.min(np.abs(soles[:, cols, 2]), axis=1) < CONTACT_M
+        plants = int(np.sum(np.diff(on.astype(int)) == 1))
+        skate, pairs = skate_cm_s(soles[:, cols])
+        assert plants >= 2 and pairs > 50, f"foot.{side}: {plants} plants, {pairs} frame pairs on the floor"
+        assert skate < SKATE_MAX_CM_S, f"foot.{side} skates {skate:.2f} cm/s"
+    foot, shin = new["foot.L"], new["shin.L"]
+    ankle = carried(obj, frames, [(foot, world_rest(obj, foot)[:3, 3]), (shin, world_tail(obj, shin))])
+    gap = np.linalg.norm(ankle[:, 0] - ankle[:, 1], axis=1)
+    assert gap.max() < 0.005, f"the foot leaves the shin's end by {100 * gap.max():.1f} cm"

@@ -198,3 +198,47 @@ def test_the_existing_demo_rigs_keep_their_roles_with_the_rest_pose():
         by_structure = detect(sk.names, {b.name: b.parent for b in template.bones}, template.name, skeleton=sk)
         assert by_structure.roles == by_names.roles
         assert by_structure.spine == by_names.spine
+
+
+def _ik_feet(bones, truth):
+    """The skeleton with its feet hanging from a root bone on the ground (added when it has none),
+    as game exports with IK feet have them."""
+    roots = [b["name"] for b in bones if b["parent"] is None]
+    out = [dict(b) for b in bones]
+    if truth.get("root") is None:
+        out.append({"name": "ground_root", "parent": None, "head": (0.0, 0.0, 0.0), "tail": (0.0, 0.2, 0.0)})
+        for b in out:
+            if b["name"] in roots:
+                b["parent"] = "ground_root"
+    root = truth.get("root") or "ground_root"
+    for b in out:
+        if b["name"] in (truth["foot.L"], truth["foot.R"]):
+            b["parent"] = root
+    return out
+
+
+@pytest.mark.parametrize("sample", ["procanim", "mixamo", "cmu", "unreal", "rigify_metarig"])
+def test_feet_that_hang_from_the_root_are_found_at_the_end_of_the_shin(sample):
+    """A game rig's IK feet: the foot is not the shin's child; it is the foot whose head lies at
+    the shin's end (renamed: the structure alone decides)."""
+    bones, truth = ALL_HUMANS[sample]()
+    renamed, new = rs.renamed(_ik_feet(bones, truth), seed=11)
+    rm = _detect(renamed)
+    assert not rm.missing(COMPLETE), rm.notes
+    expected = {role: new[bone] for role, bone in truth.items()}
+    assert {r: rm.roles.get(r) for r in expected} == expected
+
+
+@pytest.mark.parametrize("yaw", [0.0, 150.0])
+def test_arms_spine_and_head_are_found_when_the_legs_have_no_feet(yaw):
+    """No foot anywhere (legs end at the shins): the facing comes from the knees, and the arms,
+    spine and head are found all the same; the legs are not guessed."""
+    bones, truth = rs.mixamo()
+    feet = {truth["foot.L"], truth["foot.R"]}
+    gone = feet | {b["name"] for b in bones if b["parent"] in feet}
+    gone |= {b["name"] for b in bones if b["parent"] in gone}
+    renamed, new = rs.renamed(rs.turned([b for b in bones if b["name"] not in gone], yaw), seed=5)
+    rm = _detect(renamed)
+    upper = ARM_ROLES + ["hips", "spine", "chest", "neck", "head"]
+    assert {r: rm.roles.get(r) for r in upper} == {r: new[truth[r]] for r in upper}
+    assert rm.missing(LEG_ROLES) and any("no feet found" in n for n in rm.notes)
