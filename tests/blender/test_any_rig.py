@@ -362,3 +362,88 @@ def test_a_game_rig_whose_feet_hang_from_the_root_walks_on_both_feet():
     ankle = carried(obj, frames, [(foot, world_rest(obj, foot)[:3, 3]), (shin, world_tail(obj, shin))])
     gap = np.linalg.norm(ankle[:, 0] - ankle[:, 1], axis=1)
     assert gap.max() < 0.005, f"the foot leaves the shin's end by {100 * gap.max():.1f} cm"
+
+
+# ----------------------------------------------------------------------------- BVH without toe joints
+
+# joints (Z-up, facing −Y, +X left; metres) of a mocap skeleton whose legs end at the ankle: the
+# foot's end site is the toe tip, 2 cm above the floor
+TOELESS = [("Hips", None, (0, 0, 0.95)), ("Spine", "Hips", (0, 0, 1.07)), ("Chest", "Spine", (0, 0.01, 1.25)),
+           ("Neck", "Chest", (0, 0, 1.45)), ("Head", "Neck", (0, -0.01, 1.55)), ("~Head", "Head", (0, -0.01, 1.75))]
+for _side, _x in (("Left", 1.0), ("Right", -1.0)):
+    TOELESS += [(f"{_side}Shoulder", "Chest", (0.02 * _x, -0.01, 1.42)),
+                (f"{_side}Arm", f"{_side}Shoulder", (0.18 * _x, 0.01, 1.43)),
+                (f"{_side}ForeArm", f"{_side}Arm", (0.39 * _x, 0.03, 1.22)),
+                (f"{_side}Hand", f"{_side}ForeArm", (0.56 * _x, -0.02, 1.02)),
+                (f"~{_side}Hand", f"{_side}Hand", (0.62 * _x, -0.04, 0.94)),
+                (f"{_side}UpLeg", "Hips", (0.10 * _x, 0.0, 0.93)),
+                (f"{_side}Leg", f"{_side}UpLeg", (0.10 * _x, -0.015, 0.51)),
+                (f"{_side}Foot", f"{_side}Leg", (0.10 * _x, 0.0, 0.09)),
+                (f"~{_side}Foot", f"{_side}Foot", (0.10 * _x, -0.17, 0.02))]
+
+
+def toeless_bvh() -> str:
+    """The skeleton above as BVH text (Y up, facing +Z, metres), one frame at rest."""
+    bvh = {n: np.array([p[0], p[2], -p[1]]) for n, _, p in TOELESS}
+    parent = {n: par for n, par, _ in TOELESS}
+    kids: dict = {}
+    for n, par, _ in TOELESS:
+        kids.setdefault(par, []).append(n)
+    lines, channels = ["HIERARCHY"], []
+
+    def emit(name, depth):
+        pad = "  " * depth
+        off = bvh[name] - (bvh[parent[name]] if parent[name] else 0.0)
+        offset = f"{pad}  OFFSET {off[0]:.5f} {off[1]:.5f} {off[2]:.5f}"
+        if name.startswith("~"):
+            lines.extend([f"{pad}End Site", f"{pad}{{", offset, f"{pad}}}"])
+            return
+        lines.extend([f"{pad}{'ROOT' if parent[name] is None else 'JOINT'} {name}", f"{pad}{{", offset])
+        n = 6 if parent[name] is None else 3
+        lines.append(f"{pad}  CHANNELS {n} " + ("Xposition Yposition Zposition " if n == 6 else "")
+                     + "Zrotation Xrotation Yrotation")
+        channels.append(n)
+        for kid in kids.get(name, []):
+            emit(kid, depth + 1)
+        lines.append(f"{pad}}}")
+
+    emit("Hips", 0)
+    frame = [*bvh["Hips"], *[0.0] * (sum(channels) - 3)]
+    lines += ["MOTION", "Frames: 1", "Frame Time: 0.041667", " ".join(f"{v:.5f}" for v in frame)]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_skeleton_without_toes_rolls_over_its_toe_tip_and_the_panel_measures_it(tmp_path):
+    path = tmp_path / "toeless.bvh"
+    path.write_text(toeless_bvh())
+    assert bpy.ops.import_anim.bvh(filepath=str(path)) == {"FINISHED"}
+    obj = next(o for o in bpy.data.objects if o.type == "ARMATURE")
+    found = detect(obj)
+    assert found["foot.L"] == "LeftFoot" and "toe.L" not in found
+    obj.animation_data_clear()  # walk from the rest pose, not the imported frame
+    m = walk_along_y(obj)
+    frames = baked_frames(obj)
+    tips = carried(obj, frames, [(f"{s}Foot", world_tail(obj, f"{s}Foot")) for s in ("Left", "Right")])
+    rest_tip = float(world_tail(obj, "LeftFoot")[2])
+    # the toe tip (the foot bone's tail) touches the floor within CONTACT_M of its rest height
+    skate, pairs = skate_cm_s(tips, rest_height=rest_tip)
+    assert pairs > 100 and skate < SKATE_MAX_CM_S, f"the toe tip skates {skate:.2f} cm/s over {pairs} frame pairs"
+    # no scraping: never two frames in a row on the floor sliding faster than 5 cm/s
+    low = np.abs(tips[..., 2] - rest_tip) < CONTACT_M
+    fast = (np.linalg.norm(np.diff(tips[..., :2], axis=0), axis=-1) * FPS > 0.05) & low[1:] & low[:-1]
+    scrape = fast[1:] & fast[:-1]
+    assert not scrape.any(), f"the toe tip scrapes the floor on frames {frames[1:-1][scrape.any(axis=1)].tolist()}"
+    # the panel's figure, its points measured here (docs/rigs.md): the heel on the floor behind the
+    # ankle by 0.3 of the ankle → toe tip distance along the floor, and the toe tip; its contact
+    heels = []
+    for s in ("Left", "Right"):
+        ankle, tip = world_rest(obj, f"{s}Foot")[:3, 3], world_tail(obj, f"{s}Foot")
+        ahead = (tip - ankle) * [1, 1, 0]
+        heels.append((f"{s}Foot", (ankle - 0.3 * ahead) * [1, 1, 0]))
+    heels = carried(obj, frames, heels)
+    on = np.concatenate([np.abs(heels[..., 2]) < CONTACT_M, np.abs(tips[..., 2] - rest_tip) < CONTACT_M], axis=1)
+    points = np.concatenate([heels, tips], axis=1)
+    both = on[1:] & on[:-1]
+    speed = np.linalg.norm(np.diff(points[..., :2], axis=0), axis=-1) * FPS
+    measured = float(speed[both].mean() * 100)
+    assert abs(m["skate_mean_cm_s"] - measured) < 0.2, f"panel {m['skate_mean_cm_s']:.2f} cm/s, measured {measured:.2f}"
