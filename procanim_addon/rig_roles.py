@@ -55,7 +55,9 @@ SPINE_ROLES = ["hips", "spine", "chest", "neck", "head"]
 OPTIONAL_ROLES = ["root", "tail", "spine", "chest", "neck"] + [f"{r}.{s}" for r in ("clavicle", "toe") for s in SIDES]
 
 # role -> candidate names, tried in order; "{s}" is the side letter, "{side}" Left/Right,
-# "{sl}" the lower-case side letter.
+# "{sl}" the lower-case side letter. ProcAnim's rigs and Rigify's metarigs name limbs alike.
+_ARMS = {role: [role + ".{s}"] for role in ("upper_arm", "forearm", "hand")}
+_LEGS = {role: [role + ".{s}"] for role in ("thigh", "shin", "foot", "toe")}
 _FAMILIES: dict[str, dict[str, list[str]]] = {
     "procanim": {
         "root": ["root"],
@@ -66,13 +68,8 @@ _FAMILIES: dict[str, dict[str, list[str]]] = {
         "head": ["head"],
         "tail": ["tail"],
         "clavicle": ["clavicle.{s}"],
-        "upper_arm": ["upper_arm.{s}"],
-        "forearm": ["forearm.{s}"],
-        "hand": ["hand.{s}"],
-        "thigh": ["thigh.{s}"],
-        "shin": ["shin.{s}"],
-        "foot": ["foot.{s}"],
-        "toe": ["toe.{s}"],
+        **_ARMS,
+        **_LEGS,
     },
     "rigify": {
         "root": ["root"],
@@ -83,13 +80,8 @@ _FAMILIES: dict[str, dict[str, list[str]]] = {
         "head": ["spine.006", "spine.005"],
         "tail": [],
         "clavicle": ["shoulder.{s}"],
-        "upper_arm": ["upper_arm.{s}"],
-        "forearm": ["forearm.{s}"],
-        "hand": ["hand.{s}"],
-        "thigh": ["thigh.{s}"],
-        "shin": ["shin.{s}"],
-        "foot": ["foot.{s}"],
-        "toe": ["toe.{s}"],
+        **_ARMS,
+        **_LEGS,
     },
     "rigify_bird": {
         "root": ["root"],
@@ -103,10 +95,7 @@ _FAMILIES: dict[str, dict[str, list[str]]] = {
         "upper_arm": ["Wing.{s}"],
         "forearm": ["Wing.001.{s}"],
         "hand": ["Wing.002.{s}"],
-        "thigh": ["thigh.{s}"],
-        "shin": ["shin.{s}"],
-        "foot": ["foot.{s}"],
-        "toe": ["toe.{s}"],
+        **_LEGS,
     },
     "mixamo": {
         "root": [],

@@ -61,7 +61,7 @@ class Body:
 
     roles:        role → bone index (``thigh.L``, ``hips`` …)
     spine_bones:  bone indices from just above the hips up to the chest
-    forward/left: unit vectors (armature space), ``None`` when the feet were not found
+    forward/left: unit vectors (the skeleton's space), ``None`` when no facing was found
     up:           the direction the body stands along (+Z unless it lies otherwise)
     up_name:      that direction's name when it is not +Z (``"+Y"`` …), else ``""``
     checks:       name → score in [0, 1] (how body-like the structure is; see :func:`body_checks`)
