@@ -32,6 +32,7 @@ FPS = 24
 CONTACT_M = 0.003  # a sole point this close to the floor touches it (test_path_walk.py's measure)
 SKATE_MAX_CM_S = 1.0
 GRIP_FRACTION, HALF_PALM = 0.5, 0.15  # the handshake's documented grip point (test_handshake.py)
+IK_TOL_CM = 0.05  # grips meet as test_handshake.py asks of the IK solvers
 QUICK_SHAKE = dict(neutral_frames=4, dummy_frames=8, response_frames=4, approach_frames=12, shake_frames=12,
                    secondary_shakes=0, retreat_frames=12, hold_frames=3)
 LEGS = [f"{r}.{s}" for s in "LR" for r in ("thigh", "shin", "foot")]
@@ -223,11 +224,12 @@ def add_flat(name: str, z: float, size=40.0):
     return obj
 
 
-def walk_along_y(obj, length=3.0) -> dict:
+def walk_along_y(obj, length=3.0, root_motion="BONE") -> dict:
     """A path walk along −Y (the rigs' forward) from under the rig; returns the stored metrics."""
     x, y = np.array(obj.matrix_world @ obj.data.bones[roles(obj)["hips"]].head_local)[:2]
     add_line(f"{obj.name}.path", (x, y, 0.0), (x, y - length, 0.0))
-    assert bpy.ops.procanim.path_walk(armature=obj.name, path=f"{obj.name}.path") == {"FINISHED"}
+    done = bpy.ops.procanim.path_walk(armature=obj.name, path=f"{obj.name}.path", root_motion=root_motion)
+    assert done == {"FINISHED"}
     return metrics(obj)
 
 
@@ -261,6 +263,26 @@ def test_roles_are_complete_and_the_path_walk_plants_its_feet(rig_kind):
     assert travel[1] < -2.5 and abs(travel[0]) < 0.1, f"{kind}: the hips went {np.round(travel, 2)} (3 m along −Y)"
 
 
+@pytest.mark.parametrize("rig_kind", ["tilted_object", "tilted_empty"], indirect=True)
+def test_a_turned_scaled_rig_walks_moving_its_object(rig_kind):
+    """Root motion OBJECT: the armature object (under its empty, or turned and scaled itself) walks
+    the path; its scale and its armature's Y-up axes stay as they were."""
+    kind, build = rig_kind
+    obj = build("Walker")
+    found = detect(obj)
+    scale0 = np.array(obj.matrix_world.to_scale())
+    hips0 = world_rest(obj, found["hips"])[:3, 3]
+    walk_along_y(obj, root_motion="OBJECT")
+    frames = baked_frames(obj)
+    skate, pairs = skate_cm_s(carried(obj, frames, sole_points(obj)))
+    assert pairs > 100 and skate < SKATE_MAX_CM_S, f"{kind}: planted sole points skate {skate:.2f} cm/s"
+    hips = carried(obj, frames[[0, -1]], [(found["hips"], hips0)])[:, 0]
+    assert hips[1, 1] - hips[0, 1] < -2.5, f"{kind}: the hips went {np.round(hips[1] - hips[0], 2)}"
+    harness.evaluated_pose(obj, int(frames[-1]))
+    np.testing.assert_allclose(np.array(obj.evaluated_get(bpy.context.evaluated_depsgraph_get()).matrix_world
+                                        .to_scale()), scale0, rtol=1e-4)
+
+
 def grip_points(obj, frames) -> np.ndarray:
     """The right hand's documented grip point (test_handshake.py), world ``(F, 3)``: half along the
     hand bone, 0.15 hand lengths toward the body's midline (horizontal, made ⊥ to the bone)."""
@@ -289,7 +311,7 @@ def test_the_handshake_hands_meet(rig_kind):
     shaking = frames[np.array(list(m["phase_initiator"])) == "S"]
     assert len(shaking) >= 10
     gap_cm = 100 * np.linalg.norm(grip_points(a, shaking) - grip_points(b, shaking), axis=1)
-    assert gap_cm.max() < 1.0, f"{kind}: grip to grip {gap_cm.mean():.2f} cm mean, {gap_cm.max():.2f} max"
+    assert gap_cm.max() < IK_TOL_CM, f"{kind}: grip to grip {gap_cm.mean():.4f} cm mean, {gap_cm.max():.4f} max"
     rest_gap = np.linalg.norm(grip_points(a, frames[:1]) - grip_points(b, frames[:1]))
     assert rest_gap > 0.3, "the hands start apart"
 
