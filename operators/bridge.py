@@ -106,6 +106,8 @@ def _bone_table(obj) -> tuple:
 # Skeleton), so an edited rig is never served stale. The engine never changes a Skeleton.
 _SKELETONS: dict[int, tuple[str, Skeleton]] = {}
 _SKELETON_CACHE_SIZE = 64
+# ... and in their upright frames, by armature data and frame (the armature-space Skeleton it came from)
+_UPRIGHT: dict[tuple[int, bytes], tuple[Skeleton, Skeleton]] = {}
 
 
 def upright_frame(obj) -> np.ndarray | None:
@@ -121,7 +123,18 @@ def read_skeleton(obj, upright: bool = True) -> Skeleton:
     on a Rigify rig exported without its controls, its ``DEF-`` bones rebuilt into one tree
     (``deform_tree``; armature space: each under the bone Blender poses it under)."""
     skeleton = _armature_skeleton(obj)
-    return upright_skeleton(skeleton, upright_frame(obj)) if upright else as_posed(skeleton)
+    if not upright:
+        return as_posed(skeleton)
+    frame = upright_frame(obj)
+    if frame is None:
+        return skeleton
+    key = (obj.data.session_uid, frame.tobytes())
+    kept = _UPRIGHT.get(key)
+    if kept is None or kept[0] is not skeleton:
+        if len(_UPRIGHT) >= _SKELETON_CACHE_SIZE:
+            _UPRIGHT.clear()
+        kept = _UPRIGHT[key] = (skeleton, upright_skeleton(skeleton, frame))
+    return kept[1]
 
 
 def _armature_skeleton(obj) -> Skeleton:

@@ -30,8 +30,6 @@ import numpy as np
 from . import transforms as tf
 from .clip import Clip
 from .deform_tree import clip_to_anchors
-from .errors import InputError
-from .frames import uniform_scale
 from .skeleton import Skeleton
 
 UP = np.array([0.0, 0.0, 1.0])
@@ -43,12 +41,13 @@ def upright_matrix(matrix_world) -> np.ndarray | None:
     """``M`` (4, 4) for an armature object whose ``matrix_world`` is given; ``None`` when the
     armature stands up its +Z at scale 1 already, or when its world matrix is not a rotation and a
     uniform scale (skewed, mirrored, flattened: the generators' own checks say so)."""
-    world = np.asarray(matrix_world, float)
-    try:
-        s, rot = uniform_scale(world, "the armature")
-    except InputError:
+    linear = np.asarray(matrix_world, float)[:3, :3]
+    scales = np.sqrt(np.sum(linear * linear, axis=0))
+    det = float(np.dot(linear[:, 0], np.cross(linear[:, 1], linear[:, 2])))  # no LAPACK call (see bridge)
+    if not (np.all(np.isfinite(linear)) and scales.min() > 1e-9 and det > 0) or np.ptp(scales) > 1e-4 * scales.max():
         return None
-    up = rot.T @ UP  # the scene's up in armature space
+    s = float(scales.mean())
+    up = (linear / scales).T @ UP  # the scene's up in armature space
     turn = np.eye(3) if up @ UP > 1.0 - _UPRIGHT_TOL else tf.quat_to_mat3(tf.rotation_between(up, UP))
     s = 1.0 if abs(s - 1.0) < _UNIT_TOL else s
     if s == 1.0 and np.array_equal(turn, np.eye(3)):
