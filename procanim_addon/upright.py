@@ -98,7 +98,7 @@ def _converted(clip: Clip, m: np.ndarray | None, inverse: bool) -> Clip:
         return clip
     s = scale_of(m)
     k = 1.0 / s if inverse else s
-    out = replace(clip, locations=clip.locations * k, scales=clip.scales)
+    out = replace(clip, locations=clip.locations * k)
     if clip.object_locations is not None or clip.object_rotations is not None:
         q = m[:3, :3] / s  # D_a = M⁻¹·D_e·M: rotation Qᵀ·R·Q, translation Qᵀ·t / s (and back)
         a, b = (q.T, q) if inverse else (q, q.T)
