@@ -469,3 +469,22 @@ def test_a_skeleton_without_toes_rolls_over_its_toe_tip_and_the_panel_measures_i
     speed = np.linalg.norm(np.diff(points[..., :2], axis=0), axis=-1) * FPS
     measured = float(speed[both].mean() * 100)
     assert abs(m["skate_mean_cm_s"] - measured) < 0.2, f"panel {m['skate_mean_cm_s']:.2f} cm/s, measured {measured:.2f}"
+
+
+def test_a_scaled_control_rig_is_adapted_to_the_terrain_on_its_controls(rigify_library):
+    """A generated Rigify human (controls) scaled by 2: its source motion is read from Blender's
+    evaluated deform bones in the armature's own space, adapted in its upright frame (metres), and
+    its deform bones rise onto the raised floor."""
+    rig = add_rigify(rigify_library, "human", "Big")
+    rig.scale = (2.0, 2.0, 2.0)
+    bpy.context.view_layer.update()
+    assert bpy.ops.procanim.source_motion(armature=rig.name, kind="WALK", steps=2) == {"FINISHED"}
+    frames = baked_frames(rig)
+    watched = [(n, world_rest(rig, n)[:3, 3]) for n in ("DEF-spine", "DEF-foot.L", "DEF-toe.R")]
+    before = carried(rig, frames, watched)
+    floor, raised = add_flat("Floor", 0.0), add_flat("Raised", 0.15)
+    assert bpy.ops.procanim.adapt_terrain(armature=rig.name, terrain=raised.name, reference=floor.name) == {"FINISHED"}
+    lift = carried(rig, frames, watched) - before
+    rise, aside = lift[..., 2], np.abs(lift[..., :2]).max()
+    assert aside < 0.01 and np.abs(rise - 0.15).max() < 0.01, f"lifted by {rise.min():.3f}–{rise.max():.3f} m, " \
+                                                               f"{100 * aside:.1f} cm aside"
