@@ -1,9 +1,9 @@
 """Rigs ProcAnim did not make, as users bring them, measured on Blender's evaluated pose.
 
 * glTF round trips: ProcAnim's human and a generated Rigify human exported with Blender's glTF
-  exporter and imported back (the Rigify rig comes back without its controls: a plain skeleton of
-  706 bones whose mesh would follow the ``DEF-`` bones), and a human whose armature axes are Y-up
-  under a rotated, scaled empty, round-tripped the same way;
+  exporter (in a Blender process of its own) and imported back (the Rigify rig comes back without
+  its controls: a plain skeleton of 706 bones whose mesh would follow the ``DEF-`` bones), and a
+  human whose armature axes are Y-up under a rotated, scaled empty, round-tripped the same way;
 * a human built with its armature axes Y-up (lengths in centimetres) under a rotated object scaled
   by 0.01, and the same under a rotated, scaled empty, as glTF and FBX importers leave them;
 * a game-style rig whose feet hang from the root bone (IK feet), not from the shins;
@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
 from pathlib import Path
 
 import bpy
@@ -81,26 +83,60 @@ def tilted_human(name: str, under_empty: bool):
     return obj
 
 
-def gltf_round_trip(obj, path: Path, name: str):
-    """``obj`` (and its children, parents) exported with Blender's glTF exporter, deleted, and
-    imported back; returns the imported armature, named ``name``."""
-    family = {obj, *obj.children_recursive}
-    top = obj
-    while top.parent is not None:
-        top = top.parent
-        family.add(top)
-    bpy.ops.object.select_all(action="DESELECT")
-    for o in family:
-        o.select_set(True)
-    assert bpy.ops.export_scene.gltf(filepath=str(path), use_selection=True) == {"FINISHED"}
-    for o in family:
-        bpy.data.objects.remove(o)
+def import_gltf(path: Path, name: str):
+    """The armature of a glTF file imported with Blender's importer, named ``name``."""
     before = set(bpy.data.objects)
     assert bpy.ops.import_scene.gltf(filepath=str(path)) == {"FINISHED"}
     arm = next(o for o in set(bpy.data.objects) - before if o.type == "ARMATURE")
     arm.name = name
     bpy.context.view_layer.update()
     return arm
+
+
+# Blender's glTF exporter, run in a Blender of its own on the rig saved by the test session: the 4.2
+# exporter sets ``context.window.scene``, which crashes the bpy 4.2 wheel at a later call.
+EXPORT = """
+import os, sys, bpy
+blend, glb = sys.argv[-2:]
+bpy.ops.wm.read_homefile(use_empty=True)
+with bpy.data.libraries.load(blend) as (src, dst):
+    dst.objects = src.objects
+for obj in dst.objects:
+    bpy.context.scene.collection.objects.link(obj)
+    obj.select_set(True)
+assert bpy.ops.export_scene.gltf(filepath=glb, use_selection=True) == {"FINISHED"}
+os._exit(0)  # the bpy wheels do not always shut down cleanly (conftest.py)
+"""
+
+
+def export_gltf(obj, folder: Path, kind: str) -> Path:
+    """``obj`` with its children and parents exported with Blender's glTF exporter to ``kind``.glb."""
+    family = {obj, *obj.children_recursive}
+    top = obj
+    while top.parent is not None:
+        top = top.parent
+        family.add(top)
+    blend, glb = folder / f"{kind}.blend", folder / f"{kind}.glb"
+    bpy.data.libraries.write(str(blend), family, fake_user=True)
+    blender = [bpy.app.binary_path, "-b", "--factory-startup", "--python-expr"] if bpy.app.binary_path else \
+        [sys.executable, "-c"]
+    subprocess.run([*blender, EXPORT, "--", str(blend), str(glb)], check=True, capture_output=True, timeout=600)
+    return glb
+
+
+@pytest.fixture(scope="session")
+def gltf_files(procanim_extension, rigify_library, tmp_path_factory) -> dict[str, Path]:
+    """ProcAnim's human, a generated Rigify human and a Y-up human under a turned, scaled empty,
+    each exported with Blender's glTF exporter once per session."""
+    folder = tmp_path_factory.mktemp("gltf")
+    builds = {"gltf_human": lambda: add_human("Rig"), "gltf_rigify": lambda: add_rigify(rigify_library, "human", "Rig"),
+              "gltf_tilted": lambda: tilted_human("Rig", under_empty=True)}
+    files = {}
+    for kind, build in builds.items():
+        harness.reset_scene()
+        files[kind] = export_gltf(build(), folder, kind)
+    harness.reset_scene()
+    return files
 
 
 def game_rig(name: str) -> tuple:
@@ -121,13 +157,10 @@ def game_rig(name: str) -> tuple:
     return obj, new
 
 
-def make_rig(kind: str, name: str, tmp_path: Path, rigify_library=None):
-    if kind == "gltf_human":
-        return gltf_round_trip(add_human(name), tmp_path / f"{name}.glb", name)
-    if kind == "gltf_rigify":
-        return gltf_round_trip(add_rigify(rigify_library, "human", name), tmp_path / f"{name}.glb", name)
-    if kind == "gltf_tilted":
-        return gltf_round_trip(tilted_human(name, under_empty=True), tmp_path / f"{name}.glb", name)
+def make_rig(kind: str, name: str, gltf_files: dict[str, Path]):
+    """A rig of ``kind`` named ``name``: a glTF file imported, or a Y-up human built here."""
+    if kind in gltf_files:
+        return import_gltf(gltf_files[kind], name)
     if kind == "tilted_object":
         return tilted_human(name, under_empty=False)
     if kind == "tilted_empty":
@@ -139,10 +172,10 @@ KINDS = ["gltf_human", "gltf_rigify", "gltf_tilted", "tilted_object", "tilted_em
 
 
 @pytest.fixture
-def rig_kind(request, rigify_library, tmp_path):
+def rig_kind(request, gltf_files):
     """(kind, build(name)) for the parametrised kind."""
     kind = request.param
-    return kind, lambda name: make_rig(kind, name, tmp_path, rigify_library)
+    return kind, lambda name: make_rig(kind, name, gltf_files)
 
 
 # ----------------------------------------------------------------------------- measuring
