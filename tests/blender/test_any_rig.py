@@ -288,6 +288,8 @@ def test_roles_are_complete_and_the_path_walk_plants_its_feet(rig_kind):
     frames = baked_frames(obj)
     soles = carried(obj, frames, sole_points(obj))
     skate, pairs = skate_cm_s(soles)
+    print(f"\nany-rig {kind}: path walk sole skate {skate:.3f} cm/s over {pairs} pairs (panel "
+          f"{metrics(obj)['skate_mean_cm_s']:.3f})")
     assert pairs > 100, f"only {pairs} frame pairs with a sole point on the floor"
     assert skate < SKATE_MAX_CM_S, f"{kind}: planted sole points skate {skate:.2f} cm/s"
     assert soles[..., 2].min() > -0.01, f"{kind}: a sole point {-100 * soles[..., 2].min():.1f} cm under the floor"
@@ -344,6 +346,7 @@ def test_the_handshake_hands_meet(rig_kind):
     shaking = frames[np.array(list(m["phase_initiator"])) == "S"]
     assert len(shaking) >= 10
     gap_cm = 100 * np.linalg.norm(grip_points(a, shaking) - grip_points(b, shaking), axis=1)
+    print(f"\nany-rig {kind}: grip to grip {gap_cm.mean():.5f} cm mean, {gap_cm.max():.5f} max")
     assert gap_cm.max() < IK_TOL_CM, f"{kind}: grip to grip {gap_cm.mean():.4f} cm mean, {gap_cm.max():.4f} max"
     rest_gap = np.linalg.norm(grip_points(a, frames[:1]) - grip_points(b, frames[:1]))
     assert rest_gap > 0.3, "the hands start apart"
@@ -363,7 +366,8 @@ def test_terrain_adaptation_lifts_the_motion_onto_a_raised_floor(rig_kind):
     after = carried(obj, frames, watched)
     lift = after - before
     assert np.abs(lift[..., :2]).max() < 0.01, f"{kind}: moved sideways by {100 * np.abs(lift[..., :2]).max():.1f} cm"
-    rise = lift[..., 2]
+    rise, aside = lift[..., 2], np.abs(lift[..., :2]).max()
+    print(f"\nany-rig {kind}: terrain lift {rise.min():.4f}–{rise.max():.4f} m, aside {aside:.4f} m")
     assert np.abs(rise - 0.15).max() < 0.01, f"{kind}: lifted by {rise.min():.3f}–{rise.max():.3f} m"
 
 
@@ -411,6 +415,7 @@ def test_a_game_rig_whose_feet_hang_from_the_root_walks_on_both_feet():
         on = np.min(np.abs(soles[:, cols, 2]), axis=1) < CONTACT_M
         plants = int(np.sum(np.diff(on.astype(int)) == 1))
         skate, pairs = skate_cm_s(soles[:, cols])
+        print(f"\nany-rig game rig foot.{side}: {plants} plants, skate {skate:.3f} cm/s over {pairs} pairs")
         assert plants >= 2 and pairs > 50, f"foot.{side}: {plants} plants, {pairs} frame pairs on the floor"
         assert skate < SKATE_MAX_CM_S, f"foot.{side} skates {skate:.2f} cm/s"
     foot, shin = new["foot.L"], new["shin.L"]
@@ -501,6 +506,8 @@ def test_a_skeleton_without_toes_rolls_over_its_toe_tip_and_the_panel_measures_i
     both = on[1:] & on[:-1]
     speed = np.linalg.norm(np.diff(points[..., :2], axis=0), axis=-1) * FPS
     measured = float(speed[both].mean() * 100)
+    print(f"\nany-rig toeless: toe tip skate {skate:.3f} cm/s over {pairs} pairs; panel "
+          f"{m['skate_mean_cm_s']:.3f}, measured on its points {measured:.3f} cm/s")
     assert abs(m["skate_mean_cm_s"] - measured) < 0.2, f"panel {m['skate_mean_cm_s']:.2f} cm/s, measured {measured:.2f}"
 
 
