@@ -25,7 +25,7 @@ from ..procanim_addon.terrain.adapt import AdaptParams
 from ..procanim_addon.terrain.mesh import TerrainMesh
 from ..procanim_addon.terrain.spec import SPEC
 from .bake import animated_channels, pose_channels, rest_channels, set_pose_channels
-from .bridge import read_action_clip, read_mesh_triangles, read_rig, require_uniform_scale
+from .bridge import read_action_clip, read_mesh_triangles, read_rig, read_skeleton, require_uniform_scale
 from .compat import action_fcurves, assign_action
 from .control_rig import is_control_rig, read_deform_clip
 from .generator import Generator, Job, SubPanel
@@ -55,8 +55,8 @@ def read_source_clip(obj, action, skeleton, frame_start: int, frame_end: int):
                 f"Frames {frame_start}–{frame_end} are outside the action '{action.name}' ({lo:g}–{hi:g})."
             )
 
-        def read(obj, skeleton, frame_start, frame_end):
-            return read_deform_clip(obj, skeleton, np.arange(frame_start, frame_end + 1))
+        def read(obj, skeleton, frame_start, frame_end):  # Blender's matrices: the armature-space skeleton
+            return read_deform_clip(obj, read_skeleton(obj, upright=False), np.arange(frame_start, frame_end + 1))
 
     if action == current:
         return read(obj, skeleton, frame_start, frame_end)

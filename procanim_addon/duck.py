@@ -56,6 +56,7 @@ from .progress import ProgressFn, no_progress, part
 from .rig_roles import RigMap
 from .skeleton import Skeleton
 from .spec import GeneratorSpec
+from .upright import clip_to_armature
 
 REQUIRED_ROLES = ["hips", "thigh.L", "shin.L", "foot.L", "thigh.R", "shin.R", "foot.R"]
 
@@ -616,7 +617,7 @@ def _metrics(sk, idx, clip, contact, params, cf, u, reach_clamped, tick) -> dict
 
 def bake_call(skeleton: Skeleton, rigmap: RigMap, params: DuckParams, progress: ProgressFn = no_progress) -> list[Clip]:
     """What ``procanim.duck_walk`` computes: one Clip, for the one armature."""
-    return [generate_duck_walk(skeleton, rigmap, params, progress=progress)]
+    return [clip_to_armature(generate_duck_walk(skeleton, rigmap, params, progress=progress), skeleton)]
 
 
 SPEC = GeneratorSpec(

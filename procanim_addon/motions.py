@@ -37,6 +37,7 @@ from .progress import ProgressFn, no_progress
 from .spec import GeneratorSpec
 from .terrain.collisions import limb_boxes
 from .terrain.ticker import Ticker
+from .upright import clip_to_armature
 
 GRAVITY = 9.81  # m/s²
 
@@ -524,7 +525,7 @@ def bake_call(skeleton, rigmap, params: SourceMotionParams, progress: ProgressFn
     clip = generate(skeleton, rigmap, params, progress=progress)
     clip.generator = "source_motion"
     clip.metrics["motion"] = params.kind.lower()
-    return [clip]
+    return [clip_to_armature(clip, skeleton)]
 
 
 SPEC = GeneratorSpec(

@@ -14,6 +14,9 @@ Stance of footstep k (times from :mod:`.timing`, the COM from :mod:`.com`):
     flat on the ground), heel rising to θ_ho;
 (c) → (d) toe off: foot and toe rotate together about the fixed toe tip, up to θ_to.
 
+A foot without a toe bone has its ball joint and toe tip at the end of its foot bone
+(:class:`~.character.FootGeometry`): from heel off to toe off it turns about that one point.
+
 θ_ho and θ_to (and the toe off's time) may be given per footstep (``roll``, solved in
 :mod:`.support` from measured gait's knee). Pitch is a rotation about the character's rest left axis
 (positive = heel up, toes down), applied after the footstep's heading and ground tilt.

@@ -9,6 +9,7 @@ from ..clip import Clip
 from ..metric_table import LOOP, PENETRATION, SKATE_MEAN, SKATE_P95, row
 from ..progress import ProgressFn, no_progress
 from ..spec import GeneratorSpec
+from ..upright import clip_to_armature
 from .gait import generate_path_walk
 from .params import PathWalkParams
 
@@ -27,7 +28,7 @@ def bake_call(skeleton, rigmap, points, ground, params: PathWalkParams, basis: n
               progress: ProgressFn = no_progress) -> list[Clip]:
     """What ``procanim.path_walk`` computes: the walk, its object channels (root motion OBJECT)
     composed with the object's own transform."""
-    clip = generate_path_walk(skeleton, rigmap, points, ground, params, progress=progress)
+    clip = clip_to_armature(generate_path_walk(skeleton, rigmap, points, ground, params, progress=progress), skeleton)
     if clip.object_locations is not None and clip.object_rotations is not None:
         object_motion(clip, basis, unit_scale)
     return [clip]
