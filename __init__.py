@@ -7,8 +7,6 @@ turned on). The motion engine is ``procanim_addon`` (no bpy); the generators are
 ``procanim_addon/registry.py``, and :func:`register_generator` adds one from elsewhere at run time.
 """
 
-from .procanim_addon.threads import limit_blas_threads
-
 _registered = False
 
 
@@ -29,6 +27,9 @@ def _classes(operators, panels) -> tuple:
 
 def register():
     global _registered
+    # imported here, as the layers are: pytest imports this file by its folder's name, as no package
+    from .procanim_addon.threads import limit_blas_threads
+
     limit_blas_threads()  # once per process: OpenBLAS's idle threads would spin on the other cores
     bpy, batch, operators, panels, _preview = _layers()
     for cls in _classes(operators, panels):

@@ -815,3 +815,13 @@ def test_no_function_has_more_than_ten_parameters():
 
 def test_docstrings_name_functions_that_exist():
     assert rule_docstring_functions_exist(_shipped_trees()) == []
+
+
+def test_the_root_package_imports_outside_any_package():
+    """pytest (and Blender's legacy add-on loader) may import the root ``__init__.py`` by its folder's
+    name, with no parent package: it must not import the package's modules at module level."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("checkout-with-hyphens", REPO_ROOT / "__init__.py")
+    assert spec is not None and spec.loader is not None
+    spec.loader.exec_module(importlib.util.module_from_spec(spec))
