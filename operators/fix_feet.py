@@ -95,7 +95,7 @@ def _check_motion(obj, action) -> None:
         )
     actions = [action] if action is not None else []
     actions += [s.action for s in nla_strips(obj) if s.action is not None]
-    if action is not None and not action_fcurves(action, obj):
+    if action is not None and not action_fcurves(action):
         raise InputError(f"The action '{action.name}' on '{obj.name}' has no keys: there is no motion to fix.")
     moving = sorted({f"{a.name}: {fc.data_path}" for a in actions for fc in action_fcurves(a)
                      if fc.data_path in OBJECT_CHANNELS or fc.data_path.startswith("delta_")})
