@@ -319,11 +319,12 @@ def walk(skeleton, rigmap, params: WalkParams | None = None, progress: ProgressF
             f"Step length {step:.2f} m is too long for this character: its legs ({reach:.2f} m) reach "
             f"at most {1.8 * reach:.2f} m between footprints."
         )
-    # lowest hip height at which an ankle half a step behind the hip joint, and as far to its side as
-    # in the rest pose (a captured skeleton's legs stand splayed), is reached at 97 %
-    side = {s: abs(float(np.dot(ankles0[s] - hip_joints[s], cf.left))) for s in "LR"}
-    rise = min(np.sqrt(max((0.97 * reach) ** 2 - (0.5 * step) ** 2 - side[s] ** 2, 0.0))
-               - (hip_joints[s][2] - ankles0[s][2]) for s in "LR")
+    # footprints under the hip joints: a captured skeleton's rest pose stands with its legs splayed,
+    # its ankles out of the legs' reach from the hips' walking height
+    for s in "LR":
+        ankles0[s] -= np.dot(ankles0[s] - hip_joints[s], cf.left) * cf.left
+    # lowest hip height at which an ankle half a step behind the hip joint is reached at 97 %
+    rise = min(np.sqrt((0.97 * reach) ** 2 - (0.5 * step) ** 2) - (hip_joints[s][2] - ankles0[s][2]) for s in "LR")
     bob = 0.012 * leg
     hips_dz = min(rise, 0.0) - bob * (1 + np.cos(2 * np.pi * tau)) / 2  # lowest at the start of each step
 
