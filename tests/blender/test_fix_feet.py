@@ -102,6 +102,14 @@ def skate_cm_s(points, contact, fps=FPS) -> tuple[float, float]:
     return float(np.mean(v)), float(np.percentile(v, 95))
 
 
+def pivot_skate_cm_s(points, contact, fps=FPS) -> tuple[float, float]:
+    """Mean and p95 horizontal speed (cm/s), between consecutive frames in contact, of the slower of
+    each foot's heel and ball (the point a rolling foot turns about)."""
+    both = contact[1:] & contact[:-1]
+    v = np.linalg.norm(np.diff(points[:, :, :2, :2], axis=0), axis=-1).min(axis=-1) * fps * 100  # (F-1, 2)
+    return float(np.mean(v[both])), float(np.percentile(v[both], 95))
+
+
 def float_cm(points, clean_points, contact) -> float:
     """Mean height (cm) of a planted foot's lower point (heel or ball) above where the clean walk's
     was on the same frame (on the floor)."""
@@ -542,3 +550,58 @@ def test_pose_markers_on_the_source_override_detection(procanim_extension):
     marked[a1:b1 + 1, 0] = True
     assert skate_cm_s(after, marked)[0] < 0.5
     assert metrics(human)["markers"] == 3
+
+
+# ----------------------------------------------------------------------------- other rigs
+
+
+def test_a_captured_mixamo_walk(procanim_extension):
+    """A real capture (a Mixamo-named walk, four steps forward and four back, 30 fps, in cm): its
+    contacts are held — the feet in contact slide less than 0.5 cm/s — and no joint changes length."""
+    from test_adapt_terrain import captured_walk
+
+    assert bpy.ops.import_anim.bvh(filepath=captured_walk(), global_scale=0.01, rotate_mode="NATIVE") == {"FINISHED"}
+    arm = bpy.context.active_object
+    assert bpy.ops.procanim.detect_rig(armature=arm.name) == {"FINISHED"}
+    bone = {b.name.split(":")[-1]: b.name for b in arm.data.bones}
+    rig = {"feet": {s: (bone[f"{side}Foot"], bone[f"{side}ToeBase"]) for s, side in (("L", "Left"), ("R", "Right"))},
+           "hips": bone["Hips"]}
+    fps = bpy.context.scene.render.fps / bpy.context.scene.render.fps_base
+    frames, names = frames_of(arm), deform_names(arm)
+    before = poses(arm, frames, names)
+    assert bpy.ops.procanim.fix_feet(armature=arm.name) == {"FINISHED"}
+    after = poses(arm, frames, names)
+    contact = held(arm, frames)
+    # a captured foot rolls (heel strike, toe-off): the point it rolls about is the one held
+    skate_before, skate_after = (pivot_skate_cm_s(foot_points(arm, rig, names, p), contact, fps)
+                                 for p in (before, after))
+    lengths = [joint_lengths(arm, names, p, rig["hips"]) for p in (before, after)]
+    error = float(np.max(np.abs(lengths[1] - lengths[0]) / lengths[0]))
+    m = metrics(arm)
+    print(f"\n[captured Mixamo walk] {m['contacts']} contacts over {contact.any(axis=1).mean():.0%} of the frames; "
+          f"the slower of heel and ball in them {skate_before[0]:.2f} / {skate_before[1]:.2f} -> "
+          f"{skate_after[0]:.4f} / {skate_after[1]:.4f} cm/s (mean / p95); lengths {error:.1e}; "
+          f"largest change {m['max_joint_change_cm']:.2f} cm ({m['max_joint_change_bone']})")
+    assert m["contacts"] >= 4 and contact.mean() > 0.3
+    assert skate_after[0] < 0.5 and skate_after[1] < 2.0 and skate_after[0] < skate_before[0]
+    assert error < 1e-4
+
+
+def test_a_renamed_skeleton_found_by_its_structure(cmu_walk):
+    """CMU's skeleton with every bone renamed (``j00`` …): its roles come from the structure alone, and
+    its skated walk is fixed as before."""
+    bpy.ops.wm.open_mainfile(filepath=cmu_walk["blend"])
+    arm = bpy.data.objects["CMU"]
+    arm.data.procanim_roles.clear() if hasattr(arm.data, "procanim_roles") else None
+    renamed = {b.name: f"j{k:02d}" for k, b in enumerate(arm.data.bones)}
+    for b in list(arm.data.bones):
+        b.name = renamed[b.name]  # the action's F-curve paths follow the rename
+    assert bpy.ops.procanim.detect_rig(armature=arm.name) == {"FINISHED"}
+    rig = {"feet": {s: tuple(renamed[n] for n in CMU["feet"][s]) for s in "LR"}, "hips": renamed["Hips"],
+           "ends": tuple(renamed[n] for n in CMU["ends"])}
+    names = [renamed[n] for n in cmu_walk["names"]]
+    before = poses(arm, cmu_walk["frames"], names)
+    assert bpy.ops.procanim.fix_feet(armature=arm.name, ground="Floor") == {"FINISHED"}
+    m = measure_fix(arm, rig, cmu_walk, before, names, cmu_walk["frames"])
+    print(f"\n[renamed CMU skeleton] {m}")
+    assert_fixed(m)
