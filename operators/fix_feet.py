@@ -61,7 +61,8 @@ def nla_strips(obj) -> list:
 def _source_range(obj, action) -> tuple[float, float]:
     """The source's own frames: the action's range, else the span of the NLA strips."""
     if action is not None:
-        return tuple(float(v) for v in action.frame_range)
+        lo, hi = action.frame_range
+        return float(lo), float(hi)
     strips = nla_strips(obj)
     return min(s.frame_start for s in strips), max(s.frame_end for s in strips)
 
