@@ -563,8 +563,6 @@ def undo_redo_step(scr, duck, fcs):
     redone = fcurves_of(action_of(duck), duck)
     check(
         "redo_rebakes",
-    "fix_feet_baked",
-    "fix_feet_undo_restores",
         len(redone) == len(fcs),
         "after Redo %s has %d keyed F-curves (the bake had %d)" % (name, len(redone), len(fcs)),
     )
