@@ -16,7 +16,7 @@ GENERATORS = ("fix_feet",)
 ORDER = 40
 SHEET_FRAMES = (1, 10, 19, 28, 37, 46, 55, 64)
 ANIMATION_FRAMES = (1, 73, 2)
-CHARACTERS = (("Skated", 0.45), ("Fixed", -0.45))
+CHARACTERS = (("Skated", 0.6), ("Fixed", -0.6))  # side by side, seen from the front: the feet show
 
 
 def addon(module: str):
@@ -42,7 +42,7 @@ def build(scene):
         assert bpy.ops.procanim.add_human(name=name, location=(x, 0.0, 0.0)) == {"FINISHED"}
         assert bpy.ops.procanim.source_motion(armature=name, kind="WALK", steps=6) == {"FINISHED"}
         skate(bpy.data.objects[name], seed=0)
-    add_ground_camera_light(scene, target=(0.0, -1.6, 0.6), camera=(4.6, -0.4, 1.5), lens=35)
+    add_ground_camera_light(scene, target=(0.0, -2.0, 0.45), camera=(3.6, -8.0, 1.3), lens=42)
     ground = bpy.data.objects[f"{scene.name}.ground"]
     assert bpy.ops.procanim.fix_feet(armature="Fixed", ground=ground.name) == {"FINISHED"}
     scene.frame_start, scene.frame_end = 1, 72
