@@ -9,7 +9,8 @@ instead of computing it again (:mod:`.previewed`). It holds:
   terrain's frame range with Whole Action on), so only its being unset counts;
 * the scene's frame rate and unit scale;
 * per object argument, the object it resolves to: name, type, world and basis matrices, and
-  its content: an armature's bones, role map and (for generators that read one) source action;
+  its content: an armature's bones, role map, (for generators that read one) source action with
+  its pose markers, and NLA strips;
   a curve's or mesh's evaluated geometry.
 
 Digests of geometry, rest bones and actions can be served from a cache that the preview invalidates
@@ -105,13 +106,27 @@ def _bones(obj) -> str:
 
 
 def _action(action) -> str:
-    """Digest of an action's F-curves (paths and keys)."""
-    parts: list[np.ndarray] = [np.frombuffer(action.name.encode(), dtype=np.uint8)]
+    """Digest of an action's F-curves (paths and keys) and pose markers (the user's contacts)."""
+    markers = repr(sorted((m.name, m.frame) for m in action.pose_markers))
+    parts: list[np.ndarray] = [np.frombuffer((action.name + markers).encode(), dtype=np.uint8)]
     for fc in action_fcurves(action):
         co = np.empty(len(fc.keyframe_points) * 2, dtype=np.float32)
         fc.keyframe_points.foreach_get("co", co)
         parts += [np.frombuffer(f"{fc.data_path}[{fc.array_index}]".encode(), dtype=np.uint8), co]
     return _digest(*parts)
+
+
+def _nla(obj) -> str:
+    """Digest of an armature's NLA strips (what plays, where, how) and of their actions: the
+    motion Blender evaluates beside the active action."""
+    tracks = obj.animation_data.nla_tracks
+    layout = [(t.name, t.mute, t.is_solo, [(s.name, s.mute, s.frame_start, s.frame_end, s.action_frame_start,
+                                             s.action_frame_end, s.scale, s.repeat, s.influence, s.blend_type,
+                                             s.extrapolation, s.action.name if s.action else "") for s in t.strips])
+              for t in tracks]
+    actions = {s.action.name: s.action for t in tracks for s in t.strips if s.action is not None}
+    return _digest(np.frombuffer(repr(layout).encode(), dtype=np.uint8),
+                   np.frombuffer("".join(_action(a) for _, a in sorted(actions.items())).encode(), dtype=np.uint8))
 
 
 def object_state(obj, generator: Generator, context, fresh: bool = False) -> tuple:
@@ -126,6 +141,8 @@ def object_state(obj, generator: Generator, context, fresh: bool = False) -> tup
         else:
             if action is not None:
                 state.append(_cached(f"AC:{action.name}", fresh, lambda: _action(action)))
+        if obj.animation_data is not None and len(obj.animation_data.nla_tracks):
+            state.append(_nla(obj))
     elif obj.type in ("CURVE", "MESH"):
         state.append(_cached(f"OB:{obj.name}", fresh, lambda: _geometry(obj, context)))
     return tuple(state)
