@@ -193,11 +193,13 @@ def skate(ext, obj, seed: int, key_target: str = "DEFORM") -> None:
     bridge = addon_module(ext, "operators.bridge")
     bake = addon_module(ext, "operators.bake")
     footskate = addon_module(ext, "procanim_addon.fix_feet.footskate")
-    skeleton, rigmap = bridge.read_rig(obj)
-    clean = control_rig.read_deform_clip(obj, skeleton, np.array(frames_of(obj), float))
-    skated = footskate.add_footskate(skeleton, rigmap, clean, footskate.Footskate(seed=seed))
+    upright = addon_module(ext, "procanim_addon.upright")
+    skeleton, rigmap = bridge.read_rig(obj)  # in the engine's frame (upright, metres)
+    clean = control_rig.read_deform_clip(obj, bridge.read_skeleton(obj, upright=False), np.array(frames_of(obj), float))
+    skated = footskate.add_footskate(skeleton, rigmap, upright.clip_to_frame(clean, skeleton),
+                                     footskate.Footskate(seed=seed))
     skated.generator = "skated"
-    bake.bake_clip(obj, skated, key_target)
+    bake.bake_clip(obj, upright.clip_to_armature(skated, skeleton), key_target)
 
 
 def import_cmu(path: Path, name="CMU"):
@@ -605,3 +607,36 @@ def test_a_renamed_skeleton_found_by_its_structure(cmu_walk):
     m = measure_fix(arm, rig, cmu_walk, before, names, cmu_walk["frames"])
     print(f"\n[renamed CMU skeleton] {m}")
     assert_fixed(m)
+
+
+@pytest.mark.parametrize("under_empty", [False, True], ids=["tilted_object", "tilted_empty"])
+def test_a_rig_standing_in_its_own_axes_and_units(procanim_extension, under_empty):
+    """ProcAnim's human whose armature stands up +Y in centimetres under a turned object (or empty)
+    scaled by 0.01, as glTF and FBX imports leave it: its skated walk is fixed in the world as the
+    plain human's is, and the preview's footprints lie under the evaluated feet."""
+    from test_any_rig import tilted_human
+
+    human = tilted_human("Human", under_empty)
+    assert bpy.ops.procanim.detect_rig(armature=human.name) == {"FINISHED"}
+    assert bpy.ops.procanim.source_motion(armature=human.name, kind="WALK", steps=4) == {"FINISHED"}
+    frames, names = frames_of(human), deform_names(human)
+    clean = poses(human, frames, names)
+    walk = {"truth": truth_contacts(human, HUMAN, names, clean), "points": foot_points(human, HUMAN, names, clean)}
+    skate(procanim_extension, human, seed=4)
+    before = poses(human, frames, names)
+    add_plane("Floor", 0.0)
+    assert bpy.ops.procanim.fix_feet(armature=human.name, ground="Floor") == {"FINISHED"}
+    m = measure_fix(human, HUMAN, walk, before, names, frames)
+    print(f"\n[{'tilted empty' if under_empty else 'tilted object'}] {m}")
+    assert_fixed(m)
+    session = addon_module(procanim_extension, "preview.session")
+    spec = addon_module(procanim_extension, "procanim_addon.registry").get("fix_feet")
+    body = session.read_body(human)
+    clip = type("C", (), {"metrics": metrics(human)})()
+    plants = spec.overlays.plants(clip, body)
+    after = foot_points(human, HUMAN, names, poses(human, frames, names))
+    assert len(plants) == metrics(human)["contacts"] > 0
+    for p in plants:  # the ball (the foot bone's tail) where the footprint says, mid-contact
+        row = frames.index(int(round(0.5 * (p.first + p.last))))
+        ball = after[row, "LR".index(p.side), 1]
+        assert np.linalg.norm(ball - p.ball) < 0.01, (p.side, p.first, ball, p.ball)
