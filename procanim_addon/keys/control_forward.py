@@ -7,9 +7,8 @@ constraints control rigs use) with each keyed control's basis built from its cha
 returns the heads and tails of the deform skeleton's bones (the ``ORG-`` bones and ``root`` on a
 generated Rigify rig; a bone the skeleton turned end for end is measured on the rig's own bone).
 
-A group's share of an error (:meth:`ControlForward.contribution`) is the same evaluation on the
-asked frames with that control alone taking the reduced values: the rig re-evaluates only the bones
-that depend on it.
+The key groups of a control rig are fitted all at once to their dense values (:class:`Direct`):
+the conversion's controls do not form one chain of parents a bone-by-bone compensation could follow.
 
 Bones an IK chain moves are evaluated only where they are *pinned* (``pins``: rig bone → matrices
 ``(F, 4, 4)``, as the conversion pins them); the model refuses, naming the chain, to measure a bone
@@ -26,6 +25,7 @@ from ..controls.constraints import Unsupported
 from ..controls.evaluate import RigPose
 from ..controls.rig import ControlRig
 from ..skeleton import Skeleton
+from .compensate import rotation_jacobian
 from .layout import Channel, channel_basis, key_groups, rotation_prop, rotation_values
 
 
@@ -123,31 +123,48 @@ class ControlForward:
     def __call__(self, values: np.ndarray) -> np.ndarray:
         return self._points(self._state(np.asarray(values, float)))
 
-    def prepare(self, reference: np.ndarray) -> None:
-        self._reference_points = self(reference)
+    def top_down(self, reference: np.ndarray) -> Direct:
+        """The key groups fitted all at once to their dense values, each bounded by how far its
+        control moves the deform points it drives (:class:`Direct`)."""
+        return Direct(self, reference)
 
-    def contribution(self, group: int, values, reference, frames, points) -> np.ndarray:
-        """Displacement ``(n, 3)`` of ``points[i]`` on frame ``frames[i]`` when the control of key group
-        ``group`` alone takes ``values`` (all frames) and every other channel ``reference``."""
-        frames, points = np.asarray(frames, dtype=int), np.asarray(points, dtype=int)
-        unique, row = np.unique(frames, return_inverse=True)
-        state = self._state(np.asarray(reference, float)[unique], unique)
-        control = self.group_control[group]
-        mixed = np.asarray(reference, float)[unique].copy()
-        cols = self.groups[group]
-        mixed[:, cols] = np.asarray(values, float)[unique][:, cols]
-        state.set_basis(control, self._basis(control, mixed))
-        n_bone_points = 2 * len(self.measured)
-        own, extra = points < n_bone_points, points >= n_bone_points
-        bones = np.unique(points[own] // 2)
-        extras = np.unique(points[extra] - n_bone_points)
-        moved = self._points(state, self.measured[bones], extras)  # (u, 2 * len(bones) + len(extras), 3)
-        slot = np.empty(len(points), dtype=int)
-        slot[own] = np.searchsorted(bones, points[own] // 2) * 2 + points[own] % 2
-        slot[extra] = 2 * len(bones) + np.searchsorted(extras, points[extra] - n_bone_points)
-        out = moved[row, slot] - self._reference_points[frames, points]
-        out[~self.affects[group, points]] = 0.0
-        return out
+
+class Direct:
+    """Targets and error maps of a control rig's key groups: one level, each group fitted to its
+    dense values; a rotation's map is its rotation vector (:func:`.compensate.rotation_jacobian`)
+    times the distance from the control's head to the farthest deform point it moves, a location's
+    the identity (controls are not scaled by their parents on these rigs). Where the rig multiplies
+    a control's change (an IK chain near full reach) the exact check tightens the bound."""
+
+    def __init__(self, model: ControlForward, reference: np.ndarray):
+        self.m = model
+        self.ref = np.asarray(reference, float)
+        self.levels = [list(range(len(model.groups)))]
+        state = model._state(self.ref)
+        points = model._points(state)
+        self.lever = {}
+        for g, control in enumerate(model.group_control):
+            head = state.pose(control)[:, :3, 3]
+            moved = points[:, model.affects[g]]
+            self.lever[g] = np.linalg.norm(moved - head[:, None, :], axis=-1).max(axis=1, initial=0.0)
+
+    def targets(self, level: int, values: np.ndarray) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
+        targets, maps = {}, {}
+        s = len(self.ref)
+        for g in self.levels[level]:
+            cols = self.m.groups[g]
+            ch = self.m.channels[cols[0]]
+            targets[g] = self.ref[:, cols]
+            if ch.prop == "location":
+                maps[g] = np.broadcast_to(np.eye(3), (s, 3, 3))
+            elif ch.prop == "scale":
+                maps[g] = self.lever[g][:, None, None] * np.eye(3)
+            else:
+                maps[g] = rotation_jacobian(ch.prop, ch.mode, targets[g]) * self.lever[g][:, None, None]
+        return targets, maps
+
+    def advance(self, level: int, values: np.ndarray) -> None:
+        """Nothing to carry: the groups are not compensated."""
 
 
 def control_channels(rig: ControlRig, keys) -> tuple[list[Channel], np.ndarray]:

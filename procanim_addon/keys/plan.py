@@ -27,7 +27,7 @@ from .handles import aligned, recalc
 from .layout import Channel, clip_channels, key_groups
 from .marks import Contact, Foot, Mark
 from .output import CurveKeys, KeyedAction
-from .reduce import ContactSpan, Problem, data_slopes, refine, skate_added
+from .reduce import ContactSpan, Problem, reduce, skate_added
 
 MARGIN = 0.98  # the reduction aims at this fraction of the tolerance (room for float32 keys)
 CONTACT_SPEED_M_S = 0.0008  # the mean speed the keys may add to a planted foot (0.08 cm/s)
@@ -71,16 +71,27 @@ def _dense(channels, frames, values, marks) -> list[CurveKeys]:
     return out
 
 
+def _feet_scope(model, foot_points: dict[str, tuple[int, ...]], side: str) -> list[int]:
+    """The key groups of a foot's own curves: those that move nothing but what the foot's bone moves.
+
+    The foot's bone is the group that moves every sole point of the foot and the fewest points
+    (the foot bone on a skeleton, the IK foot control on a control rig); its own curves are it and the
+    groups that move a subset of its points (the toes)."""
+    affects = np.asarray(model.affects)
+    sole = list(foot_points[side])
+    whole = np.nonzero(affects[:, sole].all(axis=1))[0]
+    if not len(whole):
+        return list(np.nonzero(affects[:, sole].any(axis=1))[0])
+    foot = whole[np.argmin(affects[whole].sum(axis=1))]
+    return list(np.nonzero(affects[:, sole].any(axis=1) & ~(affects & ~affects[foot]).any(axis=1))[0])
+
+
 def _scopes(channels: list[Channel], groups: list[list[int]], model, foot_points: dict[str, tuple[int, ...]],
             mark: Mark) -> list[int]:
-    """The key groups a forced mark keys."""
+    """The key groups a forced mark keys: a foot's own curves (:func:`_feet_scope`), the groups of
+    ``mark.bones``, or every group."""
     if mark.foot and mark.foot in foot_points:
-        affects = np.asarray(model.affects)
-        mine = affects[:, list(foot_points[mark.foot])].any(axis=1)
-        others = [p for side, pts in foot_points.items() if side != mark.foot for p in pts]
-        if others and not mark.chain:
-            mine &= ~affects[:, others].any(axis=1)
-        return list(np.nonzero(mine)[0])
+        return _feet_scope(model, foot_points, mark.foot)
     if mark.bones is not None:
         return [g for g, cols in enumerate(groups) if channels[cols[0]].bone in mark.bones]
     return list(range(len(groups)))
@@ -107,36 +118,32 @@ def plan_keys(channels: list[Channel], frames, values, model, tolerance: float, 
         return KeyedAction(curves, _markers(marks), dense_count, dense_count, 0.0, 0.0, True, tolerance)
     samples = sample_frames(frames)
     if len(samples) == len(frames):  # a key on every frame: the dense curves are the keys themselves
-        reference, prior = values, data_slopes(frames, values)
+        reference = values
     else:
-        reference, prior = dense_reference(frames, values, samples)
+        reference = dense_reference(frames, values, samples)
     groups = key_groups(channels)
     foot_points = foot_points or {}
     forced: list[set[int]] = [set() for _ in groups]
-    corners: list[set[int]] = [set() for _ in groups]
-    legs = {side: set(_scopes(channels, groups, model, foot_points, Mark(0.0, foot=side))) for side in foot_points}
     for m in marks:
         if not m.forced or not samples[0] <= m.frame <= samples[-1]:
             continue
         s = int(np.argmin(np.abs(samples - m.frame)))
         for g in _scopes(channels, groups, model, foot_points, m):
             forced[g].add(s)
-            if m.foot and m.key_type == "EXTREME" and g in legs[m.foot]:
-                corners[g].add(s)  # heel strike, lift-off: the leg's velocity turns there
     spans = []
     for c in contacts:
         if c.foot.side in foot_points:
             a, b = (int(np.argmin(np.abs(samples - f))) for f in (c.start, c.end))
             spans.append(ContactSpan(a, b, tuple(foot_points[c.foot.side])))
-    problem = Problem(samples, reference, prior, groups, model, np.isin(samples, frames), forced, corners, spans, fps)
-    result = refine(problem, tolerance * MARGIN, contact_speed * MARGIN)
-    curves, exact = _curves(channels, groups, samples, reference, result, marks)
+    problem = Problem(samples, reference, groups, model, np.isin(samples, frames), forced, spans, fps)
+    result = reduce(problem, tolerance * MARGIN, contact_speed * MARGIN)
+    curves, exact = _curves(channels, groups, samples, result, marks)
     error, skate = _measure(model, problem, exact)
     for _ in range(3):  # float32 keys beyond the bound: refine on, from these keys, a little tighter
         if error <= tolerance and skate <= contact_speed:
             break
-        result = refine(problem, tolerance * MARGIN * 0.9, contact_speed * MARGIN * 0.9, keys=result.keys)
-        curves, exact = _curves(channels, groups, samples, reference, result, marks)
+        result = reduce(problem, tolerance * MARGIN * 0.9, contact_speed * MARGIN * 0.9, keys=result.keys)
+        curves, exact = _curves(channels, groups, samples, result, marks)
         error, skate = _measure(model, problem, exact)
     written = sum(len(c) for c in curves)
     keyed = all(
@@ -152,8 +159,8 @@ def plan_keys(channels: list[Channel], frames, values, model, tolerance: float, 
     return out
 
 
-def _curves(channels, groups, samples, reference, result, marks) -> tuple[list[CurveKeys], np.ndarray]:
-    """The written curves of a refinement, and their values on every sample as Blender plays them."""
+def _curves(channels, groups, samples, result, marks) -> tuple[list[CurveKeys], np.ndarray]:
+    """The written curves of a reduction, and their values on every sample as Blender plays them."""
     out: list[CurveKeys] = [None] * len(channels)  # type: ignore[list-item]
     bez = INTERPOLATION["BEZIER"]
     for g, cols in enumerate(groups):
@@ -163,8 +170,9 @@ def _curves(channels, groups, samples, reference, result, marks) -> tuple[list[C
         types = _key_types(frames, marks)
         for j, c in enumerate(cols):
             ch = channels[c]
-            left, right, lt, rt = aligned(frames, reference[k, c], ml[:, j], mr[:, j])
-            co = np.stack([frames, reference[k, c]], axis=-1)
+            y = result.key_values[g][:, j]
+            left, right, lt, rt = aligned(frames, y, ml[:, j], mr[:, j])
+            co = np.stack([frames, y], axis=-1)
             curve = CurveKeys(ch.data_path, ch.index, ch.group_name, co, left, right, lt, rt,
                               np.full(len(k), bez, dtype=np.int32), types)
             out[c] = curve
