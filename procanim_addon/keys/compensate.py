@@ -90,6 +90,7 @@ class TopDown:
         self.m = model
         self.ref = np.asarray(reference, float)
         self.lin_d, self.org_d = model.node_poses(self.ref)
+        self.reference_points = model.points(self.lin_d, self.org_d)
         self.lin = self.lin_d.copy()  # the reduced frames, filled as levels are fitted
         self.org = self.org_d.copy()
         n_nodes = len(model.node_bone)
@@ -98,6 +99,10 @@ class TopDown:
             depth[k] = depth[model.node_parent[k]] + 1
         self.depth = depth
         self.points = [self._own_points(k) for k in range(n_nodes)]
+        # the points' moments in their node's frame: aiming needs only Σu and Σu uᵀ
+        self.first = [pts.sum(axis=0) for pts in self.points]
+        self.second = [pts.T @ pts for pts in self.points]
+        self.reach = [float(np.linalg.norm(pts, axis=-1).max(initial=0.0)) for pts in self.points]
         self.levels: list[list[int]] = []
         self._level_nodes: list[list[int]] = []
         for d in range(max(depth) + 1):
@@ -156,12 +161,10 @@ class TopDown:
         cols = m.groups[g]
         ch = m.channels[cols[0]]
         dense = self.ref[:, cols]
-        v = np.einsum("sij,pj->spi", self.lin_d[k], self.points[k])  # dense offsets of the points
-        lever = np.sqrt(np.einsum("spi,spi->sp", v, v)).max(axis=1, initial=0.0)
         world = self.lin_d[k]
         if len(self.points[k]):
             origin = a_org if not m.moves_origin(k) else _mv(a_lin, m.origin_values(k, values)) + a_org
-            world = _aim(origin - self.org_d[k], v) @ world
+            world = _aim(origin - self.org_d[k], world, self.first[k], self.second[k]) @ world
         basis = tf.inverse3(a_lin) @ world
         scale = np.linalg.norm(basis, axis=-2)
         rot = basis / np.maximum(scale, 1e-12)[:, None, :]
@@ -172,8 +175,8 @@ class TopDown:
             target = tf.mat3_to_euler(rot, ch.mode, compat=dense)
         else:
             target = dense  # axis-angle: kept as it is (its axis is undefined near no rotation)
-        maps = rotation_jacobian(ch.prop, ch.mode, target) * lever[:, None, None]
-        return target, maps
+        lever = self.reach[k] * np.linalg.norm(self.lin_d[k], axis=-2).max(axis=-1)  # the points' reach, scaled
+        return target, rotation_jacobian(ch.prop, ch.mode, target) * lever[:, None, None]
 
     def advance(self, level: int, values: np.ndarray) -> None:
         """Take the fitted ``values`` of ``level``'s groups: the reduced frames of its bones."""
@@ -184,14 +187,15 @@ class TopDown:
             self.org[k] = a_org if loc is None else _mv(a_lin, loc) + a_org
 
 
-def _aim(error: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """The small rotations ``(S, 3, 3)`` that best take points at ``offsets`` ``(S, P, 3)`` from an
-    origin off by ``error`` ``(S, 3)`` back onto their places (see the module docstring)."""
-    vv = np.einsum("spi,spi->s", offsets, offsets)
-    normal = vv[:, None, None] * np.eye(3) - np.einsum("spi,spj->sij", offsets, offsets)
-    normal += (AIM_PULL * vv + 1e-12)[:, None, None] * np.eye(3)
-    rhs = np.cross(error[:, None, :], offsets).sum(axis=1)  # Σ ε × v_p
-    theta = np.linalg.solve(normal, rhs[..., None])[..., 0]
+def _aim(error: np.ndarray, frame: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """The small rotations ``(S, 3, 3)`` that best take a bone's points back onto their places from an
+    origin off by ``error`` ``(S, 3)`` (see the module docstring): the points are ``u_p`` in the bone's
+    frame ``frame`` ``(S, 3, 3)``, given by their moments ``first`` = Σu_p and ``second`` = Σu_p u_pᵀ."""
+    spread = frame @ second @ np.swapaxes(frame, -1, -2)  # Σ v_p v_pᵀ
+    vv = np.trace(spread, axis1=-2, axis2=-1)
+    normal = (vv * (1.0 + AIM_PULL) + 1e-12)[:, None, None] * np.eye(3) - spread
+    rhs = np.cross(error, _mv(frame, np.broadcast_to(first, error.shape)))  # Σ ε × v_p
+    theta = _mv(tf.inverse3(normal), rhs)
     angle = np.linalg.norm(theta, axis=-1)
     half = 0.5 * np.sinc(angle / (2 * np.pi))  # sin(angle / 2) / angle
     return tf.quat_to_mat3(np.concatenate([np.cos(angle / 2)[:, None], half[:, None] * theta], axis=-1))

@@ -141,7 +141,7 @@ class Direct:
         self.ref = np.asarray(reference, float)
         self.levels = [list(range(len(model.groups)))]
         state = model._state(self.ref)
-        points = model._points(state)
+        points = self.reference_points = model._points(state)
         self.lever = {}
         for g, control in enumerate(model.group_control):
             head = state.pose(control)[:, :3, 3]

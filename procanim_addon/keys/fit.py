@@ -43,23 +43,17 @@ def fit_rows(x: np.ndarray, target: np.ndarray, starts: np.ndarray, ends: np.nda
     target in between. Returns ``(rows, seg, residual (rows, C), start slopes (n, C), end slopes (n, C))``
     with the rows of :func:`segment_rows` (segments may overlap: each has its own rows)."""
     rows, seg, u = segment_rows(x, starts, ends)
-    n, channels = len(starts), target.shape[1]
+    first = np.concatenate([[0], np.cumsum(ends - starts + 1)[:-1]])  # each segment's first row
     d = (x[ends] - x[starts])[seg]
     h00, h10, h01, h11 = hermite_basis(u)
     y0, y1 = target[starts], target[ends]
     r = target[rows] - h00[:, None] * y0[seg] - h01[:, None] * y1[seg]
     a, b = h10 * d, h11 * d
-    aa = np.bincount(seg, a * a, n) + PULL
-    ab = np.bincount(seg, a * b, n)
-    bb = np.bincount(seg, b * b, n) + PULL
+    sums = np.add.reduceat(np.stack([a * a, a * b, b * b], axis=-1), first)
+    aa, ab, bb = sums[:, 0] + PULL, sums[:, 1], sums[:, 2] + PULL
     chord = (y1 - y0) / np.maximum(x[ends] - x[starts], 1e-12)[:, None]
-    ra = np.empty((n, channels))
-    rb = np.empty((n, channels))
-    for c in range(channels):
-        ra[:, c] = np.bincount(seg, a * r[:, c], n)
-        rb[:, c] = np.bincount(seg, b * r[:, c], n)
-    ra += PULL * chord
-    rb += PULL * chord
+    ra = np.add.reduceat(a[:, None] * r, first) + PULL * chord
+    rb = np.add.reduceat(b[:, None] * r, first) + PULL * chord
     det = aa * bb - ab * ab
     m0 = (bb[:, None] * ra - ab[:, None] * rb) / det[:, None]
     m1 = (aa[:, None] * rb - ab[:, None] * ra) / det[:, None]

@@ -91,10 +91,6 @@ class DeformForward:
         self.point_local = np.array([p for _, p in points], dtype=float)
         self.node_points = [np.nonzero(self.point_node == k)[0] for k in range(len(nodes))]
         self.n_points = len(points)
-        # points grouped by node, contiguous: each node's points are one product, then one reordering
-        self._order = np.concatenate(self.node_points)
-        self._back = np.argsort(self._order)
-        self._slices = np.cumsum([0] + [len(i) for i in self.node_points])
 
     def _affects(self) -> np.ndarray:
         chain_of = []
@@ -158,18 +154,16 @@ class DeformForward:
             o = np.broadcast_to(off[:3, 3], (n, 3)) if loc is None else loc @ off[:3, :3].T + off[:3, 3]
             p = self.node_parent[k]
             if p >= 0:
-                m, o = lin[p] @ m, np.einsum("nij,nj->ni", lin[p], o) + org[p]  # (one product per frame)
+                m, o = lin[p] @ m, (lin[p] @ o[..., None])[..., 0] + org[p]
             lin[k], org[k] = m, o
         return lin, org
 
     def __call__(self, values: np.ndarray) -> np.ndarray:
-        values = np.asarray(values, float)
-        lin, org = self.node_poses(values)
-        n = values.shape[0]
-        grouped = np.empty((n, 3, self.n_points))
-        for k, idx in enumerate(self.node_points):
-            a, b = self._slices[k], self._slices[k + 1]
-            if b > a:
-                moved = (lin[k].reshape(-1, 3) @ self.point_local[idx].T).reshape(n, 3, b - a)
-                grouped[:, :, a:b] = moved + org[k][:, :, None]
-        return np.swapaxes(grouped, 1, 2)[:, self._back]
+        return self.points(*self.node_poses(np.asarray(values, float)))
+
+    def points(self, lin: np.ndarray, org: np.ndarray) -> np.ndarray:
+        """The measured points ``(N, P, 3)`` of node frames ``lin`` ``(K, N, 3, 3)``, ``org`` ``(K, N, 3)``."""
+        frame = lin[self.point_node]  # (P, N, 3, 3)
+        u = self.point_local[:, None, :]
+        out = frame[..., 0] * u[..., 0:1] + frame[..., 1] * u[..., 1:2] + frame[..., 2] * u[..., 2:3]
+        return np.swapaxes(out + org[self.point_node], 0, 1)

@@ -46,12 +46,19 @@ def validate_tolerance(tolerance: float) -> None:
 
 def _key_types(frames: np.ndarray, marks: list[Mark]) -> np.ndarray:
     """Key type codes of keys at ``frames``: the strongest mark on each frame, else KEYFRAME."""
+    codes = np.array([KEY_TYPE[name] for name in sorted(_RANK, key=_RANK.get)], dtype=np.int32)
+    if not marks:
+        return np.full(len(frames), codes[0], dtype=np.int32)
+    at = np.array([m.frame for m in marks], float)
+    rank = np.array([_RANK.get(m.key_type, 0) for m in marks])
+    order = np.argsort(at)
+    at, rank = at[order], rank[order]
     best = np.zeros(len(frames), dtype=int)
-    for m in marks:
-        on = np.abs(frames - m.frame) < 1e-4
-        best[on] = np.maximum(best[on], _RANK.get(m.key_type, 0))
-    names = {v: k for k, v in _RANK.items()}
-    return np.array([KEY_TYPE[names[b]] for b in best], dtype=np.int32)
+    lo = np.searchsorted(at, np.asarray(frames, float) - 1e-4)
+    hi = np.searchsorted(at, np.asarray(frames, float) + 1e-4)
+    for i in np.nonzero(hi > lo)[0]:  # the few keys on a marked frame
+        best[i] = rank[lo[i] : hi[i]].max()
+    return codes[best]
 
 
 def _markers(marks: list[Mark]) -> list[tuple[float, str]]:
@@ -124,11 +131,12 @@ def plan_keys(channels: list[Channel], frames, values, model, tolerance: float, 
     groups = key_groups(channels)
     foot_points = foot_points or {}
     forced: list[set[int]] = [set() for _ in groups]
+    feet_scope = {side: _feet_scope(model, foot_points, side) for side in foot_points}
     for m in marks:
         if not m.forced or not samples[0] <= m.frame <= samples[-1]:
             continue
         s = int(np.argmin(np.abs(samples - m.frame)))
-        for g in _scopes(channels, groups, model, foot_points, m):
+        for g in feet_scope[m.foot] if m.foot in feet_scope else _scopes(channels, groups, model, foot_points, m):
             forced[g].add(s)
     spans = []
     for c in contacts:
@@ -149,7 +157,7 @@ def plan_keys(channels: list[Channel], frames, values, model, tolerance: float, 
     keyed = all(
         s in result.keys[g]
         for c in contacts if c.foot.side in foot_points
-        for g in _scopes(channels, groups, model, foot_points, Mark(c.start, foot=c.foot.side, chain=True))
+        for g in feet_scope[c.foot.side]
         for s in (int(np.argmin(np.abs(samples - c.start))), int(np.argmin(np.abs(samples - c.end))))
     )
     out = KeyedAction(curves, _markers(marks), written, dense_count, error, skate,
@@ -182,7 +190,7 @@ def _curves(channels, groups, samples, result, marks) -> tuple[list[CurveKeys], 
 
 def _measure(model, problem: Problem, values: np.ndarray) -> tuple[float, float]:
     """Largest point error (m) and added skate (m/s) of curves with ``values`` on every sample."""
-    err = model(values) - model(problem.reference)
+    err = model(values) - problem.reference_points
     return float(np.linalg.norm(err, axis=-1).max()), skate_added(err, problem.contacts, problem.fps)
 
 

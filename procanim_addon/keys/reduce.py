@@ -58,7 +58,8 @@ class Problem:
     reference ``(S, C)``: the dense curves' values there (what the dense bake plays);
     groups: channel indices of each key group; model: the forward model (:mod:`.forward`);
     allowed ``(S,)``: samples a key may sit on (default all); forced: per group, sample indices that
-    must be keys; contacts: the feet's contact spans; fps: frames per second (skate speeds).
+    must be keys; contacts: the feet's contact spans; fps: frames per second (skate speeds);
+    reference_points: the model's points for the reference (set by :func:`reduce`).
     """
 
     samples: np.ndarray
@@ -69,6 +70,7 @@ class Problem:
     forced: list | None = None
     contacts: list[ContactSpan] = field(default_factory=list)
     fps: float = 24.0
+    reference_points: np.ndarray | None = None
 
 
 @dataclass
@@ -239,7 +241,7 @@ def reduce(problem: Problem, tolerance: float, contact_speed: float = 0.0005, ke
     p = problem
     state = _Fitting(p, tolerance)
     top_down = p.model.top_down(state.ref)
-    ref_pts = p.model(state.ref)
+    ref_pts = p.reference_points = top_down.reference_points
     if keys is None:
         state.fit(top_down, place=set(range(len(p.groups))))
     else:
