@@ -91,6 +91,8 @@ class DeformForward:
         self.point_local = np.array([p for _, p in points], dtype=float)
         self.node_points = [np.nonzero(self.point_node == k)[0] for k in range(len(nodes))]
         self.n_points = len(points)
+        self._back = np.argsort(np.concatenate(self.node_points))  # node blocks → point order
+        self._slices = np.cumsum([0] + [len(i) for i in self.node_points])
 
     def _affects(self) -> np.ndarray:
         chain_of = []
@@ -163,7 +165,8 @@ class DeformForward:
 
     def points(self, lin: np.ndarray, org: np.ndarray) -> np.ndarray:
         """The measured points ``(N, P, 3)`` of node frames ``lin`` ``(K, N, 3, 3)``, ``org`` ``(K, N, 3)``."""
-        frame = lin[self.point_node]  # (P, N, 3, 3)
-        u = self.point_local[:, None, :]
-        out = frame[..., 0] * u[..., 0:1] + frame[..., 1] * u[..., 1:2] + frame[..., 2] * u[..., 2:3]
-        return np.swapaxes(out + org[self.point_node], 0, 1)
+        grouped = np.empty((self.n_points, lin.shape[1], 3))  # each node's points one block, then reordered
+        for k, (a, b) in enumerate(zip(self._slices[:-1], self._slices[1:])):
+            if b > a:
+                grouped[a:b] = np.einsum("pj,sij->psi", self.point_local[self.node_points[k]], lin[k]) + org[k]
+        return np.swapaxes(grouped[self._back], 0, 1)

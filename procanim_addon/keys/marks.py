@@ -17,9 +17,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import transforms as tf
 from ..handshake.phases import Phase
 from ..skeleton import Skeleton
 from ..walk.character import read_character
+from ..walk.pose import fk_of
 
 CONTACT_HEIGHT_M = 0.01  # a sole point this close to the ground may be planted
 CONTACT_SPEED_M_S = 0.25  # ... when it moves slower than this
@@ -143,13 +145,15 @@ def phase_marks(starts: list[tuple[float, str]], frames: np.ndarray) -> list[Mar
     return [Mark(float(f), "EXTREME", name, True, None) for f, name in starts if frames[0] <= f <= frames[-1]]
 
 
-def sole_positions(skeleton: Skeleton, pose: np.ndarray, foot: Foot) -> np.ndarray:
-    """Positions ``(F, k, 3)`` of ``foot``'s sole points for armature-space pose matrices ``(F, B, 4, 4)``."""
+def sole_positions(skeleton: Skeleton, pose, foot: Foot) -> np.ndarray:
+    """Positions ``(F, k, 3)`` of ``foot``'s sole points for armature-space pose matrices ``(F, B, 4, 4)``
+    (or ``{bone index: (F, 4, 4)}`` of the bones that carry them)."""
     out = []
     for bone, point in foot.points:
         b = skeleton.index(bone)
+        m = pose[b] if isinstance(pose, dict) else pose[:, b]
         local = np.linalg.inv(skeleton.matrix_local[b]) @ np.append(point, 1.0)
-        out.append(pose[:, b, :3, :3] @ local[:3] + pose[:, b, :3, 3])
+        out.append(m[:, :3, :3] @ local[:3] + m[:, :3, 3])
     return np.stack(out, axis=1)
 
 
@@ -159,7 +163,7 @@ def walk_contacts(skeleton: Skeleton, clip, foot_list: list[Foot], ground) -> tu
     (:func:`walk_marks`)."""
     loc = np.where(np.asarray(clip.key_location)[None, :, None], clip.locations, 0.0)
     rot = np.where(np.asarray(clip.key_rotation)[None, :, None], clip.rotations, [1.0, 0.0, 0.0, 0.0])
-    pose = skeleton.fk(loc, rot)
+    pose = fk_of(skeleton, loc, tf.quat_normalize(rot), [skeleton.index(b) for f in foot_list for b, _ in f.points])
     contacts: list[Contact] = []
     ankles = {}
     for foot in foot_list:
