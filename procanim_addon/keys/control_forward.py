@@ -10,10 +10,11 @@ generated Rigify rig; a bone the skeleton turned end for end is measured on the 
 The key groups of a control rig are fitted all at once to their dense values (:class:`Direct`):
 the conversion's controls do not form one chain of parents a bone-by-bone compensation could follow.
 
-Bones an IK chain moves are evaluated only where they are *pinned* (``pins``: rig bone → matrices
-``(F, 4, 4)``, as the conversion pins them); the model refuses, naming the chain, to measure a bone
-that depends on an unpinned chain (keys on IK controls need the IK solve modelled: not done here —
-FK controls, the torso, root, neck, head and tail are measured exactly).
+The bones of two-bone IK chains (the limbs of Rigify's IK controls) are posed by solving the chain
+from the controls above and at its end (:mod:`.ik_chains`), relative to the conversion's poses of
+them when those are given (``pins``: rig bone → matrices ``(F, 4, 4)``, as the conversion pins them;
+``reference``: the dense channel values they belong to). Other bones in ``pins`` are held there. The
+model refuses, naming the chain, to measure a bone that depends on an IK chain it cannot solve.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from ..controls.evaluate import RigPose
 from ..controls.rig import ControlRig
 from ..skeleton import Skeleton
 from .compensate import rotation_jacobian
+from .ik_chains import SolvingPose, dense_chains, find_chains
 from .layout import Channel, channel_basis, key_groups, rotation_prop, rotation_values
 
 
@@ -35,10 +37,13 @@ class ControlForward:
     rig's bone), ``(N, P, 3)``, for the values of ``channels`` (on ``rig``'s controls)."""
 
     def __init__(self, rig: ControlRig, skeleton: Skeleton, channels: list[Channel], pins: dict | None = None,
-                 extra_points=()):
+                 extra_points=(), reference: np.ndarray | None = None):
         self.rig, self.sk, self.channels = rig, skeleton, channels
         self.groups = key_groups(channels)
-        self.pins = pins or {}
+        self.chains = find_chains(rig)
+        pins = {b if isinstance(b, (int, np.integer)) else rig.index(b): m for b, m in (pins or {}).items()}
+        self.pins = {b: m for b, m in pins.items() if b not in self.chains}
+        self.dense: dict = {}
         missing = sorted({c.bone for c in channels if not rig.has(c.bone)})
         if missing:
             raise ValueError(f"channels of bones the rig does not have: {', '.join(missing)}")
@@ -50,8 +55,11 @@ class ControlForward:
         self.extra = [(int(self.measured[b]), (tf.affine_inverse(rig.matrix_local[self.measured[b]])
                                                @ np.append(np.asarray(p, float), 1.0))[:3]) for b, p in extra_points]
         self.n_points = 2 * len(self.measured) + len(self.extra)
-        probe = self._state(np.zeros((1, len(channels))) + self._rest_values())
         try:
+            if reference is not None and pins:
+                chain_pins = {b: m for b, m in pins.items() if b in self.chains}
+                self.dense = dense_chains(rig, self._state(np.asarray(reference, float)), chain_pins)
+            probe = self._state(np.zeros((1, len(channels))) + self._rest_values())
             for b in self.measured:
                 probe.pose(int(b))
         except Unsupported as exc:
@@ -95,12 +103,14 @@ class ControlForward:
             m[:, :3, 3] = loc
         return m
 
-    def _state(self, values: np.ndarray, frames: np.ndarray | None = None) -> RigPose:
-        state = RigPose(self.rig, values.shape[0])
+    def _state(self, values: np.ndarray) -> SolvingPose:
+        n = values.shape[0]
+        dense = self.dense if all(len(d[3]) == n for d in self.dense.values()) else {}  # (not the rest probe)
+        state = SolvingPose(self.rig, n, self.chains, dense)
         for control in self.columns:
             state.set_basis(control, self._basis(control, values))
         for bone, pose in self.pins.items():
-            state.pin(bone, pose if frames is None else pose[frames])
+            state.pin(bone, pose)
         return state
 
     def _points(self, state: RigPose, bones=None, extra=None) -> np.ndarray:

@@ -10,6 +10,7 @@ of the written curves as Blender plays them.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -21,7 +22,9 @@ from procanim_addon.clip import Clip
 from procanim_addon.controls import convert
 from procanim_addon.controls.deform import deform_skeleton, rig_pose
 from procanim_addon.controls.evaluate import RigPose
+from procanim_addon.controls.structure import find_limbs
 from procanim_addon.keys import ControlForward, control_channels, plan_control_keys
+from procanim_addon.keys.ik_chains import SolvingPose, find_chains
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_controls import mini_rig  # noqa: E402
@@ -111,10 +114,100 @@ def test_reduced_controls_keep_the_deform_skeleton_within_the_tolerance(fk_bake)
     assert {c.data_path.split('"')[1] for c in keyed.curves} <= {rig.names[c] for c in keys.basis}
 
 
+# ----------------------------------------------------------------------------- IK controls
+
+
+def chain_pins(rig, sk, intended):
+    """What the conversion pins: each IK chain bone at the intended pose of the deform bone copying it."""
+    goal = rig_pose(rig, sk, intended)
+    pins = {}
+    for limb in find_limbs(rig):
+        for bone, source in zip(limb.deform, limb.ik):
+            if source in limb.chain:
+                pins[rig.names[source]] = goal[:, sk.index(rig.names[bone])]
+    return pins
+
+
+@pytest.fixture(scope="module", params=[False, True], ids=["twist", "pole"])
+def ik_bake(request):
+    rig = mini_rig("IK", pole=request.param)
+    sk, intended = swaying(rig)
+    keys = convert(rig, sk, intended, "IK")
+    pins = chain_pins(rig, sk, intended)
+    clip = Clip.rest(sk.names, np.arange(1.0, FRAMES + 1), 24.0)
+    return rig, sk, intended, keys, pins, plan_control_keys(rig, sk, keys, clip, TOLERANCE_M)
+
+
+def test_ik_controls_are_keyed_and_the_chain_is_posed_as_the_conversion_meant(ik_bake):
+    rig, sk, intended, keys, pins, _ = ik_bake
+    keyed = {rig.names[c] for c in keys.basis}
+    assert "foot_ik.L" in keyed and ("thigh_ik_target.L" in keyed or "thigh_ik.L" in keyed)
+    # the conversion hands over where it posed the chain (plan_control_keys takes them from there)
+    assert {rig.names[b] for b in keys.pins} == set(pins)
+    for b, pose in keys.pins.items():
+        assert np.abs(pose - pins[rig.names[b]]).max() < 1e-12
+    channels, values = control_channels(rig, keys)
+    points = ControlForward(rig, sk, channels, pins, reference=values)(values)
+    goal = rig_pose(rig, sk, intended)
+    assert np.abs(points[:, 0::2] - goal[..., :3, 3]).max() < 1e-5
+
+
+def test_the_ik_solve_reaches_the_target_keeps_the_lengths_and_bends_toward_the_pole():
+    """Posed from the rig alone (no conversion poses), the chain is a two-bone IK solution: its end on
+    the target (within reach), its bones their rest lengths, its knee in the plane of root, target and
+    pole — whatever the controls do."""
+    rig = mini_rig("IK", pole=True)
+    chains = find_chains(rig)
+    chain = chains[rig.index("thigh_ik.L")]
+    rng = np.random.default_rng(7)
+    frames = 50
+    state = SolvingPose(rig, frames, chains)
+    foot = np.broadcast_to(np.eye(4), (frames, 4, 4)).copy()
+    foot[:, :3, 3] = rng.normal(0, 0.1, (frames, 3))
+    foot[:, :3, :3] = tf.quat_to_mat3(tf.quat_normalize(rng.normal(0, 1, (frames, 4))))
+    pole = np.broadcast_to(np.eye(4), (frames, 4, 4)).copy()
+    pole[:, :3, 3] = rng.normal(0, 0.2, (frames, 3))
+    state.set_basis(rig.index("foot_ik.L"), foot)
+    state.set_basis(rig.index("thigh_ik_target.L"), pole)
+    upper, lower = state.pose(chain.top), state.pose(chain.owner)
+    root, knee = upper[:, :3, 3], lower[:, :3, 3]
+    end = knee + lower[:, :3, 1] * rig.lengths[chain.owner]
+    target = state.pose(chain.target)[:, :3, 3]
+    place = state.pose(chain.pole)[:, :3, 3]
+    assert np.abs(np.linalg.norm(knee - root, axis=-1) - rig.lengths[chain.top]).max() < 1e-9
+    assert np.abs(upper[:, :3, 1] * rig.lengths[chain.top] - (knee - root)).max() < 1e-9
+    reach = np.linalg.norm(target - root, axis=-1) < rig.lengths[chain.top] + rig.lengths[chain.owner]
+    assert reach.sum() > 10 and np.abs(end - target)[reach].max() < 1e-9
+    normal = np.cross(target - root, place - root)
+    assert np.abs(np.sum((knee - root) * normal, axis=-1)).max() < 1e-9  # in the plane
+    axis = (target - root) / np.linalg.norm(target - root, axis=-1, keepdims=True)
+
+    def off_axis(v):
+        return v - np.sum(v * axis, axis=-1, keepdims=True) * axis
+
+    assert (np.sum(off_axis(knee - root) * off_axis(place - root), axis=-1) > -1e-9).all()  # the pole's side
+
+
+def test_reduced_ik_controls_keep_the_deform_skeleton_within_the_tolerance(ik_bake):
+    rig, sk, _, keys, pins, keyed = ik_bake
+    channels, dense = control_channels(rig, keys)
+    frames = np.arange(1.0, FRAMES + 1)
+    played = np.stack([c.evaluate(frames) for c in keyed.curves], axis=1).astype(float)
+    model = ControlForward(rig, sk, channels, pins, reference=dense)
+    error = np.linalg.norm(model(played) - model(dense), axis=-1)
+    print(f"IK controls: {keyed.keys_written}/{keyed.keys_dense} keys, largest error {error.max() * 1000:.3f} mm")
+    assert error.max() <= TOLERANCE_M + 1e-6
+    assert keyed.keys_written < 0.5 * keyed.keys_dense
+
+
 def test_an_ik_chain_the_model_cannot_solve_is_refused_with_its_name():
+    """An IK constraint over three bones (the solver's result is not a triangle): refused by name."""
     rig = mini_rig("IK")
     sk, intended = swaying(rig, frames=8)
     keys = convert(rig, sk, intended, "IK")
     channels, _ = control_channels(rig, keys)
-    with pytest.raises(ValueError, match="IK chain"):
+    owner = rig.index("MCH-shin_ik.L")
+    rig.constraints[owner] = [dataclasses.replace(c, chain_count=3) if c.kind == "IK" else c
+                              for c in rig.constraints[owner]]
+    with pytest.raises(ValueError, match="IK chain through '"):
         ControlForward(rig, sk, channels)
