@@ -28,21 +28,23 @@ from .fit import fit_rows
 
 def segment_costs(x, target, maps, bound, starts, ends) -> np.ndarray:
     """Largest bounded error ``max |M_s r_s| / τ_s`` of each fitted segment ``starts[i]``–``ends[i]``
-    (``maps`` ``(S, 3, C)``, ``bound`` ``(S,)``)."""
+    (``target`` ``(C, S)``, ``maps`` ``(3, C, S)``, ``bound`` ``(S,)``: channels first, see :func:`.fit.fit_rows`)."""
     rows, seg, residual, _, _ = fit_rows(x, target, starts, ends)
-    moved = np.einsum("rij,rj->ri", maps[rows], residual)
-    err = np.sqrt(np.einsum("ri,ri->r", moved, moved)) / bound[rows]
+    moved = np.zeros((maps.shape[0], len(rows)))
+    for c in range(residual.shape[0]):
+        moved += np.take(maps[:, c], rows, axis=1) * residual[c]
+    err = np.sqrt(np.sum(moved * moved, axis=0)) / np.take(bound, rows)
     first = np.concatenate([[0], np.cumsum(ends - starts + 1)[:-1]])
     return np.maximum.reduceat(err, first)
 
 
 def merge(x: np.ndarray, target: np.ndarray, maps: np.ndarray, bound: np.ndarray, candidates: np.ndarray,
           fixed: np.ndarray, max_rounds: int = 200) -> np.ndarray:
-    """Keys (sorted sample indices) of the fitted curve of ``target`` ``(S, C)`` at frames ``x`` whose
-    bounded error (see the module docstring) stays at most 1 on every sample, from a key on every
-    ``candidates`` sample (booleans ``(S,)``) — ``fixed`` ones (booleans) are never removed.
+    """Keys (sorted sample indices) of the fitted curve of ``target`` ``(C, S)`` (channels first) at
+    frames ``x`` whose bounded error (see the module docstring) stays at most 1 on every sample, from a
+    key on every ``candidates`` sample (booleans ``(S,)``) — ``fixed`` ones (booleans) are never removed.
 
-    ``maps`` ``(S, 3, C)``: per sample, channel error → point displacement (m); ``bound`` ``(S,)``
+    ``maps`` ``(3, C, S)``: per sample, channel error → point displacement (m); ``bound`` ``(S,)``
     (m). Samples of several groups laid end to end are merged at once when each group's first and
     last sample are ``fixed``."""
     keys = np.nonzero(candidates | fixed)[0]

@@ -195,12 +195,12 @@ class _Fitting:
         width = max(len(self.p.groups[g]) for g in groups)
         span = self.x[-1] - self.x[0] + 1.0
         x = np.concatenate([self.x + i * span for i in range(len(groups))])
-        target = np.zeros((n * len(groups), width))
-        mats = np.zeros((n * len(groups), 3, width))
+        target = np.zeros((width, n * len(groups)))  # channels first (see fit.fit_rows)
+        mats = np.zeros((3, width, n * len(groups)))
         for i, g in enumerate(groups):
             cols = len(self.p.groups[g])
-            target[i * n : (i + 1) * n, :cols] = targets[g]
-            mats[i * n : (i + 1) * n, :, :cols] = maps[g]
+            target[:cols, i * n : (i + 1) * n] = targets[g].T
+            mats[:, :cols, i * n : (i + 1) * n] = np.transpose(maps[g], (1, 2, 0))
         bound = np.concatenate([self.bound[g] for g in groups])
         fixed = np.zeros(n * len(groups), dtype=bool)
         for i, g in enumerate(groups):
