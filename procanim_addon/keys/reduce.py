@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .fit import fit_keys
+from .fit import align, fit_keys
 from .place import merge
 
 BUDGET = 0.95  # placement bound of rotations: this fraction of the tolerance (what compensation cannot
@@ -183,6 +183,7 @@ class _Fitting:
             for g in groups:
                 cols = self.p.groups[g]
                 values, left, right = fit_keys(self.x, targets[g], self.keys[g])
+                values, left, right = align(self.x, targets[g], self.keys[g], left, right, maps[g], self.bound[g])
                 self.values[:, cols] = values
                 self.key_values[g] = targets[g][self.keys[g]]
                 self.slopes[g] = (left, right)

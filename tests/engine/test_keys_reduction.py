@@ -166,12 +166,12 @@ def test_contact_start_and_end_are_keys_of_the_foot(baked, kind):
 
 def skate_cm_s(sk, rm, clip, pose, contacts) -> float:
     """Mean horizontal speed (cm/s) of the sole points (the walk's skate metric's points) over the
-    frame pairs inside the feet's contact spans."""
+    frame pairs inside the feet's contact spans; ``pose`` holds every frame of the clip's range."""
     char = read_character(sk, rm)
     speeds = []
     for c in contacts:
         pts = sole_points(sk, pose, char, c.foot.side)
-        a, b = (int(np.searchsorted(clip.frames, f)) for f in (c.start, c.end))
+        a, b = (int(round(f - clip.frames[0])) for f in (c.start, c.end))
         speeds.append(np.linalg.norm(np.diff(pts[a : b + 1, :, :2], axis=0), axis=-1).ravel() * clip.fps)
     return float(np.concatenate(speeds).mean() * 100)
 
