@@ -30,6 +30,8 @@ from .compensate import rotation_jacobian
 from .ik_chains import SolvingPose, dense_chains, find_chains
 from .layout import Channel, channel_basis, key_groups, rotation_prop, rotation_values
 
+IK_STEP = 1e-5  # central differences of the controls that move an IK chain (m, rad or scale)
+
 
 class ControlForward:
     """Deform heads and tails (bone ``b`` of ``skeleton``: head ``2b``, tail ``2b + 1``), then
@@ -141,10 +143,14 @@ class ControlForward:
 
 class Direct:
     """Targets and error maps of a control rig's key groups: one level, each group fitted to its
-    dense values; a rotation's map is its rotation vector (:func:`.compensate.rotation_jacobian`)
+    dense values. A rotation's map is its rotation vector (:func:`.compensate.rotation_jacobian`)
     times the distance from the control's head to the farthest deform point it moves, a location's
-    the identity (controls are not scaled by their parents on these rigs). Where the rig multiplies
-    a control's change (an IK chain near full reach) the exact check tightens the bound."""
+    the identity (controls are not scaled by their parents on these rigs) — except for the controls
+    that move a solved IK chain, which moves its knee by many times the change of its target or
+    root near full reach: theirs is measured, the change of the chain's points per unit of each
+    channel (central differences) on each frame, at the point that moves most."""
+
+    compensated = False  # each group is fitted to its dense values
 
     def __init__(self, model: ControlForward, reference: np.ndarray):
         self.m = model
@@ -157,6 +163,36 @@ class Direct:
             head = state.pose(control)[:, :3, 3]
             moved = points[:, model.affects[g]]
             self.lever[g] = np.linalg.norm(moved - head[:, None, :], axis=-1).max(axis=1, initial=0.0)
+        self.measured = self._ik_maps(state)
+
+    def _ik_maps(self, state) -> dict[int, np.ndarray]:
+        """Per group that moves a deform bone an IK chain poses: its measured map ``(S, 3, n)``."""
+        m = self.m
+        reads = set()
+        for member in m.chains:
+            reads |= state._closure(member)
+        bones = [k for k, b in enumerate(m.measured) if int(b) in reads]
+        if not bones:
+            return {}
+        points = np.concatenate([[2 * k, 2 * k + 1] for k in bones])
+        out = {}
+        for g, control in enumerate(m.group_control):
+            if not m.affects[g, points].any():
+                continue
+            cols = m.groups[g]
+            jac = np.empty((len(self.ref), len(points), 3, len(cols)))
+            for i, c in enumerate(cols):
+                moved = []
+                for sign in (1.0, -1.0):
+                    values = self.ref.copy()
+                    values[:, c] += sign * IK_STEP
+                    state.set_basis(control, m._basis(control, values))
+                    moved.append(m._points(state, m.measured[bones]))
+                jac[..., i] = (moved[0] - moved[1]) / (2 * IK_STEP)
+            state.set_basis(control, m._basis(control, self.ref))
+            worst = np.argmax(np.einsum("spij,spij->sp", jac, jac), axis=1)
+            out[g] = jac[np.arange(len(self.ref)), worst]
+        return out
 
     def targets(self, level: int, values: np.ndarray) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
         targets, maps = {}, {}
@@ -171,6 +207,10 @@ class Direct:
                 maps[g] = self.lever[g][:, None, None] * np.eye(3)
             else:
                 maps[g] = rotation_jacobian(ch.prop, ch.mode, targets[g]) * self.lever[g][:, None, None]
+            if g in self.measured:  # the larger of the two, frame by frame
+                bigger = np.einsum("sij,sij->s", self.measured[g], self.measured[g]) > np.einsum(
+                    "sij,sij->s", maps[g], maps[g])
+                maps[g] = np.where(bigger[:, None, None], self.measured[g], maps[g])
         return targets, maps
 
     def advance(self, level: int, values: np.ndarray) -> None:

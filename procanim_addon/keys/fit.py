@@ -86,20 +86,23 @@ def fit_keys(x: np.ndarray, target: np.ndarray, keys: np.ndarray):
 
 
 def align(x: np.ndarray, target: np.ndarray, keys: np.ndarray, left: np.ndarray, right: np.ndarray,
-          maps: np.ndarray, bound: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+          maps: np.ndarray, bound: np.ndarray, where: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
     """Give keys one slope (``ALIGNED`` handles) where the curve stays within its bound.
 
     For each inner key, the common slope that best follows the target over its two segments (their
     other ends kept) replaces its two slopes when both segments then keep ``|M_s r_s| ≤ τ_s``
     (``maps`` ``(S, 3, C)``, ``bound`` ``(S,)``) within :data:`ALIGN_SHARE` (the rest is room for the
     joint error); every other key first, then the others (a segment has one changed end at a time).
-    Returns the values ``(S, C)`` and the left and right slopes ``(K, C)``."""
+    ``where`` ``(S,)``: the samples whose keys may be aligned (default all). Returns the values
+    ``(S, C)`` and the left and right slopes ``(K, C)``."""
     keys = np.asarray(keys, dtype=int)
     left, right = left.copy(), right.copy()
     tgt = np.ascontiguousarray(target.T)
     mats = np.transpose(maps, (1, 2, 0))
     for parity in (1, 2):
         inner = np.arange(parity, len(keys) - 1, 2)
+        if where is not None:
+            inner = inner[where[keys[inner]]]
         if not len(inner):
             continue
         starts, ends = keys[inner - 1], keys[inner + 1]  # the key's two segments as one row range

@@ -36,6 +36,7 @@ BUDGET = 0.95  # placement bound of rotations: this fraction of the tolerance (w
 # take away of a parent's error, along the bone, comes on top)
 ORIGIN_SHARE = 0.3  # … of locations: a bone's origin error runs down its chains along the bones
 CONTACT_SHARE = 0.12  # … on a foot's contact frames, of the curves that move that foot and no other
+CHAIN_POWER = 0.25  # uncompensated groups (a control rig's): BUDGET / n^CHAIN_POWER, n groups on the chain
 TIGHTEN = 0.5  # a bound found too loose by the exact check is multiplied by this, where it was
 MAX_FIX_ROUNDS = 40
 
@@ -146,7 +147,7 @@ def _contact_violations(err_vec: np.ndarray, spans: _Spans, limit_per_frame: flo
 class _Fitting:
     """Keys, fitted curves and each group's own error while the reduction runs."""
 
-    def __init__(self, problem: Problem, tolerance: float):
+    def __init__(self, problem: Problem, tolerance: float, compensated: bool = True):
         p = problem
         self.p = p
         self.x = np.asarray(p.samples, float)
@@ -156,11 +157,18 @@ class _Fitting:
         forced = p.forced or [()] * n_groups
         self.fixed = [np.asarray(sorted({0, n - 1} | {int(s) for s in f}), dtype=int) for f in forced]
         self.affects = np.asarray(p.model.affects)
-        share = [ORIGIN_SHARE if p.model.channels[cols[0]].prop == "location" else BUDGET for cols in p.groups]
+        if compensated:
+            share = [ORIGIN_SHARE if p.model.channels[cols[0]].prop == "location" else BUDGET for cols in p.groups]
+        else:  # errors add up along the chains (rarely all at once): a share by the longest chain it is on
+            depth = self.affects.sum(axis=0)
+            share = [BUDGET / depth[self.affects[g]].max(initial=1) ** CHAIN_POWER for g in range(n_groups)]
         self.bound = tolerance * np.repeat(np.asarray(share)[:, None], n, axis=1)
         feet = {tuple(c.points) for c in p.contacts}
         every_foot = sorted({q for pts in feet for q in pts})
+        self.floor = 0.01 * tolerance
+        self.smooth = np.ones((n_groups, n), dtype=bool)  # where a key may take one slope (not on a planted foot)
         for c in p.contacts:
+            self.smooth[self.affects[:, list(c.points)].any(axis=1), c.start : c.end + 1] = False
             others = sorted(set(every_foot) - set(c.points))
             mine = self.affects[:, list(c.points)].any(axis=1)
             if others:
@@ -183,7 +191,8 @@ class _Fitting:
             for g in groups:
                 cols = self.p.groups[g]
                 values, left, right = fit_keys(self.x, targets[g], self.keys[g])
-                values, left, right = align(self.x, targets[g], self.keys[g], left, right, maps[g], self.bound[g])
+                values, left, right = align(self.x, targets[g], self.keys[g], left, right, maps[g], self.bound[g],
+                                            self.smooth[g])
                 self.values[:, cols] = values
                 self.key_values[g] = targets[g][self.keys[g]]
                 self.slopes[g] = (left, right)
@@ -209,6 +218,13 @@ class _Fitting:
         keys = merge(x, target, mats, bound, np.tile(self.allowed, len(groups)), fixed)
         for i, g in enumerate(groups):
             self.keys[g] = keys[(keys >= i * n) & (keys < (i + 1) * n)] - i * n
+
+    def below(self, groups: set[int]) -> set[int]:
+        """``groups`` and the groups below them (moving a subset of their points): their targets
+        follow them, so they are placed again with them."""
+        chosen = self.affects[sorted(groups)]
+        inside = ~(self.affects[:, None, :] & ~chosen[None, :, :]).any(axis=2)  # (G, chosen)
+        return set(np.nonzero(inside.any(axis=1))[0].tolist()) | set(groups)
 
     def add(self, g: int, samples) -> int:
         """Key group ``g`` on ``samples`` (moved to the nearest allowed sample between its keys)."""
@@ -240,8 +256,8 @@ def reduce(problem: Problem, tolerance: float, contact_speed: float = 0.0005, ke
     ``contact_speed`` (m/s) faster on average (see the module docstring). ``keys``: keys to start
     from (sample indices per group) instead of placing them."""
     p = problem
-    state = _Fitting(p, tolerance)
-    top_down = p.model.top_down(state.ref)
+    top_down = p.model.top_down(np.asarray(p.reference, float))
+    state = _Fitting(p, tolerance, getattr(top_down, "compensated", True))
     ref_pts = p.reference_points = top_down.reference_points
     if keys is None:
         state.fit(top_down, place=set(range(len(p.groups))))
@@ -266,7 +282,7 @@ def reduce(problem: Problem, tolerance: float, contact_speed: float = 0.0005, ke
         if not again:
             result.notes.append("the bound could not be met: every allowed frame is a key")
             break
-        state.fit(top_down, place=again)
+        state.fit(top_down, place=state.below(again))
     else:  # pragma: no cover - the loop breaks on its last round
         pass
     if rounds == MAX_FIX_ROUNDS and (len(bad) or skates):
@@ -301,12 +317,20 @@ def _tighten_errors(state: _Fitting, err: np.ndarray, bad: np.ndarray, tolerance
 
 
 def _tighten_skates(state: _Fitting, spans: _Spans, skates: list) -> set[int]:
-    """For each contact span whose foot skates, the bound of every group that moves the foot is
-    tightened over the span; those groups are returned (to be placed again)."""
+    """For each contact span whose foot skates, the bound of the groups that move that foot and no
+    other (the leg's: the trunk's error reaches the foot along the leg only) is tightened over the
+    span — of every group that moves it once the leg's are at a hundredth of the tolerance; those
+    groups are returned (to be placed again)."""
     again = set()
+    every_foot = set(spans.points.ravel().tolist())
     for i in skates:
         c = spans.contacts[i]
-        movers = np.nonzero(state.affects[:, list(c.points)].any(axis=1))[0]
-        state.bound[movers, c.start : c.end + 1] *= TIGHTEN
-        again.update(int(g) for g in movers)
+        movers = state.affects[:, list(c.points)].any(axis=1)
+        others = sorted(every_foot - set(c.points))
+        own = movers & ~state.affects[:, others].any(axis=1) if others else movers
+        rows = slice(c.start, c.end + 1)
+        if np.any(own) and state.bound[own, rows].max() > state.floor:
+            movers = own
+        state.bound[movers, rows] *= TIGHTEN
+        again.update(int(g) for g in np.nonzero(movers)[0])
     return again
