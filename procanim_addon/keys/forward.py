@@ -165,8 +165,10 @@ class DeformForward:
 
     def points(self, lin: np.ndarray, org: np.ndarray) -> np.ndarray:
         """The measured points ``(N, P, 3)`` of node frames ``lin`` ``(K, N, 3, 3)``, ``org`` ``(K, N, 3)``."""
-        grouped = np.empty((self.n_points, lin.shape[1], 3))  # each node's points one block, then reordered
+        n = lin.shape[1]
+        grouped = np.empty((self.n_points, n, 3))  # each node's points one block, then reordered
         for k, (a, b) in enumerate(zip(self._slices[:-1], self._slices[1:])):
             if b > a:
-                grouped[a:b] = np.einsum("pj,sij->psi", self.point_local[self.node_points[k]], lin[k]) + org[k]
-        return np.swapaxes(grouped[self._back], 0, 1)
+                moved = (lin[k].reshape(-1, 3) @ self.point_local[self.node_points[k]].T).reshape(n, 3, b - a)
+                grouped[a:b] = np.transpose(moved, (2, 0, 1)) + org[k]
+        return np.swapaxes(np.take(grouped, self._back, axis=0), 0, 1)

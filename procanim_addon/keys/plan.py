@@ -27,7 +27,7 @@ from .handles import aligned, recalc
 from .layout import Channel, clip_channels, key_groups
 from .marks import Contact, Foot, Mark
 from .output import CurveKeys, KeyedAction
-from .reduce import ContactSpan, Problem, reduce, skate_added
+from .reduce import ContactSpan, Problem, lengths, reduce, skate_added
 
 MARGIN = 0.98  # the reduction aims at this fraction of the tolerance (room for float32 keys)
 CONTACT_SPEED_M_S = 0.0008  # the mean speed the keys may add to a planted foot (0.08 cm/s)
@@ -191,7 +191,7 @@ def _curves(channels, groups, samples, result, marks) -> tuple[list[CurveKeys], 
 def _measure(model, problem: Problem, values: np.ndarray) -> tuple[float, float]:
     """Largest point error (m) and added skate (m/s) of curves with ``values`` on every sample."""
     err = model(values) - problem.reference_points
-    return float(np.linalg.norm(err, axis=-1).max()), skate_added(err, problem.contacts, problem.fps)
+    return float(lengths(err).max()), skate_added(err, problem.contacts, problem.fps)
 
 
 # ----------------------------------------------------------------------------- a Clip on its own bones

@@ -91,6 +91,12 @@ class Refinement:
     notes: list[str] = field(default_factory=list)
 
 
+def lengths(v: np.ndarray) -> np.ndarray:
+    """Euclidean lengths along the last axis (``np.linalg.norm(v, axis=-1)``, several times faster
+    on a last axis of 2 or 3)."""
+    return np.sqrt(np.einsum("...i,...i->...", v, v))
+
+
 class _Spans:
     """Contact spans laid end to end: ``rows`` (sample of each row), ``span`` (its span), the spans'
     points ``(n_spans, k)``, and per row its span's points; a row's change is taken from the row
@@ -110,7 +116,7 @@ class _Spans:
 
     def skates(self, moved: np.ndarray) -> np.ndarray:
         """Per span, the skate of the displacements ``moved`` ``(rows, k, 3)``."""
-        step = np.linalg.norm(moved[self.pairs, :, :2] - moved[self.pairs - 1, :, :2], axis=-1).mean(axis=1)
+        step = lengths(moved[self.pairs, :, :2] - moved[self.pairs - 1, :, :2]).mean(axis=1)
         total = np.bincount(self.span[self.pairs], step, minlength=len(self.contacts))
         return total / np.maximum(self.n_pairs, 1)
 
@@ -196,7 +202,7 @@ class _Fitting:
                 self.values[:, cols] = values
                 self.key_values[g] = targets[g][self.keys[g]]
                 self.slopes[g] = (left, right)
-                self.own[g] = np.einsum("sij,sj->si", maps[g], values - targets[g])
+                self.own[g] = (maps[g] @ (values - targets[g])[..., None])[..., 0]
             top_down.advance(level, self.values)
 
     def _place(self, groups: list[int], targets: dict, maps: dict) -> None:
@@ -269,7 +275,7 @@ def reduce(problem: Problem, tolerance: float, contact_speed: float = 0.0005, ke
     result = Refinement(state.keys, state.key_values, state.slopes, state.values)
     for rounds in range(MAX_FIX_ROUNDS + 1):
         err_vec = p.model(state.values) - ref_pts
-        err = np.linalg.norm(err_vec, axis=-1)
+        err = lengths(err_vec)
         result.rounds = rounds
         bad = np.nonzero(err.max(axis=1) > tolerance)[0]
         skates = _contact_violations(err_vec, spans, limit)
@@ -299,7 +305,7 @@ def _tighten_errors(state: _Fitting, err: np.ndarray, bad: np.ndarray, tolerance
     chain has its bound tightened over the segment holding that frame; those groups are returned
     (to be placed again)."""
     point = np.argmax(err[bad], axis=1)
-    own = np.linalg.norm(state.own[:, bad], axis=-1)  # (G, n_bad)
+    own = lengths(state.own[:, bad])  # (G, n_bad)
     own = np.where(state.affects[:, point], own, -1.0)
     again = set()
     for i, s in enumerate(bad):
