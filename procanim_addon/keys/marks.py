@@ -32,8 +32,9 @@ MIN_CONTACT_FRAMES = 3
 class Mark:
     """A frame with a meaning. ``key_type``: Blender's key type for the keys on ``frame``;
     ``name``: a pose marker's name ('' = none); ``forced``: curves are keyed on it — when ``foot`` is
-    given, the curves that move that foot (``chain``: all of them, from the root; else its own leg's,
-    which move no other foot), else those of ``bones``, else every curve."""
+    given, the foot's own curves (those that move nothing but what the foot bone moves: the foot and
+    toe bones, an IK foot control; ``chain``: every curve that moves the foot, from the root — the
+    whole contact pose), else those of ``bones``, else every curve."""
 
     frame: float
     key_type: str = "EXTREME"
@@ -110,9 +111,9 @@ def passing_frame(swing: np.ndarray, stance: np.ndarray) -> int:
 
 def walk_marks(contacts: list[Contact], frames: np.ndarray, ankles: dict[str, np.ndarray]) -> list[Mark]:
     """Marks of a walk: each contact's first frame (``"<side> contact"``) and last frame
-    (``"<side> lift"``) — Extreme keys, forced on every curve that moves that foot (the contact pose
-    from the root down) — and between a lift-off and the same foot's next contact, the frame it
-    passes the other foot (Breakdown, forced on that leg's own curves).
+    (``"<side> lift"``) — Extreme keys, forced on the foot's own curves — and between a lift-off and
+    the same foot's next contact, the frame it passes the other foot (Breakdown, forced on the foot's
+    own curves too).
     A contact that starts on the first frame or ends on the last gets no marker there (it is not an
     event of the motion). ``ankles``: side → the foot's ankle position per frame ``(F, 3)``."""
     frames = np.asarray(frames, float)
@@ -122,9 +123,9 @@ def walk_marks(contacts: list[Contact], frames: np.ndarray, ankles: dict[str, np
         side = c.foot.side
         by_side.setdefault(side, []).append(c)
         if c.start > frames[0]:
-            out.append(Mark(c.start, "EXTREME", f"{side} contact", True, None, side, True))
+            out.append(Mark(c.start, "EXTREME", f"{side} contact", True, None, side))
         if c.end < frames[-1]:
-            out.append(Mark(c.end, "EXTREME", f"{side} lift", True, None, side, True))
+            out.append(Mark(c.end, "EXTREME", f"{side} lift", True, None, side))
     for side, spans in by_side.items():
         other = next((s for s in ankles if s != side), None)
         spans = sorted(spans, key=lambda c: c.start)

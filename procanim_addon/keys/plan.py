@@ -95,9 +95,11 @@ def _feet_scope(model, foot_points: dict[str, tuple[int, ...]], side: str) -> li
 
 def _scopes(channels: list[Channel], groups: list[list[int]], model, foot_points: dict[str, tuple[int, ...]],
             mark: Mark) -> list[int]:
-    """The key groups a forced mark keys: a foot's own curves (:func:`_feet_scope`), the groups of
-    ``mark.bones``, or every group."""
+    """The key groups a forced mark keys: a foot's own curves (:func:`_feet_scope`) or, for a
+    ``chain`` mark, every group that moves the foot; the groups of ``mark.bones``; or every group."""
     if mark.foot and mark.foot in foot_points:
+        if mark.chain:
+            return list(np.nonzero(np.asarray(model.affects)[:, list(foot_points[mark.foot])].any(axis=1))[0])
         return _feet_scope(model, foot_points, mark.foot)
     if mark.bones is not None:
         return [g for g, cols in enumerate(groups) if channels[cols[0]].bone in mark.bones]
@@ -136,7 +138,8 @@ def plan_keys(channels: list[Channel], frames, values, model, tolerance: float, 
         if not m.forced or not samples[0] <= m.frame <= samples[-1]:
             continue
         s = int(np.argmin(np.abs(samples - m.frame)))
-        for g in feet_scope[m.foot] if m.foot in feet_scope else _scopes(channels, groups, model, foot_points, m):
+        scope = feet_scope[m.foot] if m.foot in feet_scope and not m.chain else None
+        for g in scope if scope is not None else _scopes(channels, groups, model, foot_points, m):
             forced[g].add(s)
     spans = []
     for c in contacts:

@@ -4,21 +4,24 @@ The dense motion is known on every frame (the *samples*: every frame of the bake
 group (:func:`.layout.key_groups`) is keyed on a subset of them (``Problem.allowed``: the generator's
 own frames). A key takes its group's *target* value on its frame — the dense motion, compensated
 for the reduced bones above it (:mod:`.compensate`) — and each segment between two keys is the
-Hermite curve through them whose two end slopes follow the target best (:mod:`.fit`).
+Hermite curve through them whose two end slopes follow the target best (:mod:`.fit`; one slope
+where it serves both segments).
 
 1. **Placement, top-down.** The groups are fitted level by level, parents first
    (``model.top_down``): each level's targets and error maps come from the levels above as reduced;
    its keys are placed by bottom-up merging (:mod:`.place`) within a per-frame bound — ``BUDGET`` of
-   the tolerance, and on a foot's contact frames ``CONTACT_SHARE`` of it for the groups that move that
-   foot and no other (their error's frame-to-frame change is the skate they add to a planted foot).
+   the tolerance for rotations, ``ORIGIN_SHARE`` for locations, ``CONTACT_SHARE`` on a foot's contact
+   frames for the groups that move that foot and no other (their error's frame-to-frame change is the
+   skate they add to a planted foot); groups a model does not compensate (a control rig's) share the
+   tolerance along their chains (``CHAIN_POWER``).
 2. **The exact check.** The forward model measures every point on every frame with all curves
    reduced. Where a point is beyond the tolerance, the group on its chain with the largest own
-   fitting error on that frame gets a key there (the worst frame of each run in one segment); where
-   the planted feet skate more than ``contact_speed`` on average, the spans adding most are fixed:
-   the group whose error changes most over the span gets a key at its largest error in it. The
-   groups are then fitted again top-down with their keys (targets follow the reduced parents), and
-   checked again. With compensated targets a point's error is nearly its own bone's fitting error,
-   so this rarely takes more than a round or two.
+   fitting error on that frame has its bound tightened over that segment; where the planted feet
+   skate more than ``contact_speed`` on average, the spans adding most have their leg's bounds
+   tightened (the trunk's once the leg's are small). Those groups and the groups below them (whose
+   targets follow them) are placed again, every group is fitted again top-down, and checked again.
+   With compensated targets a point's error is nearly its own bone's fitting error, so this rarely
+   takes more than a round or two.
 
 The whole is a few passes of whole-array operations over the clip — no per-frame or per-key loop.
 """
