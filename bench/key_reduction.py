@@ -3,6 +3,7 @@
     <venv>/bin/python bench/key_reduction.py [--frames 1000] [--tolerance 0.001] [--repeat 1]
     <venv>/bin/python bench/key_reduction.py --roughness   # the path walk's frame-scale roughness
     <venv>/bin/python bench/key_reduction.py --bound       # the duck's keys with the whole tolerance per curve
+    <venv-bpy>/bin/python bench/key_reduction.py --rigify-ik  # the keys' IK chain model against Blender's IK
 
 For each case the engine generates the clip (timed), finds the feet's contacts and the marks
 (timed with the reduction) and plans the keys at the tolerance (``procanim_addon.keys``): the
@@ -26,6 +27,12 @@ around each heel strike and lift-off, with the hip–ankle distance as a fractio
 ``--bound`` gives each of the duck's key groups the whole tolerance on its own bone's points (every
 other curve exact, no skate bound, no forced key) and merges its keys from every dense key: the keys
 each curve keeps even then, a bound the joint reduction cannot beat.
+
+``--rigify-ik`` (a Python with ``bpy``) generates a Rigify human, poses its left leg's IK control, the
+first IK control's twist and the torso at random (pose A), then changes them by a few millimetres
+(pose B) and compares the knee Blender's IK solver gives at B with the one the keys' model of the chain
+(``procanim_addon/keys/ik_chains.py``) predicts from A's evaluated chain (the pins) and B's controls —
+with the solver's stretch response (measured in Blender, as the bake does) and without.
 """
 
 from __future__ import annotations
@@ -166,6 +173,88 @@ def duck_bound(tolerance: float) -> None:
     print(f"  all groups: {100 * total / values.size:.1f} % of the dense keys")
 
 
+def rigify_ik(trials: int = 8) -> None:
+    """The knee of a generated Rigify human's left leg, Blender's IK against the keys' chain model."""
+    import importlib
+
+    import bpy
+
+    addon_utils = importlib.import_module("addon_utils")  # after bpy: Blender's script modules are on the path
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    from blender_install import install_extension
+
+    from procanim_addon import transforms as tf
+    from procanim_addon.keys.ik_chains import SolvingPose, dense_chains, find_chains
+
+    module = install_extension("keys")
+    control_rig = importlib.import_module(module + ".operators.control_rig")
+    addon_utils.enable("rigify", default_set=True)
+    bpy.ops.object.armature_human_metarig_add()
+    assert bpy.ops.pose.rigify_generate() == {"FINISHED"}
+    obj = bpy.context.active_object
+    for pb in obj.pose.bones:
+        if "IK_FK" in pb.keys():
+            pb["IK_FK"] = 0.0
+    rig = control_rig.read_control_rig(obj)
+    stretch = control_rig.probe_ik_stretch(obj, rig)
+    chains = find_chains(rig)
+    chain = chains[rig.index("thigh_ik.L")]
+    rng = np.random.default_rng(3)
+
+    def basis(loc, q):
+        m = np.eye(4)
+        m[:3, :3] = tf.quat_to_mat3(tf.quat_normalize(np.asarray(q, float)))
+        m[:3, 3] = loc
+        return m
+
+    def pose(bases):
+        for name, m in bases.items():
+            pb = obj.pose.bones[name]
+            pb.rotation_mode = "QUATERNION"
+            pb.location = m[:3, 3].tolist()
+            pb.rotation_quaternion = tf.mat3_to_quat(m[:3, :3]).tolist()
+        obj.update_tag()
+        bpy.context.view_layer.update()
+        return {pb.name: np.array(pb.matrix) for pb in obj.pose.bones}
+
+    def solving(dense=None, response=None):
+        state = SolvingPose(rig, 1, chains, dense, response)
+        for i, name in enumerate(rig.names):
+            if rig.is_control(i):
+                state.set_basis(i, np.array(obj.pose.bones[name].matrix_basis)[None])
+        return state
+
+    owner = rig.names[chain.owner]
+    print("left knee, Blender's IK at B against the keys' model (mm): reach = hip-target distance / leg")
+    print(f"{'reach':>6s} {'moved':>7s} {'model':>7s} {'no stretch':>10s}")
+    errors, without = [], []
+    for _ in range(trials):
+        a = {f"foot_ik.{s}": basis(rng.normal(0, 0.08, 3) + [0, -0.1, 0.2], np.r_[1, rng.normal(0, 0.2, 3)])
+             for s in "LR"}
+        a.update({f"thigh_ik.{s}": basis([0, 0, 0], [1, 0, rng.normal(0, 0.3), 0]) for s in "LR"})
+        a["torso"] = basis(rng.normal(0, 0.03, 3), np.r_[1, rng.normal(0, 0.05, 3)])
+        b = dict(a)
+        b["foot_ik.L"] = a["foot_ik.L"] @ basis(rng.normal(0, 0.004, 3), [1, 0, 0, 0])
+        b["thigh_ik.L"] = a["thigh_ik.L"] @ basis([0, 0, 0], [1, 0, 0.004, 0])
+        b["torso"] = a["torso"] @ basis(rng.normal(0, 0.002, 3), np.r_[1, rng.normal(0, 0.003, 3)])
+        at_a = pose(a)
+        pins = {chain.top: at_a[rig.names[chain.top]][None], chain.owner: at_a[owner][None]}
+        dense = dense_chains(rig, solving(), pins)
+        at_b = pose(b)
+        knee = at_b[owner][:3, 3]
+        predicted = [solving(dense, response).solve(chain)[1][0, :3, 3] for response in (stretch, None)]
+        root, target = at_a[rig.names[chain.top]][:3, 3], at_a[rig.names[chain.target]][:3, 3]
+        reach = np.linalg.norm(target - root) / (rig.lengths[chain.top] + rig.lengths[chain.owner])
+        moved = np.linalg.norm(knee - at_a[owner][:3, 3]) * 1000
+        errors.append(np.linalg.norm(predicted[0] - knee) * 1000 / moved)
+        without.append(np.linalg.norm(predicted[1] - knee) * 1000 / moved)
+        print(f"{reach:6.3f} {moved:7.3f} {np.linalg.norm(predicted[0] - knee) * 1000:7.4f} "
+              f"{np.linalg.norm(predicted[1] - knee) * 1000:10.4f}")
+    print(f"model's error / knee's change: largest {max(errors):.3f} with the stretch response, "
+          f"{max(without):.3f} without")
+
+
 def controls_case(mode: str, frames: int, tolerance: float, repeat: int) -> None:
     sys.path.insert(0, str(ROOT / "tests" / "engine"))
     from test_controls import mini_rig
@@ -188,7 +277,11 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--roughness", action="store_true")
     ap.add_argument("--bound", action="store_true")
+    ap.add_argument("--rigify-ik", action="store_true")
     args = ap.parse_args()
+    if args.rigify_ik:
+        rigify_ik()
+        return 0
     if args.roughness:
         roughness(args.frames)
         return 0

@@ -53,7 +53,8 @@ class ControlKeys:
     ``rotation`` ``(F, 4)`` (quaternions) the basis is made of, per control; switch values
     ``{(bone, property): value}``; the deform bones (rig indices) the verification compares; the IK
     chains' bones where the conversion posed them (``pins``, ``(F, 4, 4)`` by rig index: where the
-    solver must put them); notes for the user (plain sentences)."""
+    solver must put them) and the solver's stretch response it used (``stretch``); notes for the user
+    (plain sentences)."""
 
     basis: dict[int, np.ndarray] = field(default_factory=dict)
     key_location: dict[int, bool] = field(default_factory=dict)
@@ -64,6 +65,7 @@ class ControlKeys:
     switches: dict[tuple[str, str], float] = field(default_factory=dict)
     checked: list[int] = field(default_factory=list)
     pins: dict[int, np.ndarray] = field(default_factory=dict)
+    stretch: dict = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     mode: str = "IK"
 
@@ -91,7 +93,7 @@ class _Conversion:
         self.sk_of = {rig.index(n): k for k, n in enumerate(skeleton.names) if rig.has(n)}
         self.limbs = find_limbs(rig)
         self.limb_of = {d: limb for limb in self.limbs for d in limb.deform if d in self.sk_of}
-        self.out = ControlKeys(mode=mode)
+        self.out = ControlKeys(mode=mode, stretch=dict(stretch or {}))
         self.solved: set[int] = set()
         self.stretch = stretch or {}
         self.scaled: set[int] = set()

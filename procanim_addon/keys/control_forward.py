@@ -13,7 +13,8 @@ the conversion's controls do not form one chain of parents a bone-by-bone compen
 The bones of two-bone IK chains (the limbs of Rigify's IK controls) are posed by solving the chain
 from the controls above and at its end (:mod:`.ik_chains`), relative to the conversion's poses of
 them when those are given (``pins``: rig bone → matrices ``(F, 4, 4)``, as the conversion pins them;
-``reference``: the dense channel values they belong to). Other bones in ``pins`` are held there. The
+``reference``: the dense channel values they belong to; ``stretch``: the IK solver's measured response
+per chain, by its IK constraint's owner). Other bones in ``pins`` are held there. The
 model refuses, naming the chain, to measure a bone that depends on an IK chain it cannot solve.
 """
 
@@ -39,8 +40,9 @@ class ControlForward:
     rig's bone), ``(N, P, 3)``, for the values of ``channels`` (on ``rig``'s controls)."""
 
     def __init__(self, rig: ControlRig, skeleton: Skeleton, channels: list[Channel], pins: dict | None = None,
-                 extra_points=(), reference: np.ndarray | None = None):
+                 extra_points=(), reference: np.ndarray | None = None, stretch: dict | None = None):
         self.rig, self.sk, self.channels = rig, skeleton, channels
+        self.stretch = stretch or {}
         self.groups = key_groups(channels)
         self.chains = find_chains(rig)
         pins = {b if isinstance(b, (int, np.integer)) else rig.index(b): m for b, m in (pins or {}).items()}
@@ -108,7 +110,7 @@ class ControlForward:
     def _state(self, values: np.ndarray) -> SolvingPose:
         n = values.shape[0]
         dense = self.dense if all(len(d[3]) == n for d in self.dense.values()) else {}  # (not the rest probe)
-        state = SolvingPose(self.rig, n, self.chains, dense)
+        state = SolvingPose(self.rig, n, self.chains, dense, self.stretch if dense else None)
         for control in self.columns:
             state.set_basis(control, self._basis(control, values))
         for bone, pose in self.pins.items():

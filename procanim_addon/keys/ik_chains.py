@@ -7,8 +7,9 @@ it wants it). To measure reduced IK-control keys on the deform skeleton they dri
 solved here, per frame, from what the rig evaluates above it:
 
 * the root ``R`` (the first bone's head under its parent: the hip), the target ``T`` (the IK target
-  bone's head), the chain's plane — through ``R``, ``T`` and the pole's head, or, without a pole, the
-  knee of the chain's *start* pose (the first bone's basis turns that plane: the twist);
+  bone's head), the side the knee goes: toward the pole's head, or — without a pole — the way the
+  chain's *start* pose bends (its knee off the line from its root to its end), swung with the chain
+  from that end toward the target (the first bone's basis turns the start pose: the twist);
 * the bones' lengths ``l₀``, ``l₁`` (their rest lengths times the start pose's scale);
 * the triangle: the knee at ``x`` along ``R→T`` and ``h`` off it toward the plane's knee side,
   ``x = (d² + l₀² − l₁²) / 2d``, ``h = √(l₀² − x²)`` (``d = |T − R|``; straight beyond reach), the
@@ -21,7 +22,9 @@ are known (*pins*), the chain is posed **relative** to them — the dense contro
 pinned poses, and a control's change turns each bone by the rotation that takes the triangle of the
 dense controls to the triangle of the changed ones (lengths from the pinned poses, scaled by the
 chain's change of scale). Only that change is measured by the key reduction, so the solver's own
-conventions (the pole angle, the bones' roll) drop out.
+conventions (the pole angle, the bones' roll) drop out. With the solver's measured stretch response
+(:class:`~procanim_addon.controls.stretch.StretchResponse`, by the IK constraint's owner) the bones'
+lengths and the share of the distance reached follow the changed distance as the solver's do.
 """
 
 from __future__ import annotations
@@ -81,14 +84,13 @@ class Triangle:
     lower: np.ndarray
 
 
-def triangle(root, target, plane, l0, l1) -> Triangle:
-    """The chain of bone lengths ``l0``, ``l1`` ``(F,)`` from ``root`` reaching for ``target``, bent
-    toward ``plane`` (points ``(F, 3)``; see the module docstring)."""
+def triangle(root, target, bend, l0, l1) -> Triangle:
+    """The chain of bone lengths ``l0``, ``l1`` ``(F,)`` from ``root`` reaching for ``target``, its knee
+    toward ``bend`` (directions ``(F, 3)``; see the module docstring)."""
     axis = target - root
     d = np.maximum(np.linalg.norm(axis, axis=-1), 1e-12)
     axis = axis / d[:, None]
-    side = plane - root
-    side = _unit(side - np.sum(side * axis, axis=-1, keepdims=True) * axis)
+    side = _unit(bend - np.sum(bend * axis, axis=-1, keepdims=True) * axis)
     x = (d * d + l0 * l0 - l1 * l1) / (2 * d)
     x = np.minimum(x, l0)
     h = np.sqrt(np.maximum(l0 * l0 - x * x, 0.0))
@@ -96,6 +98,14 @@ def triangle(root, target, plane, l0, l1) -> Triangle:
     end = knee + l1[:, None] * _unit(target - knee)
     normal = _unit(np.cross(axis, side))
     return Triangle(root, knee, end, _frame(_unit(knee - root), normal), _frame(_unit(end - knee), normal))
+
+
+def _swing(a: np.ndarray, b: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Vectors ``v`` turned by the smallest rotations taking unit ``a`` to unit ``b`` (Rodrigues)."""
+    axis = np.cross(a, b)
+    c = np.sum(a * b, axis=-1, keepdims=True)
+    along = np.sum(axis * v, axis=-1, keepdims=True) / (1.0 + np.maximum(c, -1 + 1e-9))
+    return v * c + np.cross(axis, v) + axis * along
 
 
 def _frame(y: np.ndarray, normal: np.ndarray) -> np.ndarray:
@@ -113,12 +123,15 @@ class SolvingPose(RigPose):
     """A :class:`RigPose` that poses the members of two-bone IK chains by solving them (see the module
     docstring) when something reads them. ``dense``: per chain (by its top bone), what the relative
     solve needs of the dense controls — ``(pinned upper (F, 4, 4), pinned lower, dense Triangle, dense
-    scale (F,))`` — else the chain is posed from the rig's lengths alone."""
+    scale (F,), dense root–target distance (F,))`` — else the chain is posed from the rig's lengths
+    alone; ``stretch``: the solver's measured response per chain, by its IK constraint's owner."""
 
-    def __init__(self, rig: ControlRig, frames: int, chains: dict[int, Chain], dense: dict | None = None):
+    def __init__(self, rig: ControlRig, frames: int, chains: dict[int, Chain], dense: dict | None = None,
+                 stretch: dict | None = None):
         super().__init__(rig, frames)
         self.chains = chains
         self.dense = dense or {}
+        self.stretch = stretch or {}
         self._solved: set[int] = set()
 
     def set_basis(self, i: int, basis: np.ndarray) -> None:
@@ -156,11 +169,18 @@ class SolvingPose(RigPose):
         return upper, apply_basis(rotscale, loc, self.basis.get(chain.owner))
 
     def inputs(self, chain: Chain) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """``(root, target, plane point, upper scale)`` ``(F, 3)``/``(F,)`` of ``chain`` from the rig."""
+        """``(root, target, bend direction, upper scale)`` ``(F, 3)``/``(F,)`` of ``chain`` from the rig:
+        the knee goes toward the pole, or — without one — the way the start pose bends, swung with
+        the chain from its start end toward the target."""
         upper, lower = self.start(chain)
+        root = upper[:, :3, 3]
         target = self.pose(chain.target)[:, :3, 3]
-        plane = self.pose(chain.pole)[:, :3, 3] if chain.pole >= 0 else lower[:, :3, 3]
-        return upper[:, :3, 3], target, plane, _scale(upper)
+        if chain.pole >= 0:
+            return root, target, self.pose(chain.pole)[:, :3, 3] - root, _scale(upper)
+        knee = lower[:, :3, 3] - root
+        reach = _unit(knee + lower[:, :3, 1] * self.rig.lengths[chain.owner])  # start end, from the root
+        bend = knee - np.sum(knee * reach, axis=-1, keepdims=True) * reach
+        return root, target, _swing(reach, _unit(target - root), bend), _scale(upper)
 
     def solve(self, chain: Chain) -> tuple[np.ndarray, np.ndarray]:
         """The matrices ``(F, 4, 4)`` of the chain's two bones after the IK solve."""
@@ -174,20 +194,29 @@ class SolvingPose(RigPose):
             tri = triangle(root, target, plane, l0, l1)
             return _matrices(tri.upper, l0 / rig.lengths[chain.top], tri.root), _matrices(
                 tri.lower, l1 / rig.lengths[chain.owner], tri.knee)
-        pin_upper, pin_lower, tri_d, scale_d = dense
+        pin_upper, pin_lower, tri_d, scale_d, distance_d = dense
         ratio = scale / scale_d
-        l0 = np.linalg.norm(tri_d.knee - tri_d.root, axis=-1) * ratio
-        l1 = np.linalg.norm(tri_d.end - tri_d.knee, axis=-1) * ratio
+        l0_d = np.linalg.norm(tri_d.knee - tri_d.root, axis=-1)
+        l1_d = np.linalg.norm(tri_d.end - tri_d.knee, axis=-1)
+        l0, l1 = l0_d * ratio, l1_d * ratio
+        response = self.stretch.get(chain.owner)
+        if response is not None:  # the solver's stretch at this distance against the dense one's
+            now = response.at(np.linalg.norm(target - root, axis=-1) / scale)
+            then = response.at(distance_d / scale_d)
+            l0 = l0 * now[0] / then[0]
+            l1 = l1 * now[1] / then[1]
+            target = root + (target - root) * (now[2] / then[2])[:, None]
         tri = triangle(root, target, plane, l0, l1)
         turn_upper = tri.upper @ np.swapaxes(tri_d.upper, -1, -2)
         turn_lower = tri.lower @ np.swapaxes(tri_d.lower, -1, -2)
+        grow_upper, grow_lower = (l0 / l0_d)[:, None], (l1 / l1_d)[:, None]  # the bones' change of length
         head = root + pin_upper[:, :3, 3] - tri_d.root
-        knee = head + (turn_upper @ (pin_lower[:, :3, 3] - pin_upper[:, :3, 3])[..., None])[..., 0] * ratio[:, None]
+        knee = head + (turn_upper @ (pin_lower[:, :3, 3] - pin_upper[:, :3, 3])[..., None])[..., 0] * grow_upper
         upper = pin_upper.copy()
-        upper[:, :3, :3] = turn_upper @ pin_upper[:, :3, :3] * ratio[:, None, None]
+        upper[:, :3, :3] = turn_upper @ pin_upper[:, :3, :3] * grow_upper[..., None]
         upper[:, :3, 3] = head
         lower = pin_lower.copy()
-        lower[:, :3, :3] = turn_lower @ pin_lower[:, :3, :3] * ratio[:, None, None]
+        lower[:, :3, :3] = turn_lower @ pin_lower[:, :3, :3] * grow_lower[..., None]
         lower[:, :3, 3] = knee
         return upper, lower
 
@@ -212,5 +241,6 @@ def dense_chains(rig: ControlRig, state: SolvingPose, pins: dict[int, np.ndarray
         root, target, plane, scale = state.inputs(chain)
         l0 = np.linalg.norm(lower[:, :3, 3] - upper[:, :3, 3], axis=-1)
         l1 = rig.lengths[chain.owner] * _scale(lower)
-        out[chain.top] = (upper, lower, triangle(root, target, plane, l0, l1), scale)
+        distance = np.linalg.norm(target - root, axis=-1)
+        out[chain.top] = (upper, lower, triangle(root, target, plane, l0, l1), scale, distance)
     return out

@@ -231,14 +231,16 @@ def plan_control_keys(rig, skeleton: Skeleton, keys, clip: Clip, tolerance: floa
                       contact_speed: float = CONTACT_SPEED_M_S) -> KeyedAction:
     """:func:`plan_keys` for a bake of ``clip`` onto a control rig's controls: ``keys`` is the
     conversion's :class:`~procanim_addon.controls.ControlKeys` of ``rig`` for the deform ``skeleton``
-    (their frames are the clip's); the error is
-    measured on the deform skeleton the controls drive (:class:`.control_forward.ControlForward`;
-    ``pins``: rig bone → matrices of the bones an IK solve places, default the conversion's
-    ``keys.pins``). The switch curves are not part of it (two constant keys, written as they are)."""
+    (their frames are the clip's); the error is measured on the deform skeleton the controls drive
+    (:class:`.control_forward.ControlForward`; ``pins``: rig bone → matrices of the bones an IK
+    solve places, default the conversion's ``keys.pins``; the IK solver's stretch response comes with
+    them, ``keys.stretch``). The switch curves are not part of it (two constant keys, written as
+    they are)."""
     channels, values = control_channels(rig, keys)
     pins = getattr(keys, "pins", None) if pins is None else pins
     extra, foot_points = _feet_points(skeleton, feet, 2 * len(skeleton))
-    model = ControlForward(rig, skeleton, channels, pins, extra, reference=values)
+    model = ControlForward(rig, skeleton, channels, pins, extra, reference=values,
+                           stretch=getattr(keys, "stretch", None))
     return plan_keys(channels, clip.frames, values, model, tolerance, clip.fps, marks, contacts, foot_points,
                      contact_speed)
 

@@ -22,6 +22,7 @@ from procanim_addon.clip import Clip
 from procanim_addon.controls import convert
 from procanim_addon.controls.deform import deform_skeleton, rig_pose
 from procanim_addon.controls.evaluate import RigPose
+from procanim_addon.controls.stretch import StretchResponse
 from procanim_addon.controls.structure import find_limbs
 from procanim_addon.keys import ControlForward, control_channels, plan_control_keys
 from procanim_addon.keys.ik_chains import SolvingPose, find_chains
@@ -211,3 +212,33 @@ def test_an_ik_chain_the_model_cannot_solve_is_refused_with_its_name():
                               for c in rig.constraints[owner]]
     with pytest.raises(ValueError, match="IK chain through '"):
         ControlForward(rig, sk, channels)
+
+
+def test_the_solvers_stretch_response_sets_the_chains_lengths_at_the_new_distance():
+    """A conversion made with the IK solver's measured stretch response hands it over; the relative
+    solve then gives the dense pose exactly and, with the target moved, bones whose lengths follow the
+    response's ratio between the new distance and the dense one."""
+    rig = mini_rig("IK")
+    sk, intended = swaying(rig, frames=12)
+    owner = rig.index("MCH-shin_ik.L")
+    d = np.linspace(0.2, 0.9, 8)
+    response = StretchResponse(d, 1.0 + 0.05 * d, 1.0 - 0.04 * d, np.ones_like(d), (0.4, 0.4))
+    keys = convert(rig, sk, intended, "IK", stretch={owner: response})
+    assert keys.stretch == {owner: response}
+    channels, values = control_channels(rig, keys)
+    model = ControlForward(rig, sk, channels, keys.pins, reference=values, stretch=keys.stretch)
+    goal = rig_pose(rig, sk, intended)
+    assert np.abs(model(values)[:, 0::2] - goal[..., :3, 3]).max() < 1e-5
+    moved = values.copy()
+    foot = [c for c, ch in enumerate(channels) if ch.bone == "foot_ik.L" and ch.prop == "location"]
+    moved[:, foot] += 0.05
+    state, dense = model._state(moved), model._state(values)
+    chain = model.chains[owner]
+    # the chain's distance to its target in units of its scale (the conversion scales it to cancel the stretch)
+    reach = [np.linalg.norm(t - r, axis=-1) / k for r, t, _, k in (s.inputs(chain) for s in (state, dense))]
+    upper, lower = state.pose(chain.top), state.pose(chain.owner)
+    up_d, low_d = dense.pose(chain.top), dense.pose(chain.owner)
+    thigh = np.linalg.norm(lower[:, :3, 3] - upper[:, :3, 3], axis=-1)
+    thigh_d = np.linalg.norm(low_d[:, :3, 3] - up_d[:, :3, 3], axis=-1)
+    s_now, s_then = response.at(reach[0])[0], response.at(reach[1])[0]
+    assert np.allclose(thigh / thigh_d, s_now / s_then, rtol=1e-9)
