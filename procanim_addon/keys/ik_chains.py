@@ -11,7 +11,7 @@ solved here, per frame, from what the rig evaluates above it:
   chain's *start* pose bends (its knee off the line from its root to its end), swung with the chain
   from that end toward the target (the first bone's basis turns the start pose: the twist);
 * the bones' lengths ``l₀``, ``l₁`` (their rest lengths times the start pose's scale);
-* the triangle: the knee at ``x`` along ``R→T`` and ``h`` off it toward the plane's knee side,
+* the triangle: the knee at ``x`` along ``R→T`` and ``h`` off it toward the knee's side,
   ``x = (d² + l₀² − l₁²) / 2d``, ``h = √(l₀² − x²)`` (``d = |T − R|``; straight beyond reach), the
   second bone aimed from the knee at the target.
 
@@ -42,7 +42,7 @@ from ..controls.rig import ControlRig
 @dataclass
 class Chain:
     """An IK constraint on ``owner`` bending ``top`` (its parent) and ``owner`` toward bone ``target``'s
-    head, in the plane of bone ``pole``'s head (-1: of the start pose). Rig bone indices."""
+    head, the knee toward bone ``pole``'s head (-1: the way the start pose bends). Rig bone indices."""
 
     top: int
     owner: int
@@ -74,8 +74,8 @@ def _unit(v: np.ndarray) -> np.ndarray:
 
 @dataclass
 class Triangle:
-    """One frame stack of a solved chain: root, knee and end ``(F, 3)`` and the two bones' frames
-    ``(F, 3, 3)`` (Y along the bone, Z the plane's normal)."""
+    """A solved chain over F frames: root, knee and end ``(F, 3)`` and the two bones' frames
+    ``(F, 3, 3)`` (Y along the bone, Z the normal of the chain's plane)."""
 
     root: np.ndarray
     knee: np.ndarray
@@ -184,14 +184,14 @@ class SolvingPose(RigPose):
 
     def solve(self, chain: Chain) -> tuple[np.ndarray, np.ndarray]:
         """The matrices ``(F, 4, 4)`` of the chain's two bones after the IK solve."""
-        root, target, plane, scale = self.inputs(chain)
+        root, target, bend, scale = self.inputs(chain)
         rig = self.rig
         dense = self.dense.get(chain.top)
         if dense is None:  # from the rig's lengths
             upper_start, lower_start = self.start(chain)
             l0 = rig.lengths[chain.top] * scale
             l1 = rig.lengths[chain.owner] * _scale(lower_start)
-            tri = triangle(root, target, plane, l0, l1)
+            tri = triangle(root, target, bend, l0, l1)
             return _matrices(tri.upper, l0 / rig.lengths[chain.top], tri.root), _matrices(
                 tri.lower, l1 / rig.lengths[chain.owner], tri.knee)
         pin_upper, pin_lower, tri_d, scale_d, distance_d = dense
@@ -206,7 +206,7 @@ class SolvingPose(RigPose):
             l0 = l0 * now[0] / then[0]
             l1 = l1 * now[1] / then[1]
             target = root + (target - root) * (now[2] / then[2])[:, None]
-        tri = triangle(root, target, plane, l0, l1)
+        tri = triangle(root, target, bend, l0, l1)
         turn_upper = tri.upper @ np.swapaxes(tri_d.upper, -1, -2)
         turn_lower = tri.lower @ np.swapaxes(tri_d.lower, -1, -2)
         grow_upper, grow_lower = (l0 / l0_d)[:, None], (l1 / l1_d)[:, None]  # the bones' change of length
@@ -238,9 +238,9 @@ def dense_chains(rig: ControlRig, state: SolvingPose, pins: dict[int, np.ndarray
         if chain.top not in pins or chain.owner not in pins:
             continue
         upper, lower = pins[chain.top], pins[chain.owner]
-        root, target, plane, scale = state.inputs(chain)
+        root, target, bend, scale = state.inputs(chain)
         l0 = np.linalg.norm(lower[:, :3, 3] - upper[:, :3, 3], axis=-1)
         l1 = rig.lengths[chain.owner] * _scale(lower)
         distance = np.linalg.norm(target - root, axis=-1)
-        out[chain.top] = (upper, lower, triangle(root, target, plane, l0, l1), scale, distance)
+        out[chain.top] = (upper, lower, triangle(root, target, bend, l0, l1), scale, distance)
     return out

@@ -235,29 +235,6 @@ class _Fitting:
         inside = ~(self.affects[:, None, :] & ~chosen[None, :, :]).any(axis=2)  # (G, chosen)
         return set(np.nonzero(inside.any(axis=1))[0].tolist()) | set(groups)
 
-    def add(self, g: int, samples) -> int:
-        """Key group ``g`` on ``samples`` (moved to the nearest allowed sample between its keys)."""
-        new = _snap(np.asarray(samples, dtype=int), self.keys[g], self.allowed)
-        new = np.setdiff1d(new[new >= 0], self.keys[g])
-        self.keys[g] = np.union1d(self.keys[g], new)
-        return len(new)
-
-
-def _snap(samples: np.ndarray, keys: np.ndarray, allowed: np.ndarray) -> np.ndarray:
-    """Each sample moved to the nearest allowed sample strictly between its neighbouring keys (-1: none)."""
-    ok = np.nonzero(allowed)[0]
-    out = np.full(len(samples), -1)
-    for i, s in enumerate(samples):
-        if allowed[s]:
-            out[i] = s
-            continue
-        j = np.searchsorted(keys, s)
-        lo, hi = keys[j - 1] if j > 0 else -1, keys[j] if j < len(keys) else len(allowed)
-        cand = ok[(ok > lo) & (ok < hi)]
-        if len(cand):
-            out[i] = cand[np.argmin(np.abs(cand - s))]
-    return out
-
 
 def reduce(problem: Problem, tolerance: float, contact_speed: float = 0.0005, keys=None) -> Refinement:
     """Keys per group so that the model moves no point further than ``tolerance`` (m) from where it
@@ -292,8 +269,6 @@ def reduce(problem: Problem, tolerance: float, contact_speed: float = 0.0005, ke
             result.notes.append("the bound could not be met: every allowed frame is a key")
             break
         state.fit(top_down, place=state.below(again))
-    else:  # pragma: no cover - the loop breaks on its last round
-        pass
     if rounds == MAX_FIX_ROUNDS and (len(bad) or skates):
         result.notes.append(f"stopped after {MAX_FIX_ROUNDS} rounds")
     result.max_error = float(err.max()) if err.size else 0.0
