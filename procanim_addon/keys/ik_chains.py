@@ -15,16 +15,18 @@ solved here, per frame, from what the rig evaluates above it:
   ``x = (d² + l₀² − l₁²) / 2d``, ``h = √(l₀² − x²)`` (``d = |T − R|``; straight beyond reach), the
   second bone aimed from the knee at the target.
 
-This is the legacy solver's result for a two-bone chain whose start pose lies in its plane (Rigify's:
-``MCH-thigh_ik_swing`` aims the chain at its target). Blender's solver also stretches a chain with IK
-stretch a little (:mod:`procanim_addon.controls.stretch`): when the conversion's poses of the chain
-are known (*pins*), the chain is posed **relative** to them — the dense controls give exactly the
-pinned poses, and a control's change turns each bone by the rotation that takes the triangle of the
-dense controls to the triangle of the changed ones (lengths from the pinned poses, scaled by the
-chain's change of scale). Only that change is measured by the key reduction, so the solver's own
-conventions (the pole angle, the bones' roll) drop out. With the solver's measured stretch response
-(:class:`~procanim_addon.controls.stretch.StretchResponse`, by the IK constraint's owner) the bones'
-lengths and the share of the distance reached follow the changed distance as the solver's do.
+This follows the legacy solver on a two-bone chain that starts aimed at its target (Rigify's ``MCH-
+thigh_ik_swing`` aims it), to first order in the controls' change (``bench/key_reduction.py
+--rigify-ik`` compares it with Blender's IK on a generated Rigify human). Blender's solver also
+stretches a chain with IK stretch a little (:mod:`procanim_addon.controls.stretch`): when the
+conversion's poses of the chain are known (*pins*), the chain is posed **relative** to them — the
+dense controls give exactly the pinned poses, and a control's change turns each bone by the rotation
+that takes the triangle of the dense controls to the triangle of the changed ones (lengths from the
+pinned poses, scaled by the chain's change of scale). Only that change is measured by the key
+reduction, so the solver's own conventions (the pole angle, the bones' roll) drop out. With the
+solver's measured stretch response (:class:`~procanim_addon.controls.stretch.StretchResponse`, by
+the IK constraint's owner) the bones' lengths and the share of the distance reached follow the
+changed distance as the solver's do.
 """
 
 from __future__ import annotations
