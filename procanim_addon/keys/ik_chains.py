@@ -15,8 +15,8 @@ solved here, per frame, from what the rig evaluates above it:
   ``x = (d² + l₀² − l₁²) / 2d``, ``h = √(l₀² − x²)`` (``d = |T − R|``; straight beyond reach), the
   second bone aimed from the knee at the target.
 
-This follows the legacy solver on a two-bone chain that starts aimed at its target (Rigify's ``MCH-
-thigh_ik_swing`` aims it), to first order in the controls' change (``bench/key_reduction.py
+This follows the legacy solver on a two-bone chain that starts aimed at its target (Rigify's
+``MCH-thigh_ik_swing`` aims it), to first order in the controls' change (``bench/key_reduction.py
 --rigify-ik`` compares it with Blender's IK on a generated Rigify human). Blender's solver also
 stretches a chain with IK stretch a little (:mod:`procanim_addon.controls.stretch`): when the
 conversion's poses of the chain are known (*pins*), the chain is posed **relative** to them — the
