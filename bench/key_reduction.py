@@ -3,6 +3,7 @@
     <venv>/bin/python bench/key_reduction.py [--frames 1000] [--tolerance 0.001] [--repeat 1]
     <venv>/bin/python bench/key_reduction.py --roughness   # the path walk's frame-scale roughness
     <venv>/bin/python bench/key_reduction.py --bound       # the duck's keys with the whole tolerance per curve
+    <venv>/bin/python bench/key_reduction.py --placement   # merging against the fewest keys, curve by curve
     <venv-bpy>/bin/python bench/key_reduction.py --rigify-ik  # the keys' IK chain model against Blender's IK
 
 For each case the engine generates the clip (timed), finds the feet's contacts and the marks
@@ -27,6 +28,12 @@ around each heel strike and lift-off, with the hip–ankle distance as a fractio
 ``--bound`` gives each of the duck's key groups the whole tolerance on its own bone's points (every
 other curve exact, no skate bound, no forced key) and merges its keys from every dense key: the keys
 each curve keeps even then, a bound the joint reduction cannot beat.
+
+``--placement`` takes a path walk of 300 frames and a few of its key groups, each alone with the
+whole tolerance on its own bone's points: the keys bottom-up merging keeps (``keys/place.py``), the
+fewest keys any placement can keep with the same fits and bounds (dynamic programming over every
+segment of up to 40 frames), and the fewest with the dense curve's own slopes at the keys instead of
+fitted ones.
 
 ``--rigify-ik`` (a Python with ``bpy``) generates a Rigify human, poses its left leg's IK control, the
 first IK control's twist and the torso at random (pose A), then changes them by a few millimetres
@@ -173,6 +180,66 @@ def duck_bound(tolerance: float) -> None:
     print(f"  all groups: {100 * total / values.size:.1f} % of the dense keys")
 
 
+def placement(frames: int = 300, window: int = 40, tolerance: float = 0.001) -> None:
+    """Keys of a few groups alone: merging, the fewest with fitted slopes, the fewest with dense slopes."""
+    from procanim_addon.curves import hermite_basis
+    from procanim_addon.keys.layout import clip_channels
+    from procanim_addon.keys.place import merge, segment_costs
+
+    sk, rm = human_skeleton()
+    clip = path_walk(sk, rm, frames)
+    channels, values = clip_channels(clip)
+    model = keys.DeformForward(sk, channels)
+    top = model.top_down(values)
+    x = clip.frames.astype(float)
+    n = len(x)
+    slopes = np.gradient(values, x, axis=0)  # the dense curve's own slopes (central differences)
+
+    def dense_slope_costs(target, slope, maps, starts, ends):
+        """Largest bounded error of segments with the dense values and slopes at both ends."""
+        out = np.empty(len(starts))
+        for i, (a, b) in enumerate(zip(starts, ends)):
+            d = x[b] - x[a]
+            h00, h10, h01, h11 = hermite_basis((x[a : b + 1] - x[a]) / d)
+            curve = np.outer(target[:, a], h00) + np.outer(target[:, b], h01) + d * (
+                np.outer(slope[:, a], h10) + np.outer(slope[:, b], h11))
+            moved = np.einsum("ics,cs->is", maps[:, :, a : b + 1], curve - target[:, a : b + 1])
+            out[i] = np.sqrt((moved * moved).sum(axis=0)).max() / tolerance
+        return out
+
+    def fewest(costs) -> int:
+        """Fewest keys (both ends kept) over segments of up to ``window`` frames, from their costs."""
+        best = np.full(n, 10**9)
+        best[0] = 1
+        for b in range(1, n):
+            a = np.arange(max(0, b - window), b)
+            ok = costs(a, np.full(len(a), b)) <= 1.0
+            if ok.any():
+                best[b] = best[a[ok]].min() + 1
+        return int(best[-1])
+
+    wanted = ("hips location", "thigh.L rotation_quaternion", "shin.L rotation_quaternion",
+              "foot.L rotation_quaternion", "upper_arm.L rotation_quaternion")
+    print(f"path walk, {n} frames, each group alone with {tolerance * 1000:g} mm on its own points: keys kept")
+    print(f"{'group':30s} {'merging':>8s} {'fewest':>8s} {'fewest, dense slopes':>21s}")
+    for level in range(len(top.levels)):
+        targets, maps = top.targets(level, values)  # every other curve dense
+        for g in top.levels[level]:
+            ch = channels[model.groups[g][0]]
+            name = f"{ch.bone} {ch.prop}"
+            if name not in wanted:
+                continue
+            target, mats = targets[g].T.copy(), np.transpose(maps[g], (1, 2, 0)).copy()
+            bound = np.full(n, tolerance)
+            fixed = np.zeros(n, dtype=bool)
+            fixed[[0, -1]] = True
+            merged = merge(x, target, mats, bound, np.ones(n, dtype=bool), fixed)
+            fitted = fewest(lambda a, b, t=target, m=mats, c=bound: segment_costs(x, t, m, c, a, b))
+            slope = slopes[:, model.groups[g]].T
+            pinned = fewest(lambda a, b, t=target, s=slope, m=mats: dense_slope_costs(t, s, m, a, b))
+            print(f"{name:30s} {len(merged):8d} {fitted:8d} {pinned:21d}")
+
+
 def rigify_ik(trials: int = 8) -> None:
     """The knee of a generated Rigify human's left leg, Blender's IK against the keys' chain model."""
     import importlib
@@ -278,7 +345,11 @@ def main() -> int:
     ap.add_argument("--roughness", action="store_true")
     ap.add_argument("--bound", action="store_true")
     ap.add_argument("--rigify-ik", action="store_true")
+    ap.add_argument("--placement", action="store_true")
     args = ap.parse_args()
+    if args.placement:
+        placement(tolerance=args.tolerance)
+        return 0
     if args.rigify_ik:
         rigify_ik()
         return 0
