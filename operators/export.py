@@ -121,7 +121,7 @@ def baked_action(obj, generator: str = ""):
                      if s.action is not None and s.action.procanim.generator and s.action.procanim.owner == obj.name]
             action = owned[0] if owned else None
     if action is None:
-        what = f"a {generator.replace('_', ' ')} bake" if generator else "a ProcAnim bake"
+        what = f"{generator.replace('_', ' ')} bake" if generator else "ProcAnim bake"
         raise InputError(f"'{obj.name}' has no {what} to export; Generate first.")
     return action
 
