@@ -3,7 +3,8 @@
 :func:`bake` takes the plain spec of :meth:`jobfile.Shot.spec` and: opens the input .blend
 (``wm.open_mainfile``; an empty scene when the shot only imports), imports the motion file with
 Blender's importer onto a new armature when asked, runs the generator operator with the shot's
-settings, saves the scene to the output .blend, exports the FBX when asked, and writes the metrics
+settings, saves the scene to the output .blend, exports the FBX and the glTF when asked
+(``operators/export.py``, the settings ``procanim.export`` uses), and writes the metrics
 JSON. Each file is written to a temporary name in the output folder and moved into place with
 ``os.replace``; the metrics JSON comes last, so a shot is complete exactly when its JSON is there
 with the shot's content hash (see :mod:`.hashing`).
@@ -119,28 +120,23 @@ def _save_blend(path: Path) -> None:
     _sweep(path)  # again: a worker killed while saving this shot may have ended only meanwhile
 
 
-def _export_fbx(path: Path, targets: list) -> None:
-    import bpy
+def _export(path: Path, targets: list, fmt: str, generator: str) -> None:
+    """Each baked armature, its meshes and its bake (``operators/export.py``, as ``procanim.export``
+    writes them) to ``path``, one file per armature (the second and later: ``<stem>.<armature>``).
+    FBX and .glb go through a temporary file; a .gltf is written in place (its .bin beside it
+    carries the name the .gltf refers to)."""
+    from ..operators.export import export_character  # bpy inside: imported when a shot runs
 
     path.parent.mkdir(parents=True, exist_ok=True)
     _sweep(path)
-    tmp = _partial(path, ".fbx")
-    for obj in bpy.context.view_layer.objects:
-        obj.select_set(False)
-    for obj in targets:
-        for part in (obj, *obj.children_recursive):
-            if part.name in bpy.context.view_layer.objects:
-                part.select_set(True)
-    bpy.ops.export_scene.fbx(
-        filepath=str(tmp),
-        use_selection=True,
-        object_types={"ARMATURE", "MESH"},
-        bake_anim=True,
-        bake_anim_use_all_actions=False,
-        bake_anim_use_nla_strips=False,
-        add_leaf_bones=False,
-    )
-    os.replace(tmp, path)
+    for k, obj in enumerate(targets):
+        final = path if k == 0 else path.with_name(f"{path.stem}.{obj.name}{path.suffix}")
+        if fmt == "GLTF":
+            export_character(obj, final, fmt, generator)
+            continue
+        tmp = _partial(final, final.suffix)
+        export_character(obj, tmp, fmt, generator)
+        os.replace(tmp, final)
 
 
 def _message(err: BaseException) -> str:
@@ -179,7 +175,11 @@ def bake(spec: dict) -> dict:
         t["save"] = time.perf_counter()
         stage = "fbx"
         if spec["fbx"]:
-            _export_fbx(Path(spec["fbx"]), targets)
+            _export(Path(spec["fbx"]), targets, "FBX", spec["generator"])
+        stage = "gltf"
+        if spec.get("gltf"):
+            gltf = Path(spec["gltf"])
+            _export(gltf, targets, "GLTF" if gltf.suffix.lower() == ".gltf" else "GLB", spec["generator"])
         t["fbx"] = time.perf_counter()
     except Exception as err:  # the shot fails alone; the worker goes on with the next one
         result["message"] = f"{stage}: {_message(err)}"
@@ -208,7 +208,7 @@ def bake(spec: dict) -> dict:
         "input_hash": spec["input_hash"],
         "settings": spec["settings"],
         "inputs": {"blend": spec["blend"], "import": spec["import"]},
-        "outputs": {"blend": spec["output"], "fbx": spec["fbx"], "metrics": spec["metrics"]},
+        "outputs": {"blend": spec["output"], "fbx": spec["fbx"], "gltf": spec.get("gltf"), "metrics": spec["metrics"]},
         "armatures": armatures,
         "blender": bpy.app.version_string,
         "extension": extension_version(),
