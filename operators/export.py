@@ -288,6 +288,9 @@ class PROCANIM_OT_export(bpy.types.Operator):
         except InputError as err:
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
+        except (OSError, RuntimeError) as err:  # the exporter's own failure (a folder it cannot write …)
+            self.report({"ERROR"}, f"Could not export '{self.armature or 'the armature'}' to {self.filepath}: {err}")
+            return {"CANCELLED"}
         warning = export_warning(obj, bpy.data.actions[done["action"]])
         if warning:
             self.report({"WARNING"}, warning)
