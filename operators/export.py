@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import bpy
 from bpy.props import EnumProperty, StringProperty
@@ -34,7 +35,7 @@ SUFFIX = {"FBX": ".fbx", "GLB": ".glb", "GLTF": ".gltf"}
 #: The FBX node name Unreal drops on import (so that the rig's own top bone is the skeleton's root).
 UNREAL_ARMATURE_NODE = "Armature"
 
-FBX_ARGUMENTS = {
+FBX_ARGUMENTS: dict[str, Any] = {
     "object_types": {"ARMATURE", "MESH"},
     "use_mesh_modifiers": True,
     "mesh_smooth_type": "FACE",
@@ -60,7 +61,7 @@ FBX_ARGUMENTS = {
     "use_custom_props": False,
     "batch_mode": "OFF",
 }
-GLTF_ARGUMENTS = {
+GLTF_ARGUMENTS: dict[str, Any] = {
     "export_yup": True,
     "export_apply": False,
     "export_animations": True,

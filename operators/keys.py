@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 import bpy
 import numpy as np
@@ -41,6 +42,7 @@ from ..procanim_addon.loop import CycleInfo, cycle_of
 from ..procanim_addon.registry import BY_ID
 from .compat import action_channels, action_fcurves, assign_action, assign_strip_slot, remove_fcurve
 from .fingerprint import digest, keep_edited, untouched
+from .objects import own_strip
 
 BAKE_TO = ("ACTION", "NLA_STRIP")  # the armature's active action; a strip on an NLA track of its own
 BLEND_TYPES = ("COMBINE", "REPLACE", "ADD", "SUBTRACT", "MULTIPLY")  # an NLA strip's (Blender's names)
@@ -218,8 +220,8 @@ class StripPlace:
 
     track_name: str
     blend_type: str
-    track: object = None
-    replaced: object = None
+    track: Any = None  # bpy NlaTrack
+    replaced: Any = None  # bpy NlaStrip
     kept: dict | None = None
 
     def put(self, obj, action) -> object:
@@ -316,6 +318,7 @@ class BakeKeys:
         that advance per loop (their closing key minus their first is the per-loop offset), REPEAT
         elsewhere — with handles computed as the cycle plays (``fc.update()`` once the modifier is
         on); the action's manual frame range is the loop's, its Cyclic Animation flag set."""
+        carrier: str | None
         if loop.travel_role == "object":
             carrier = "location"
         else:
@@ -366,18 +369,6 @@ def open_bake(obj, generator: str, notes: list | None = None, bake_to: str = "AC
         action.procanim.previous_action = previous.name
     fcurves, groups = assign_action(obj, action)
     return BakeKeys(obj, action, previous, fcurves, groups)
-
-
-def own_strip(obj, generator: str):
-    """``(track, strip)`` of the topmost NLA strip holding ``obj``'s own bake of ``generator``
-    (``(None, None)`` when it has none)."""
-    ad = obj.animation_data
-    for track in reversed(ad.nla_tracks if ad is not None else ()):
-        for strip in track.strips:
-            a = strip.action
-            if a is not None and a.procanim.generator == generator and a.procanim.owner == obj.name:
-                return track, strip
-    return None, None
 
 
 def _target_strip(obj, generator: str, blend_type: str, notes: list | None):

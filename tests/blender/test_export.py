@@ -55,9 +55,9 @@ def baked_walker(loop: str = "ROOT_MOTION", bake_to: str = "ACTION"):
     return human
 
 
-def reference(obj):
+def reference(extension, obj):
     """What the export should carry: the bake's frames (every 5th), deform bones, their world heads."""
-    action = harness.addon_module(pytest.procanim_ext, "operators.export").baked_action(obj)
+    action = harness.addon_module(extension, "operators.export").baked_action(obj)
     lo, hi = (int(round(v)) for v in action.frame_range)
     frames = np.arange(lo, hi + 1, EVERY)
     names = [b.name for b in obj.data.bones if b.use_deform]
@@ -81,16 +81,10 @@ def imported_actions(arm) -> list:
     return [a for a in bpy.data.actions if a.users or a.use_fake_user]
 
 
-@pytest.fixture(autouse=True)
-def _extension(procanim_extension):
-    pytest.procanim_ext = procanim_extension
-    yield
-
-
 @pytest.mark.parametrize("fmt", list(FORMATS))
-def test_an_export_imported_back_plays_the_same_motion(fmt, tmp_path):
+def test_an_export_imported_back_plays_the_same_motion(procanim_extension, fmt, tmp_path):
     human = baked_walker()
-    action, frames, names, want = reference(human)
+    action, frames, names, want = reference(procanim_extension, human)
     bones = len(human.data.bones)
     root_travel = want[-1, names.index("root")] - want[0, names.index("root")] if "root" in names else None
     path = tmp_path / f"walker{FORMATS[fmt]}"
@@ -116,11 +110,11 @@ def test_an_export_imported_back_plays_the_same_motion(fmt, tmp_path):
         np.testing.assert_allclose(moved, root_travel, atol=JOINT_M)  # ... travels as exported
 
 
-def test_a_strip_bake_exports_alone_and_the_scene_is_left_as_it_was(tmp_path):
+def test_a_strip_bake_exports_alone_and_the_scene_is_left_as_it_was(procanim_extension, tmp_path):
     human = baked_walker(loop="IN_PLACE", bake_to="NLA_STRIP")
     assert human.animation_data.action is None
     tracks = [(t.name, t.mute) for t in human.animation_data.nla_tracks]
-    action, frames, names, _ = reference(human)
+    action, frames, names, _ = reference(procanim_extension, human)
     # what the strip's action plays alone: the reference (the NLA also plays the Other strip, which
     # keys no bone)
     path = tmp_path / "walker.glb"
