@@ -42,7 +42,7 @@ from ..procanim_addon.loop import CycleInfo, cycle_of
 from ..procanim_addon.registry import BY_ID
 from .compat import action_channels, action_fcurves, assign_action, assign_strip_slot, remove_fcurve
 from .fingerprint import digest, keep_edited, untouched
-from .objects import own_strip
+from .strips import own_strip
 
 BAKE_TO = ("ACTION", "NLA_STRIP")  # the armature's active action; a strip on an NLA track of its own
 BLEND_TYPES = ("COMBINE", "REPLACE", "ADD", "SUBTRACT", "MULTIPLY")  # an NLA strip's (Blender's names)

@@ -18,6 +18,7 @@ from bpy.props import PointerProperty, StringProperty
 
 from ..procanim_addon.errors import InputError
 from .bridge import resolve_armature, resolve_object
+from .strips import own_strip
 
 
 @dataclass(frozen=True)
@@ -154,15 +155,3 @@ def last_bake(obj, generator: str, strips: bool = False):
         return None
     strip = own_strip(obj, generator)[1]
     return strip.action if strip is not None else None
-
-
-def own_strip(obj, generator: str):
-    """``(track, strip)`` of the topmost NLA strip holding ``obj``'s own bake of ``generator``
-    (``(None, None)`` when it has none)."""
-    ad = obj.animation_data
-    for track in reversed(ad.nla_tracks if ad is not None else ()):
-        for strip in track.strips:
-            a = strip.action
-            if a is not None and a.procanim.generator == generator and a.procanim.owner == obj.name:
-                return track, strip
-    return None, None
