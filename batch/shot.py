@@ -57,26 +57,33 @@ def write_json(path: Path, data: dict) -> None:
     os.replace(tmp, path)
 
 
-def _armature_state() -> dict:
+def _bake_of(obj, generator: str):
+    """The armature's bake of ``generator``: its active action, or its own NLA strip's (``bake_to``)."""
+    from ..operators.objects import last_bake  # bpy inside: imported when a shot runs
+
+    return last_bake(obj, generator, strips=True)
+
+
+def _armature_state(generator: str) -> dict:
     import bpy
 
     state = {}
     for obj in bpy.data.objects:
         if obj.type == "ARMATURE":
-            action = obj.animation_data.action if obj.animation_data else None
+            action = _bake_of(obj, generator)
             state[obj.name] = (action.name if action else None, action.procanim.metrics_json if action else None)
     return state
 
 
 def _baked_targets(generator: str, before: dict) -> list:
-    """The armatures the bake wrote: their action is the generator's and it is new or rewritten."""
+    """The armatures the bake wrote: their bake of the generator (the active action or its own NLA
+    strip's) is new or rewritten."""
     import bpy
 
     targets = []
     for obj in bpy.data.objects:
-        ad = obj.animation_data if obj.type == "ARMATURE" else None
-        action = ad.action if ad else None
-        if action is None or action.procanim.generator != generator or action.procanim.owner != obj.name:
+        action = _bake_of(obj, generator) if obj.type == "ARMATURE" else None
+        if action is None or action.procanim.owner != obj.name:
             continue
         if before.get(obj.name) != (action.name, action.procanim.metrics_json):
             targets.append(obj)
@@ -161,7 +168,7 @@ def bake(spec: dict) -> dict:
             _import(spec)
         t["import"] = time.perf_counter()
         stage = "bake"
-        before = _armature_state()
+        before = _armature_state(spec["generator"])
         category, name = spec["operator"].split(".")
         outcome = getattr(getattr(bpy.ops, category), name)(**spec["settings"])
         t["bake"] = time.perf_counter()
@@ -197,10 +204,10 @@ def bake(spec: dict) -> dict:
     armatures = [
         {
             "armature": obj.name,
-            "action": obj.animation_data.action.name,
-            "metrics": json.loads(obj.animation_data.action.procanim.metrics_json or "{}"),
+            "action": action.name,
+            "metrics": json.loads(action.procanim.metrics_json or "{}"),
         }
-        for obj in targets
+        for obj, action in ((o, _bake_of(o, spec["generator"])) for o in targets)
     ]
     metrics = {
         "shot": spec["name"],
