@@ -304,3 +304,9 @@ def test_a_path_walk_without_a_path_and_no_loop_is_refused():
     assert bpy.ops.procanim.add_human(name="Walker") == {"FINISHED"}
     with pytest.raises(RuntimeError, match="walking path"):
         bpy.ops.procanim.path_walk(armature="Walker")
+
+
+def test_a_crowd_with_the_path_walks_loop_on_is_refused():
+    assert bpy.ops.procanim.add_human(name="Walker") == {"FINISHED"}
+    with pytest.raises(RuntimeError, match="crowd walks its paths"):
+        bpy.ops.procanim.crowd_walk(armatures="Walker", loop="IN_PLACE")
