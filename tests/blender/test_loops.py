@@ -253,20 +253,25 @@ def test_root_motion_on_the_object_of_a_turned_scaled_human_goes_on_along_its_he
     assert figures["travel_m"] > 1.0
 
 
-@pytest.mark.parametrize("key_target", ["IK_CONTROLS", "FK_CONTROLS"])
+RIGIFY_CASES = [("IK_CONTROLS", preset) for preset in PRESETS] + [("FK_CONTROLS", "NEUTRAL")]
+
+
 @pytest.mark.parametrize("mode", MODES)
-def test_a_loop_on_a_generated_rigify_human_plays_seamlessly_on_its_controls(rigify_library, key_target, mode):
+@pytest.mark.parametrize(("key_target", "preset"), RIGIFY_CASES)
+def test_a_loop_on_a_generated_rigify_human_plays_seamlessly_on_its_controls(rigify_library, key_target, preset,
+                                                                             mode):
     """The control conversion of a periodic deform pose is periodic: every control curve closes the
     loop (its closing key is its first; the root's forward channel advances by the travel), and the
-    deform bones Blender evaluates from the controls loop as the acceptance asks."""
+    deform bones Blender evaluates from the controls loop as the acceptance asks — every preset on
+    the IK controls, the FK controls with the plain walk."""
     rig = add_rigify(rigify_library, "human", "Rig")
-    walk_loop(rig, "NEUTRAL", mode, key_target=key_target)
+    walk_loop(rig, preset, mode, key_target=key_target)
     m = metrics(rig)
     assert m["key_target"] == key_target
     if mode == "ROOT_MOTION":
         assert m["loop_travel_bone"] == "root"
     check_modifiers(rig)
-    check_loop(rigify_rig(rig))
+    check_loop(rigify_rig(rig), motion_cycles(preset))
 
 
 def test_a_loop_bake_without_its_modifiers_is_caught():
