@@ -260,6 +260,7 @@ def _row(shot: jobfile.Shot, input_hash: str) -> dict:
             "blend": str(shot.output),
             "metrics": str(shot.metrics),
             "fbx": str(shot.fbx) if shot.fbx else None,
+            "gltf": str(shot.gltf) if shot.gltf else None,
         },
     }
 

@@ -4,7 +4,8 @@
 (``wm.open_mainfile``, its scripts off unless the spec trusts them, see :mod:`.scripts`; an
 empty scene when the shot only imports), imports the motion file with
 Blender's importer onto a new armature when asked, runs the generator operator with the shot's
-settings, saves the scene to the output .blend, exports the FBX when asked, and writes the metrics
+settings, saves the scene to the output .blend, exports the FBX and the glTF when asked
+(``operators/export.py``, the settings ``procanim.export`` uses), and writes the metrics
 JSON. Each file is written to a temporary name in the output folder and moved into place with
 ``os.replace``; the metrics JSON comes last, so a shot is complete exactly when its JSON is there
 with the shot's content hash (see :mod:`.hashing`).
@@ -57,26 +58,33 @@ def write_json(path: Path, data: dict) -> None:
     os.replace(tmp, path)
 
 
-def _armature_state() -> dict:
+def _bake_of(obj, generator: str):
+    """The armature's bake of ``generator``: its active action, or its own NLA strip's (``bake_to``)."""
+    from ..operators.objects import last_bake  # bpy inside: imported when a shot runs
+
+    return last_bake(obj, generator, strips=True)
+
+
+def _armature_state(generator: str) -> dict:
     import bpy
 
     state = {}
     for obj in bpy.data.objects:
         if obj.type == "ARMATURE":
-            action = obj.animation_data.action if obj.animation_data else None
+            action = _bake_of(obj, generator)
             state[obj.name] = (action.name if action else None, action.procanim.metrics_json if action else None)
     return state
 
 
 def _baked_targets(generator: str, before: dict) -> list:
-    """The armatures the bake wrote: their action is the generator's and it is new or rewritten."""
+    """The armatures the bake wrote: their bake of the generator (the active action or its own NLA
+    strip's) is new or rewritten."""
     import bpy
 
     targets = []
     for obj in bpy.data.objects:
-        ad = obj.animation_data if obj.type == "ARMATURE" else None
-        action = ad.action if ad else None
-        if action is None or action.procanim.generator != generator or action.procanim.owner != obj.name:
+        action = _bake_of(obj, generator) if obj.type == "ARMATURE" else None
+        if action is None or action.procanim.owner != obj.name:
             continue
         if before.get(obj.name) != (action.name, action.procanim.metrics_json):
             targets.append(obj)
@@ -125,28 +133,23 @@ def _save_blend(path: Path) -> None:
     _sweep(path)  # again: a worker killed while saving this shot may have ended only meanwhile
 
 
-def _export_fbx(path: Path, targets: list) -> None:
-    import bpy
+def _export(path: Path, targets: list, fmt: str, generator: str) -> None:
+    """Each baked armature, its meshes and its bake (``operators/export.py``, as ``procanim.export``
+    writes them) to ``path``, one file per armature (the second and later: ``<stem>.<armature>``).
+    FBX and .glb go through a temporary file; a .gltf is written in place (its .bin beside it
+    carries the name the .gltf refers to)."""
+    from ..operators.export import export_character  # bpy inside: imported when a shot runs
 
     path.parent.mkdir(parents=True, exist_ok=True)
     _sweep(path)
-    tmp = _partial(path, ".fbx")
-    for obj in bpy.context.view_layer.objects:
-        obj.select_set(False)
-    for obj in targets:
-        for part in (obj, *obj.children_recursive):
-            if part.name in bpy.context.view_layer.objects:
-                part.select_set(True)
-    bpy.ops.export_scene.fbx(
-        filepath=str(tmp),
-        use_selection=True,
-        object_types={"ARMATURE", "MESH"},
-        bake_anim=True,
-        bake_anim_use_all_actions=False,
-        bake_anim_use_nla_strips=False,
-        add_leaf_bones=False,
-    )
-    os.replace(tmp, path)
+    for k, obj in enumerate(targets):
+        final = path if k == 0 else path.with_name(f"{path.stem}.{obj.name}{path.suffix}")
+        if fmt == "GLTF":
+            export_character(obj, final, fmt, generator)
+            continue
+        tmp = _partial(final, final.suffix)
+        export_character(obj, tmp, fmt, generator)
+        os.replace(tmp, final)
 
 
 def _message(err: BaseException) -> str:
@@ -174,7 +177,7 @@ def bake(spec: dict) -> dict:
             _import(spec)
         t["import"] = time.perf_counter()
         stage = "bake"
-        before = _armature_state()
+        before = _armature_state(spec["generator"])
         category, name = spec["operator"].split(".")
         outcome = getattr(getattr(bpy.ops, category), name)(**spec["settings"])
         t["bake"] = time.perf_counter()
@@ -188,7 +191,11 @@ def bake(spec: dict) -> dict:
         t["save"] = time.perf_counter()
         stage = "fbx"
         if spec["fbx"]:
-            _export_fbx(Path(spec["fbx"]), targets)
+            _export(Path(spec["fbx"]), targets, "FBX", spec["generator"])
+        stage = "gltf"
+        if spec.get("gltf"):
+            gltf = Path(spec["gltf"])
+            _export(gltf, targets, "GLTF" if gltf.suffix.lower() == ".gltf" else "GLB", spec["generator"])
         t["fbx"] = time.perf_counter()
     except Exception as err:  # the shot fails alone; the worker goes on with the next one
         result["message"] = f"{stage}: {_message(err)}"
@@ -206,10 +213,10 @@ def bake(spec: dict) -> dict:
     armatures = [
         {
             "armature": obj.name,
-            "action": obj.animation_data.action.name,
-            "metrics": json.loads(obj.animation_data.action.procanim.metrics_json or "{}"),
+            "action": action.name,
+            "metrics": json.loads(action.procanim.metrics_json or "{}"),
         }
-        for obj in targets
+        for obj, action in ((o, _bake_of(o, spec["generator"])) for o in targets)
     ]
     metrics = {
         "shot": spec["name"],
@@ -217,7 +224,7 @@ def bake(spec: dict) -> dict:
         "input_hash": spec["input_hash"],
         "settings": spec["settings"],
         "inputs": {"blend": spec["blend"], "import": spec["import"]},
-        "outputs": {"blend": spec["output"], "fbx": spec["fbx"], "metrics": spec["metrics"]},
+        "outputs": {"blend": spec["output"], "fbx": spec["fbx"], "gltf": spec.get("gltf"), "metrics": spec["metrics"]},
         "armatures": armatures,
         "blender": bpy.app.version_string,
         "extension": extension_version(),

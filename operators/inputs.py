@@ -4,9 +4,10 @@ Two calls with equal keys make the same Clip (the engines are pure functions of 
 the key decides when the live preview regenerates and when Generate may bake the preview's Clip
 instead of computing it again (:mod:`.previewed`). It holds:
 
-* the generator's arguments (object arguments and ``key_target`` aside), each with whether the
-  caller set it — an argument the caller did not set stands for "the generator decides" (the
-  terrain's frame range with Whole Action on), so only its being unset counts;
+* the generator's arguments (object arguments and where the keys go — ``key_target``, ``bake_to``,
+  ``blend_type`` — aside), each with whether the caller set it — an argument the caller did not set
+  stands for "the generator decides" (the terrain's frame range with Whole Action on), so only its
+  being unset counts;
 * the scene's frame rate and unit scale;
 * per object argument, the object it resolves to: name, type, world and basis matrices, and
   its content: an armature's bones, role map, (for generators that read one) source action with
@@ -27,7 +28,7 @@ from .compat import action_fcurves
 from .generator import Generator
 from .objects import argument_given
 
-IGNORED = ("key_target",)  # arguments that change the bake, not the Clip
+IGNORED = ("key_target", "bake_to", "blend_type")  # arguments that change the bake, not the Clip
 
 _argument_names: dict[str, list[str]] = {}  # generator id → its argument names (made once)
 _serials: dict[str, int] = {}  # "OB:<name>" / "AC:<name>" → depsgraph updates seen

@@ -103,6 +103,10 @@ CASES = {
         GOOD.replace('path = "Straight"', 'path = "Curvy"'),
         r"shot 'walk': settings\.path: no object 'Curvy' in street\.blend",
     ),
+    "a glTF export with another suffix": (
+        GOOD.replace('generator = "duck_walk"', 'generator = "duck_walk"\ngltf = "duck.fbx"'),
+        r"shot 'duck': gltf: 'duck\.fbx' must end in \.glb or \.gltf",
+    ),
     "unknown shot key": (
         GOOD.replace('generator = "duck_walk"', 'generator = "duck_walk"\nsetings = {{ speed = 3.0 }}'),
         r"shot 'duck': setings: unknown key",
