@@ -175,7 +175,7 @@ def article_channels(p: DuckParams, theta: np.ndarray) -> dict:
     out["tail_yaw"] = out["body_yaw"] / 2.0
     out["neck_height"] = -out["body_height"] / 2.0
     out["neck_yaw"] = -out["body_yaw"]
-    out["neck_lateral"] = out["neck_yaw"] / (2.0 * g)
+    out["neck_lateral"] = w * a * np.cos(theta) / 2.0  # neck yaw / (2g): the gain cancels (g may be 0)
     out["master_weave"] = d * a * np.sin(theta)
     out["master_yaw"] = g * a * out["master_weave"]
     return out
