@@ -7,6 +7,8 @@ is 8 keys per gait cycle of 24 frames, and the issue's floor of 25 % of the dens
 gait cycle per curve. Four measurements, on the article's Joy (the demo's first duck) and Neutral on
 ProcAnim's duck and on Rigify's bird metarig (tests/rig_samples.py):
 
+0. **Presets**: the keys written at the tolerance, as a share of the dense bake's, for every preset on
+   both rigs, keyed every 3 frames and every frame, and the keys of the second over the first.
 1. **Shape**: per key group, what the group moves over one gait cycle in its 8 keys — the amplitude
    (mm, at the farthest point the bone carries: the key reduction's error map) of the cycle's
    harmonics 1–4. Harmonic 2 is the article's bounce (sin 2θ); harmonic 4 alternates key by key,
@@ -128,6 +130,18 @@ def harmonics(target, maps, on_key) -> np.ndarray:
     return np.linalg.norm(np.abs(spectrum), axis=1)[1:]
 
 
+def presets_table(rigs: dict, tolerance):
+    print(f"keys written at {tolerance * 1000:g} mm (% of the dense bake's): keyed every 3 frames, every frame, "
+          "and the keys of the second / the first")
+    for label, (sk, rm) in rigs.items():
+        for name in PRESETS:
+            keyed = [reduce(sk, rm, generate_duck_walk(sk, rm, preset(name, key_interval=k)), tolerance)
+                     for k in (3, 1)]
+            shares = [f"{100 * k.keys_written / k.keys_dense:5.1f} %" for k in keyed]
+            print(f"  {label:24s} {name:16s} {shares[0]}  {shares[1]}  "
+                  f"{keyed[1].keys_written / keyed[0].keys_written:5.2f}")
+
+
 def groups_table(label, sk, rm, params, tolerance):
     clip = generate_duck_walk(sk, rm, params)
     keyed = reduce(sk, rm, clip, tolerance)
@@ -225,6 +239,7 @@ def main() -> int:
     args = ap.parse_args()
     tol = args.tolerance
     duck, bird = duck_skeleton(), bird_metarig()
+    presets_table({"ProcAnim's duck": duck, "Rigify's bird metarig": bird}, tol)
     groups_table("Joy, ProcAnim's duck", *duck, preset("JOY"), tol)
     groups_table("Neutral, ProcAnim's duck", *duck, preset("NEUTRAL"), tol)
     groups_table("Joy, Rigify's bird metarig", *bird, preset("JOY"), tol)
