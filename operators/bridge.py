@@ -22,6 +22,7 @@ from ..procanim_addon.skeleton import Skeleton
 from ..procanim_addon.terrain.rotations import affine_inverse
 from ..procanim_addon.upright import points_to_frame, upright_matrix, upright_skeleton
 from .compat import action_fcurves
+from .control_rig import deform_parents, is_control_rig, read_deform_skeleton
 
 
 def resolve_armature(name: str, context) -> bpy.types.Object:
@@ -138,8 +139,6 @@ def read_skeleton(obj, upright: bool = True) -> Skeleton:
 
 
 def _armature_skeleton(obj) -> Skeleton:
-    from .control_rig import is_control_rig, read_deform_skeleton
-
     if len(obj.data.bones) and is_control_rig(obj):
         return read_deform_skeleton(obj)
     if not len(obj.data.bones):
@@ -195,8 +194,6 @@ def detect_roles(obj, skeleton: Skeleton | None = None) -> RigMap:
 def _engine_parents(obj, skeleton: Skeleton) -> dict[str, str | None]:
     """Bone → parent name as the engine sees the rig: a rebuilt tree's (``deform_tree``), else a
     control rig's deform bones in the hierarchy they move in and its other bones as they are."""
-    from .control_rig import deform_parents
-
     if skeleton.armature_parents is not None:
         return {n: (skeleton.names[p] if p >= 0 else None) for n, p in zip(skeleton.names, skeleton.parents)}
     return deform_parents(obj)

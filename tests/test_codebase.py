@@ -781,8 +781,6 @@ KNOWN_IMPORT_CYCLES: set[frozenset[str]] = set()
 KNOWN_FUNCTION_LEVEL_IMPORTS = {  # issue 22 item 4: files whose function-level imports their owners rework
     "batch/__init__.py", "batch/checks.py", "batch/cli.py", "batch/dask_mode.py",
     "batch/report.py", "batch/scripts.py", "batch/serve.py", "batch/shot.py",  # batch: bpy inside functions
-    "operators/bridge.py",  # control_rig imported inside functions: can move to the top now
-    "procanim_addon/walk/metrics.py",  # the path walk's owner
 }
 KNOWN_MANY_PARAMETERS = {"procanim_addon/walk/feet.py:__init__"}  # issue 22 item 6: FootModel (rigs-any)
 
