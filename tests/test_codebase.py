@@ -782,7 +782,7 @@ KNOWN_FUNCTION_LEVEL_IMPORTS = {  # issue 22 item 4: files whose function-level 
     "batch/__init__.py", "batch/checks.py", "batch/cli.py", "batch/dask_mode.py",
     "batch/report.py", "batch/scripts.py", "batch/serve.py", "batch/shot.py",  # batch: bpy inside functions
 }
-KNOWN_MANY_PARAMETERS = {"procanim_addon/walk/feet.py:__init__"}  # issue 22 item 6: FootModel (rigs-any)
+KNOWN_MANY_PARAMETERS: set[str] = set()
 
 
 def test_no_import_cycle_among_shipped_modules():
