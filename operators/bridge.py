@@ -19,7 +19,6 @@ from ..procanim_addon.errors import InputError
 from ..procanim_addon.frames import uniform_scale
 from ..procanim_addon.rig_roles import ROLES, RigMap, chain_between, detect
 from ..procanim_addon.skeleton import Skeleton
-from ..procanim_addon.terrain.rotations import affine_inverse
 from ..procanim_addon.upright import points_to_frame, upright_matrix, upright_skeleton
 from .compat import action_fcurves
 from .control_rig import deform_parents, is_control_rig, read_deform_skeleton
@@ -236,16 +235,13 @@ def store_rigmap(obj, rigmap: RigMap) -> None:
 def _into_frame(armature, world_to_points: np.ndarray, points: np.ndarray) -> np.ndarray:
     """Points given in an object's space → the armature's upright frame (:func:`upright_frame`)."""
     world = np.array(armature.matrix_world, dtype=float)
-    r = world[:3, :3]
-    if not abs(np.dot(r[:, 0], np.cross(r[:, 1], r[:, 2]))) > 1e-12:  # det (no LAPACK call, see below)
+    if not abs(np.linalg.det(world[:3, :3])) > 1e-12:
         scale = ", ".join(f"{v:g}" for v in armature.matrix_world.to_scale())
         raise InputError(
             f"'{armature.name}' is scaled to nothing (scale {scale}): paths and meshes are read in its space. "
             "Give it a non-zero scale (N ▸ Item ▸ Scale)."
         )
-    # the adjugate inverse (an affine matrix), not np.linalg.inv: a LAPACK call wakes OpenBLAS's
-    # other threads, which then spin through the engine's work that follows (CPU time, measured)
-    m = affine_inverse(world) @ world_to_points
+    m = np.linalg.inv(world) @ world_to_points
     return points_to_frame(upright_frame(armature), points @ m[:3, :3].T + m[:3, 3])
 
 

@@ -43,8 +43,10 @@ def upright_matrix(matrix_world) -> np.ndarray | None:
     uniform scale (skewed, mirrored, flattened: the generators' own checks say so)."""
     linear = np.asarray(matrix_world, float)[:3, :3]
     scales = np.sqrt(np.sum(linear * linear, axis=0))
-    det = float(np.dot(linear[:, 0], np.cross(linear[:, 1], linear[:, 2])))  # no LAPACK call (see bridge)
-    if not (np.all(np.isfinite(linear)) and scales.min() > 1e-9 and det > 0) or np.ptp(scales) > 1e-4 * scales.max():
+    if not np.all(np.isfinite(linear)):
+        return None
+    det = float(np.linalg.det(linear))
+    if not (scales.min() > 1e-9 and det > 0) or np.ptp(scales) > 1e-4 * scales.max():
         return None
     s = float(scales.mean())
     up = (linear / scales).T @ UP  # the scene's up in armature space
