@@ -15,7 +15,10 @@ batch command runs it (read the scene, generate, write the keys), best of 3 call
                          runs once per rig and settings, is in the first call only);
 * ``handshake``        — two humans 1 m apart, default settings (both characters baked);
 * ``terrain``          — a 20-step source walk adapted to the knee-high zigzag
-                         (``procanim.adapt_terrain``, the source action put back before each call).
+                         (``procanim.adapt_terrain``, the source action put back before each call);
+* ``bake 1k``, ``bake 10k`` — the bake alone (``operators/bake.py:bake_clip``): a duck walk's Clip
+                         of 1,000 and 10,000 frames with a key on every frame (made once by the
+                         tree's own engine), written onto the duck's bones (as ``bench/bake_speed.py``).
 
 CPU time of the whole process (every thread: OpenBLAS's idle threads spinning included) and wall
 time per call; ``generate`` is the operator's own ``generate_ms`` (wall: the scene read and the
@@ -34,7 +37,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERATORS = ("duck_walk", "path_walk", "handshake", "adapt_terrain", "source_motion")  # measured here
-CASES = ("duck walk", "path walk", "onto controls", "handshake", "terrain")
+CASES = ("duck walk", "path walk", "onto controls", "handshake", "terrain", "bake 1k", "bake 10k")
 FRAMES = 1000
 
 
@@ -52,10 +55,10 @@ def child(tree: Path) -> dict:
     from control_rig_bake import STEP_M, rigify_human
     from path_walk_blender import add_curve, s_curve
 
-    install_extension("ab")
+    module = install_extension("ab")
     out: dict = {}
 
-    def timed(case: str, obj_name: str, call, before=lambda: None, calls: int = 3) -> None:
+    def timed(case: str, obj_name: str, call, before=lambda: None, calls: int = 3, frames: int = 0) -> None:
         best = [math.inf, math.inf, math.inf]  # CPU s, wall s, generate s
         first_cpu = math.nan
         for k in range(calls):
@@ -63,11 +66,12 @@ def child(tree: Path) -> dict:
             c0, w0 = time.process_time(), time.perf_counter()
             assert call() == {"FINISHED"}, case
             cpu, wall = time.process_time() - c0, time.perf_counter() - w0
-            metrics = json.loads(bpy.data.objects[obj_name].animation_data.action.procanim.metrics_json)
+            metrics = json.loads(bpy.data.objects[obj_name].animation_data.action.procanim.metrics_json or "{}")
             first_cpu = cpu if k == 0 else first_cpu
             if cpu < best[0]:
                 best = [cpu, wall, metrics.get("generate_ms", math.nan) / 1000.0]
-        frames = int(metrics.get("frame_end", 0) - metrics.get("frame_start", 0) + 1) if "frame_end" in metrics else 0
+        if not frames and "frame_end" in metrics:
+            frames = int(metrics["frame_end"] - metrics["frame_start"] + 1)
         out[case] = {"cpu_s": best[0], "wall_s": best[1], "generate_s": best[2], "first_cpu_s": first_cpu,
                      "frames": frames}
 
@@ -113,6 +117,18 @@ def child(tree: Path) -> dict:
 
     timed("terrain", "Walker", lambda: bpy.ops.procanim.adapt_terrain(armature="Walker", terrain=zigzag.name,
                                                                      refuse_infeasible=False), before=source_back)
+    import importlib
+
+    duck = importlib.import_module(module + ".procanim_addon.duck")
+    bridge = importlib.import_module(module + ".operators.bridge")
+    bake = importlib.import_module(module + ".operators.bake")
+    for n, case in ((1_000, "bake 1k"), (10_000, "bake 10k")):
+        fresh()
+        bpy.ops.procanim.add_duck(name="Duck")
+        obj = bpy.data.objects["Duck"]
+        sk, rm = bridge.read_skeleton(obj), bridge.read_rigmap(obj)
+        clip = duck.generate_duck_walk(sk, rm, duck.DuckParams(frame_end=n - 1, key_interval=1))
+        timed(case, "Duck", lambda obj=obj, clip=clip: bake.bake_clip(obj, clip) and {"FINISHED"}, frames=n)
     out["blender"] = bpy.app.version_string
     return out
 

@@ -4,7 +4,8 @@ scene's units.
 Every generator works with +Z up and lengths in metres. An armature whose own axes stand another
 way — a glTF or FBX import keeps a Y-up armature under a rotated (often scaled) object or empty —
 is read into this frame once by the bridge (``operators/bridge.py``: the rest pose, paths and
-meshes), and each engine call (:mod:`.jobs`) hands its Clips back in the armature's own terms.
+meshes), and each generator's call (its spec's ``call``) hands its Clips back in the armature's own
+terms with :func:`clip_to_armature`.
 
 The frame is the similarity ``M = [s·Q | 0]`` from armature space: ``Q`` turns the scene's up, as
 the armature sees it, onto +Z by the shortest arc (no turn about the vertical, so an upright rig
