@@ -45,7 +45,7 @@ class Host:
     """How the command reaches Blender (see the module docstring)."""
 
     prog: str
-    prepare: Callable[[], Blender]  # make bpy and the extension usable in this process
+    prepare: Callable[[], Blender]  # bpy and the extension usable in this process; what runs in it
     worker_command: list[str] = field(default_factory=list)
     worker_env: dict = field(default_factory=dict)
     blender_binary: bool = False  # the worker command is a Blender binary's (it takes Blender's switches)
@@ -188,7 +188,7 @@ def _run(args, host: Host, blender: Blender, specs: list[dict], mode: str, n: in
 
 def _run_on_dask(args, prog: str, specs: list[dict], on_result) -> dict:
     try:
-        # distributed (1 s to import) is in the pipeline runner's Python only: imported for --scheduler
+        # distributed is slow to import and only in the pipeline runner's Python: imported for --scheduler
         from . import dask_client
     except ImportError:
         raise RunStopped(
