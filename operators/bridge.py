@@ -19,9 +19,9 @@ from ..procanim_addon.errors import InputError
 from ..procanim_addon.frames import uniform_scale
 from ..procanim_addon.rig_roles import ROLES, RigMap, chain_between, detect
 from ..procanim_addon.skeleton import Skeleton
-from ..procanim_addon.terrain.rotations import affine_inverse
 from ..procanim_addon.upright import points_to_frame, upright_matrix, upright_skeleton
 from .compat import action_fcurves
+from .control_rig import deform_parents, is_control_rig, read_deform_skeleton
 
 
 def resolve_armature(name: str, context) -> bpy.types.Object:
@@ -138,8 +138,6 @@ def read_skeleton(obj, upright: bool = True) -> Skeleton:
 
 
 def _armature_skeleton(obj) -> Skeleton:
-    from .control_rig import is_control_rig, read_deform_skeleton
-
     if len(obj.data.bones) and is_control_rig(obj):
         return read_deform_skeleton(obj)
     if not len(obj.data.bones):
@@ -195,8 +193,6 @@ def detect_roles(obj, skeleton: Skeleton | None = None) -> RigMap:
 def _engine_parents(obj, skeleton: Skeleton) -> dict[str, str | None]:
     """Bone → parent name as the engine sees the rig: a rebuilt tree's (``deform_tree``), else a
     control rig's deform bones in the hierarchy they move in and its other bones as they are."""
-    from .control_rig import deform_parents
-
     if skeleton.armature_parents is not None:
         return {n: (skeleton.names[p] if p >= 0 else None) for n, p in zip(skeleton.names, skeleton.parents)}
     return deform_parents(obj)
@@ -239,16 +235,13 @@ def store_rigmap(obj, rigmap: RigMap) -> None:
 def _into_frame(armature, world_to_points: np.ndarray, points: np.ndarray) -> np.ndarray:
     """Points given in an object's space → the armature's upright frame (:func:`upright_frame`)."""
     world = np.array(armature.matrix_world, dtype=float)
-    r = world[:3, :3]
-    if not abs(np.dot(r[:, 0], np.cross(r[:, 1], r[:, 2]))) > 1e-12:  # det (no LAPACK call, see below)
+    if not abs(np.linalg.det(world[:3, :3])) > 1e-12:
         scale = ", ".join(f"{v:g}" for v in armature.matrix_world.to_scale())
         raise InputError(
             f"'{armature.name}' is scaled to nothing (scale {scale}): paths and meshes are read in its space. "
             "Give it a non-zero scale (N ▸ Item ▸ Scale)."
         )
-    # the adjugate inverse (an affine matrix), not np.linalg.inv: a LAPACK call wakes OpenBLAS's
-    # other threads, which then spin through the engine's work that follows (CPU time, measured)
-    m = affine_inverse(world) @ world_to_points
+    m = np.linalg.inv(world) @ world_to_points
     return points_to_frame(upright_frame(armature), points @ m[:3, :3].T + m[:3, 3])
 
 

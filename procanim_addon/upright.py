@@ -4,7 +4,8 @@ scene's units.
 Every generator works with +Z up and lengths in metres. An armature whose own axes stand another
 way — a glTF or FBX import keeps a Y-up armature under a rotated (often scaled) object or empty —
 is read into this frame once by the bridge (``operators/bridge.py``: the rest pose, paths and
-meshes), and each engine call (:mod:`.jobs`) hands its Clips back in the armature's own terms.
+meshes), and each generator's call (its spec's ``call``) hands its Clips back in the armature's own
+terms with :func:`clip_to_armature`.
 
 The frame is the similarity ``M = [s·Q | 0]`` from armature space: ``Q`` turns the scene's up, as
 the armature sees it, onto +Z by the shortest arc (no turn about the vertical, so an upright rig
@@ -43,8 +44,10 @@ def upright_matrix(matrix_world) -> np.ndarray | None:
     uniform scale (skewed, mirrored, flattened: the generators' own checks say so)."""
     linear = np.asarray(matrix_world, float)[:3, :3]
     scales = np.sqrt(np.sum(linear * linear, axis=0))
-    det = float(np.dot(linear[:, 0], np.cross(linear[:, 1], linear[:, 2])))  # no LAPACK call (see bridge)
-    if not (np.all(np.isfinite(linear)) and scales.min() > 1e-9 and det > 0) or np.ptp(scales) > 1e-4 * scales.max():
+    if not np.all(np.isfinite(linear)):
+        return None
+    det = float(np.linalg.det(linear))
+    if not (scales.min() > 1e-9 and det > 0) or np.ptp(scales) > 1e-4 * scales.max():
         return None
     s = float(scales.mean())
     up = (linear / scales).T @ UP  # the scene's up in armature space
