@@ -8,10 +8,10 @@ listed once, in ``procanim_addon/registry.py`` (:mod:`.generators` finds their B
 
 from __future__ import annotations
 
-from . import add_rigs, add_zigzag, detect_rig, generators
+from . import add_rigs, add_zigzag, detect_rig, export, generators
 from .base import operator_class
 
-FIXED_CLASSES = (*add_rigs.classes, *detect_rig.classes, *add_zigzag.classes)
+FIXED_CLASSES = (*add_rigs.classes, *detect_rig.classes, *add_zigzag.classes, *export.classes)
 
 
 def classes() -> tuple[type, ...]:

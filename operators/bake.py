@@ -19,7 +19,13 @@ the metrics.
 
 Both write through :mod:`.keys`: one new action (or the previous bake of the same generator
 rewritten in place), the user's previous action kept, and the metrics stored on the action
-(``action.procanim.generator``, ``.metrics_json``, ``.owner``; :func:`read_metrics`).
+(``action.procanim.generator``, ``.metrics_json``, ``.owner``; :func:`read_metrics`); ``bake_to``
+says whether the action becomes the active one or plays in an NLA strip of its own.
+
+A walk loop's Clip (:func:`procanim_addon.loop.cycle_of`) is baked with its closing key
+(:func:`procanim_addon.loop.repeated`: the first key one loop on), so that the Cycles modifiers
+:meth:`.keys.BakeKeys.finish` adds repeat exactly one loop; on a control rig the closing pose is
+converted like every other frame.
 """
 
 from __future__ import annotations
@@ -32,11 +38,13 @@ from ..procanim_addon.clip import Clip
 from ..procanim_addon.controls import KEY_TARGETS
 from ..procanim_addon.errors import InputError
 from ..procanim_addon.key_marks import KeyMarks
+from ..procanim_addon.loop import cycle_of, repeated
 from .bridge import read_skeleton
 from .control_rig import control_mode, convert_onto_controls, plan_control_bake, write_onto_controls
 from .keys import (
     animated_channels,
     bone_path,
+    check_bake_to,
     keyed_bone_names,
     open_bake,
     pose_channels,
@@ -60,42 +68,47 @@ __all__ = [
 ]
 
 
-def prepare_bake(obj, clip: Clip, key_target: str = "AUTO", key_tolerance: float = 0.0, marks: KeyMarks | None = None):
+def prepare_bake(obj, clip: Clip, key_target: str = "AUTO", bake_to: str = "ACTION", blend_type: str = "COMBINE",
+                 key_tolerance: float = 0.0, marks: KeyMarks | None = None):
     """Everything of a bake that can fail, done before anything is written: returns ``write(notes)``,
-    which writes ``clip`` onto armature ``obj`` as its active action and returns the action. A
-    generator that bakes several characters prepares them all first, so that a refusal leaves
-    every one of them as it was.
+    which writes ``clip`` onto armature ``obj`` and returns the action. A generator that bakes
+    several characters prepares them all first, so that a refusal leaves every one of them as it was.
 
     ``key_target`` (``AUTO``, ``IK_CONTROLS``, ``FK_CONTROLS``, ``DEFORM``): which bones receive the
     keys — the controls of a known control rig (``AUTO``: IK), else the clip's own bones.
-    ``key_tolerance`` (m): the fewest keys within it of the motion on every deform joint
-    (:mod:`procanim_addon.keys`); 0 keys every clip frame. ``marks``: what the keys say (contacts,
-    phases: key types, pose markers; ``Generator.key_marks``). Messages for the user (an edited bake
-    kept aside, an approximate bake onto controls …) are appended to ``notes``.
+    ``bake_to`` (``ACTION``, ``NLA_STRIP``) and ``blend_type``: where the action plays
+    (:func:`.keys.open_bake`). ``key_tolerance`` (m): the fewest keys within it of the motion on
+    every deform joint (:mod:`procanim_addon.keys`); 0 keys every clip frame. ``marks``: what the
+    keys say (contacts, phases: key types, pose markers; ``Generator.key_marks``). Messages for the
+    user (an edited bake kept aside, an approximate bake onto controls …) are appended to ``notes``.
 
-    Raises :class:`InputError` if the clip holds a non-finite value, the key target does not fit
-    the rig or the tolerance is outside its limits (nothing is written then).
+    Raises :class:`InputError` if the clip holds a non-finite value, the key target or the bake's
+    place does not fit the rig or the tolerance is outside its limits (nothing is written then).
     """
     if not clip.is_finite():
         raise InputError("The generator produced invalid (NaN) values; nothing was baked. Try less extreme settings.")
     if key_target not in KEY_TARGETS:
         raise InputError(f"Unknown key target '{key_target}'; use one of {', '.join(KEY_TARGETS)}.")
+    check_bake_to(obj, bake_to, blend_type)
     tolerance = BakeSettings(key_tolerance).validate().key_tolerance
     marks = marks or KeyMarks()
+    if cycle_of(clip) is not None:
+        clip = repeated(clip)  # the loop and its closing key: both keys of a reduced bake too
+    place = {"bake_to": bake_to, "blend_type": blend_type}
     mode = control_mode(obj, key_target)
     if mode is not None:
         converted = convert_onto_controls(obj, clip, mode)
         plan_control_bake(converted, tolerance, marks)
-        return lambda notes=None: write_onto_controls(converted, notes)
+        return lambda notes=None: write_onto_controls(converted, notes, **place)
     keyed = plan_bone_keys(obj, clip, tolerance, marks)
-    return lambda notes=None: write_onto_bones(obj, clip, notes, keyed, marks.markers())
+    return lambda notes=None: write_onto_bones(obj, clip, notes, keyed, marks.markers(), **place)
 
 
 def bake_clip(obj, clip: Clip, key_target: str = "AUTO", notes: list | None = None, key_tolerance: float = 0.0,
               marks: KeyMarks | None = None):
     """Write ``clip`` onto armature ``obj`` as its active action (:func:`prepare_bake`, then its
     write); returns the action. Raises :class:`InputError` before writing anything."""
-    return prepare_bake(obj, clip, key_target, key_tolerance, marks)(notes)
+    return prepare_bake(obj, clip, key_target, key_tolerance=key_tolerance, marks=marks)(notes)
 
 
 def plan_bone_keys(obj, clip: Clip, tolerance: float, marks: KeyMarks) -> planner.KeyedAction | None:
@@ -112,12 +125,12 @@ def plan_bone_keys(obj, clip: Clip, tolerance: float, marks: KeyMarks) -> planne
 
 
 def write_onto_bones(obj, clip: Clip, notes: list | None = None, keyed: planner.KeyedAction | None = None,
-                     markers=()):
+                     markers=(), bake_to: str = "ACTION", blend_type: str = "COMBINE"):
     """The clip's own channels on its own bones (a plain skeleton, or key target ``DEFORM``) — the
     planned curves of ``keyed`` (:func:`plan_bone_keys`), or without it a key on every clip frame,
-    each rotation in its pose bone's rotation mode — and the pose ``markers`` ``(frame, name)``;
-    returns the action."""
-    bake = open_bake(obj, clip.generator, notes)
+    each rotation in its pose bone's rotation mode — and the pose ``markers`` ``(frame, name)``, into
+    the place ``bake_to`` and ``blend_type`` say (:func:`.keys.open_bake`); returns the action."""
+    bake = open_bake(obj, clip.generator, notes, bake_to, blend_type)
     if keyed is not None:
         for curve in keyed.curves:
             bake.planned(curve)
@@ -151,10 +164,13 @@ def _write_dense(bake, obj, clip: Clip) -> None:
     bake.object_channels(clip, frames)
 
 
-def bake_warning(obj) -> str:
-    """A sentence for the user when the armature's bake onto controls is approximate ('' if not)."""
+def bake_warning(obj, action=None) -> str:
+    """A sentence for the user when the armature's bake onto controls (its active action, or
+    ``action``) is approximate ('' if not)."""
     ad = obj.animation_data
-    m = read_metrics(ad.action) if ad is not None and ad.action is not None else {}
+    if action is None and ad is not None:
+        action = ad.action
+    m = read_metrics(action) if action is not None else {}
     if not m.get("control_bake_approximate"):
         return ""
     return (

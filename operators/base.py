@@ -55,6 +55,8 @@ class GeneratorOperator(bpy.types.Operator):
         generator: ClassVar[Generator]  # set by operator_class
         key_target: str  # every generator's common arguments (generator.common_settings)
         key_tolerance: float
+        bake_to: str
+        blend_type: str
 
     def prepare(self, context) -> Job:
         BakeSettings(self.key_tolerance).validate()  # before any engine runs
@@ -81,14 +83,14 @@ class GeneratorOperator(bpy.types.Operator):
             clip.metrics["generate_ms"] = seconds * 1000.0
             try:
                 marks = self.generator.key_marks(job, index, clip)
-                writes.append(prepare_bake(obj, clip, key_target, self.key_tolerance, marks))
+                writes.append(prepare_bake(obj, clip, key_target, self.bake_to, self.blend_type, self.key_tolerance,
+                                           marks))
             except InputError as err:  # e.g. a rig whose controls the conversion cannot drive
                 self.report({"ERROR"}, str(err))
                 return {"CANCELLED"}
-        for write in writes:
-            write(notes)
+        actions = [write(notes) for write in writes]
         self.generator.after_bake(job, clips)
-        self._warn_constrained(job, clips)
+        self._warn_constrained(job, actions)
         for note in notes:
             self.report({"INFO"}, note)
         for warning in self.generator.warnings(job, clips):
@@ -102,14 +104,14 @@ class GeneratorOperator(bpy.types.Operator):
         )
         return {"FINISHED"}
 
-    def _warn_constrained(self, job: Job, clips: list[Clip]) -> None:
-        for obj in job.targets:
-            approximate = bake_warning(obj)  # a bake onto controls the rig cannot reproduce exactly
+    def _warn_constrained(self, job: Job, actions: list) -> None:
+        for obj, action in zip(job.targets, actions):
+            approximate = bake_warning(obj, action)  # a bake onto controls the rig cannot reproduce exactly
             if approximate:
                 self.report({"WARNING"}, approximate)
-            if str(read_metrics(obj.animation_data.action).get("key_target", "")).endswith("_CONTROLS"):
+            if str(read_metrics(action).get("key_target", "")).endswith("_CONTROLS"):
                 continue  # Blender evaluated the deform bones of that bake: what shows is measured
-            driven = constrained_bones(obj, keyed_bone_names(obj))
+            driven = constrained_bones(obj, keyed_bone_names(obj, action))
             if driven:
                 self.report(
                     {"WARNING"},

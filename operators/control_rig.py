@@ -468,12 +468,14 @@ def plan_control_bake(converted: ControlConversion, tolerance: float, marks: Key
     converted.timings["control_plan_ms"] = (time.perf_counter() - t0) * 1000.0
 
 
-def write_onto_controls(converted: ControlConversion, notes: list | None = None):
-    """Write a conversion's keys into a new action of its armature (:func:`keys.open_bake`) and
-    verify a sample of frames in Blender; returns the action."""
+def write_onto_controls(converted: ControlConversion, notes: list | None = None, bake_to: str = "ACTION",
+                        blend_type: str = "COMBINE"):
+    """Write a conversion's keys into a new action of its armature, in the place ``bake_to`` and
+    ``blend_type`` say (:func:`keys.open_bake`), and verify a sample of frames in Blender; returns
+    the action."""
     obj, clip, keys = converted.obj, converted.clip, converted.keys
     t2 = time.perf_counter()
-    bake = open_bake(obj, clip.generator, notes)
+    bake = open_bake(obj, clip.generator, notes, bake_to, blend_type)
     for bone, _ in keys.switches:  # the keyed limbs' switches as their keys set them
         obj.pose.bones[bone][SWITCH] = converted.switch_value
     _write_control_keys(bake, converted)

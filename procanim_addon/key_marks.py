@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import transforms as tf
 from .clip import Clip
 from .errors import InputError
 from .ground import FlatGround, Ground
@@ -56,16 +57,34 @@ def walk_ground(points, ground: Ground | None, corner_radius: float) -> Ground:
     return ground if ground is not None else PathHeightGround(build_path(points, None, corner_radius))
 
 
-def contact_marks(skeleton: Skeleton, rigmap, clip: Clip, ground: Ground | None = None) -> KeyMarks:
+def contact_marks(skeleton: Skeleton, rigmap, clip: Clip, ground: Ground | None = None,
+                  object_basis: np.ndarray | None = None) -> KeyMarks:
     """The contacts and marks of ``clip`` (a character walking on ``skeleton``, roles ``rigmap``) on
-    ``ground`` (armature space; None: the plane of the rest soles). No leg roles: no marks."""
+    ``ground`` (armature space; None: the plane of the rest soles). No leg roles: no marks.
+    ``object_basis`` (4, 4): the armature object's ``matrix_basis`` before the bake — with it, a clip
+    that moves the object (root motion OBJECT) is measured where the object carries the feet."""
     try:
         foot_list = feet(skeleton, rigmap)
     except (InputError, KeyError, ValueError, IndexError):
         return KeyMarks()
+    carry = object_carry(clip, object_basis)
     clip = on_skeleton(clip, skeleton)
-    contacts, marks = walk_contacts(skeleton, clip, foot_list, ground or rest_sole_ground(foot_list))
+    contacts, marks = walk_contacts(skeleton, clip, foot_list, ground or rest_sole_ground(foot_list), carry)
     return KeyMarks(list(marks), list(contacts), foot_list)
+
+
+def object_carry(clip: Clip, basis: np.ndarray | None) -> np.ndarray | None:
+    """Per frame ``(F, 4, 4)``: armature space at the object's keyed transform (``clip``'s object
+    channels, the object's scale kept) into armature space at ``basis`` (its transform before the
+    bake); None when the clip does not move the object or no ``basis`` is given."""
+    if basis is None or clip.object_locations is None or clip.object_rotations is None:
+        return None
+    basis = np.asarray(basis, float)
+    scale = np.linalg.norm(basis[:3, :3], axis=0)
+    moved = np.tile(np.eye(4), (len(clip.frames), 1, 1))
+    moved[:, :3, :3] = tf.quat_to_mat3(tf.quat_normalize(np.asarray(clip.object_rotations, float))) * scale
+    moved[:, :3, 3] = clip.object_locations
+    return np.linalg.inv(basis) @ moved
 
 
 def on_skeleton(clip: Clip, skeleton: Skeleton) -> Clip:

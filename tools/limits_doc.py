@@ -23,6 +23,7 @@ SECTIONS = (
     ("… its walk", "WalkParams"),
     ("… its jump", "JumpParams"),
     ("… its roll", "TumbleParams"),
+    ("Fix Feet (`procanim.fix_feet`)", "FixFeetParams"),
     ("Every generator's bake (`key_tolerance` of every operator, sidebar panel and batch shot)", "BakeSettings"),
 )
 

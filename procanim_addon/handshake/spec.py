@@ -10,6 +10,7 @@ from ..ghost import Body, Overlays
 from ..metric_table import row
 from ..progress import ProgressFn, no_progress
 from ..spec import GeneratorSpec
+from ..upright import clip_to_armature, world_of_frame
 from .character import prepare_character
 from .generate import generate_handshake
 from .params import HandshakeParams
@@ -18,8 +19,10 @@ from .params import HandshakeParams
 def bake_call(a, b, params: HandshakeParams, names: tuple[str, str],
               progress: ProgressFn = no_progress) -> list[Clip]:
     """The two characters' Clips; ``names`` (initiator, partner) go into their metrics and into
-    the message of an input the engine refuses; each Clip's ``phase_starts`` (frame index, phase
-    letter) is its character's phase report (the bake marks the boundaries)."""
+    the message of an input the engine refuses; ``a``, ``b``: (Skeleton, RigMap, the armature's
+    ``matrix_world``). Each Clip's ``phase_starts`` (frame index, phase letter) is its character's
+    phase report (the bake marks the boundaries)."""
+    a, b = ((sk, rm, world_of_frame(world, sk)) for sk, rm, world in (a, b))
     try:
         clip_a, clip_b, report = generate_handshake(a, b, params, progress=progress)
     except InputError as err:
@@ -28,7 +31,7 @@ def bake_call(a, b, params: HandshakeParams, names: tuple[str, str],
         clip.metrics["initiator"], clip.metrics["partner"] = names
         clip.metrics["other"] = other
         clip.metrics["phase_starts"] = [list(start) for start in report[f"phase_starts_{who}"]]
-    return [clip_a, clip_b]
+    return [clip_to_armature(clip_a, a[0]), clip_to_armature(clip_b, b[0])]
 
 
 def grip_point(body: Body, pose: np.ndarray) -> np.ndarray | None:

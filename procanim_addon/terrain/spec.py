@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..clip import Clip
 from ..metric_table import row
 from ..progress import ProgressFn, no_progress
 from ..spec import GeneratorSpec
+from ..upright import clip_to_armature, clip_to_frame, unit_in_frame
 from .adapt import AdaptParams, adapt_to_terrain
 from .changes import changed_most, pose_change
 
@@ -13,13 +16,16 @@ from .changes import changed_most, pose_change
 def bake_call(skeleton, rigmap, source, reference, terrain, params: AdaptParams, names: dict,
               progress: ProgressFn = no_progress) -> list[Clip]:
     """What ``procanim.adapt_terrain`` computes; ``names``: the source action, terrain and
-    reference objects, for the metrics. ``changed_most``: the frames it changed most, ``(frame, cm)``
-    (the bake marks them)."""
+    reference objects, for the metrics; ``source``: the armature's own channels; ``params.unit_m``:
+    metres per armature unit. ``changed_most``: the frames it changed most, ``(frame, cm)`` (the bake
+    marks them)."""
+    source = clip_to_frame(source, skeleton)
+    params = replace(params, unit_m=unit_in_frame(params.unit_m, skeleton))
     clip = adapt_to_terrain(skeleton, rigmap, source, reference, terrain, params, progress=progress)
     clip.generator = "adapt_terrain"
     clip.metrics.update({**names, "damping": params.damping, "tolerance_m": params.tolerance_m})
     clip.metrics["changed_most"] = changed_most(clip.frames, pose_change(skeleton, source, clip), clip.fps)
-    return [clip]
+    return [clip_to_armature(clip, skeleton)]
 
 
 SPEC = GeneratorSpec(

@@ -173,6 +173,37 @@ def rigify_source_motion(library, target):
                                                   key_target=target))
 
 
+def _walk_to_fix(target):
+    """The walk a Fix Feet case fixes (the source motion's, on the active armature) and the floor it
+    stands on (the rest soles stand on z = 0)."""
+    from test_adapt_terrain import add_mesh
+
+    assert bpy.ops.procanim.source_motion(armature="Hero", kind="WALK", steps=4, key_target=target) == {"FINISHED"}
+    add_mesh("Floor", [(-20.0, -20.0, 0.0), (20.0, -20.0, 0.0), (20.0, 20.0, 0.0), (-20.0, 20.0, 0.0)], [(0, 1, 2, 3)])
+
+
+def procanim_fix_feet(_library, target):
+    human = add_human("Hero")
+    _walk_to_fix(target)
+    return Scene([human], _run("fix_feet", armature="Hero", ground="Floor", key_target=target))
+
+
+def rigify_fix_feet(library, target):
+    rig = add_rigify(library, "human", "Hero")
+    _walk_to_fix(target)
+    return Scene([rig], _run("fix_feet", armature="Hero", ground="Floor", key_target=target))
+
+
+def procanim_loop(_library, target):
+    human = add_human("Hero")
+    return Scene([human], _run("path_walk", armature="Hero", loop="ROOT_MOTION", loop_cycles=2, key_target=target))
+
+
+def rigify_loop(library, target):
+    rig = add_rigify(library, "human", "Hero")
+    return Scene([rig], _run("path_walk", armature="Hero", loop="ROOT_MOTION", loop_cycles=2, key_target=target))
+
+
 SCENES = {
     "path_walk": (procanim_path_walk, rigify_path_walk),
     "duck_walk": (procanim_duck, rigify_duck),
@@ -180,6 +211,8 @@ SCENES = {
     "adapt_terrain": (procanim_mocap_terrain, rigify_terrain),
     "source_motion": (procanim_source_motion, rigify_source_motion),
     "crowd_walk": (procanim_crowd, None),
+    "fix_feet": (procanim_fix_feet, rigify_fix_feet),
+    "walk_loop": (procanim_loop, rigify_loop),
 }
 CASES = [(g, "DEFORM") for g in SCENES] + [
     (g, t) for g, (_, rigify) in SCENES.items() if rigify is not None for t in ("IK_CONTROLS", "FK_CONTROLS")
@@ -266,28 +299,18 @@ def test_the_figures_of_the_bake_are_the_measured_ones(baked):
         assert dense["key_tolerance_mm"] == 0.0 and dense["key_error_max_mm"] == 0.0
         assert reduced["keys_written"] == m.keys_reduced and reduced["keys_dense"] == m.keys_dense
         assert reduced["keys_percent_of_dense"] == pytest.approx(100.0 * m.ratio)
-        if reduced["keys_written"] < reduced["keys_dense"]:  # planned (IK controls are not yet: every frame keyed)
+        if reduced["keys_written"] < reduced["keys_dense"]:  # planned
             assert reduced["key_tolerance_mm"] == pytest.approx(TOLERANCE_M * 1000)
             assert reduced["key_error_max_mm"] <= TOLERANCE_M * 1000
         assert isinstance(reduced["contacts_exact"], bool)
 
 
-# The issue's floors, measured above them today where the reason says (Blender 5.0.1; the keys-algo
-# branch works on the reduction): a strict expected failure turns into a failure once a floor is
-# reached, to be taken off this list.
-IK_DENSE = "100 %: the key planner refuses IK chains (no IK solve modelled yet), so every frame is keyed"
+# The issue's floors, measured above them today where the reason says (Blender 5.0.1): a strict
+# expected failure turns into a failure once a floor is reached, to be taken off this list.
 ABOVE_FLOOR = {
-    ("path_walk", "DEFORM"): "34.8 % of the dense keys (ProcAnim human, 164 frames)",
-    ("path_walk", "FK_CONTROLS"): "34.1 % (Rigify human, FK controls)",
-    ("path_walk", "IK_CONTROLS"): IK_DENSE,
-    ("duck_walk", "DEFORM"): "72.7 % (ProcAnim duck, keyed every 3 frames)",
-    ("duck_walk", "FK_CONTROLS"): "60.1 % (Rigify bird, FK controls)",
-    ("duck_walk", "IK_CONTROLS"): IK_DENSE,
-    ("handshake", "DEFORM"): "34.2 % and 38.1 % (the two ProcAnim humans)",
-    ("handshake", "FK_CONTROLS"): "32.6 % and 31.7 % (two Rigify humans, FK controls)",
-    ("handshake", "IK_CONTROLS"): IK_DENSE,
-    ("adapt_terrain", "IK_CONTROLS"): IK_DENSE,
-    ("source_motion", "IK_CONTROLS"): IK_DENSE,
+    ("duck_walk", "DEFORM"): "55.5 % of the dense keys (ProcAnim duck, keyed every 3 frames)",
+    ("duck_walk", "FK_CONTROLS"): "49.0 % (Rigify bird, FK controls)",
+    ("duck_walk", "IK_CONTROLS"): "37.0 % (Rigify bird, IK controls)",
 }
 
 
@@ -360,8 +383,9 @@ def test_contacts_and_lift_offs_are_extreme_keys_and_pose_markers_that_travel_wi
     fps = bpy.context.scene.render.fps / bpy.context.scene.render.fps_base
     for frame, name in markers:
         side = name[0]
-        prefixes = tuple(f'pose.bones["{b}.{side}"]' for b in ("thigh", "shin", "foot"))
+        prefixes = tuple(f'pose.bones["{b}.{side}"]' for b in ("foot", "toe"))  # the foot's own curves
         leg = [p for p in curves if p[0].startswith(prefixes)]
+        assert leg
         types = _types_at({p: curves[p] for p in leg}, frame)
         assert len(types) == len(leg) and set(types.values()) == {"EXTREME"}, (frame, name, types)
         # the foot lands there (its speed drops) or leaves the ground (its speed rises)
