@@ -203,13 +203,16 @@ class RigPose:
 
 
 def _dependents(rig: ControlRig) -> list[list[int]]:
-    """For each bone, the bones whose evaluation reads it (children and constraint owners)."""
+    """For each bone, the bones whose evaluation reads it (children and the owners of constraints that
+    act: one without influence is never evaluated, so reads nothing)."""
     out: list[list[int]] = [[] for _ in rig.names]
     for i, p in enumerate(rig.parents):
         if p >= 0:
             out[p].append(i)
     for i, cons in enumerate(rig.constraints):
         for c in cons:
+            if c.influence <= 0.0:
+                continue
             for t in [c.target, c.pole, *(j for j, _ in c.targets)]:
                 if t is not None and t >= 0 and i not in out[t]:
                     out[t].append(i)

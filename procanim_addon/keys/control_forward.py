@@ -20,6 +20,8 @@ model refuses, naming the chain, to measure a bone that depends on an IK chain i
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 import numpy as np
 
 from .. import transforms as tf
@@ -28,10 +30,12 @@ from ..controls.evaluate import RigPose
 from ..controls.rig import ControlRig
 from ..skeleton import Skeleton
 from .compensate import rotation_jacobian
-from .ik_chains import SolvingPose, dense_chains, find_chains
+from .ik_chains import SolvingPose, Triangle, dense_chains, find_chains
 from .layout import Channel, channel_basis, key_groups, rotation_prop, rotation_values
 
 IK_STEP = 1e-5  # central differences of the controls that move an IK chain (m, rad or scale)
+IK_MAP_EVERY = 4  # frames between the samples of the IK chains' measured error maps
+FEW_ROWS = 0.5  # a model call evaluates the changed frames alone when they are at most this share of them
 
 
 class ControlForward:
@@ -48,6 +52,8 @@ class ControlForward:
         pins = {b if isinstance(b, (int, np.integer)) else rig.index(b): m for b, m in (pins or {}).items()}
         self.pins = {b: m for b, m in pins.items() if b not in self.chains}
         self.dense: dict = {}
+        self._last: tuple | None = None  # (values, points) of the previous call
+        self._full: tuple | None = None  # (values, their evaluation on every frame) of a previous call
         missing = sorted({c.bone for c in channels if not rig.has(c.bone)})
         if missing:
             raise ValueError(f"channels of bones the rig does not have: {', '.join(missing)}")
@@ -89,11 +95,26 @@ class ControlForward:
         nudge[:3, :3] = tf.quat_to_mat3(tf.quat_normalize(np.array([1.0, 0.1, 0.2, 0.3])))
         nudge[:3, 3] = (0.01, 0.02, 0.03)
         for g, control in enumerate(self.group_control):
+            bones, extra, cols = self._reading(probe, [control])
+            if not len(cols):
+                continue
             basis = probe.basis[control]
             probe.set_basis(control, basis @ nudge)
-            out[g] = np.abs(self._points(probe) - rest).max(axis=(0, 2)) > 1e-9
+            out[g, cols] = np.abs(self._points(probe, bones, extra) - rest[:, cols]).max(axis=(0, 2)) > 1e-9
             probe.set_basis(control, basis)
         return out
+
+    def _reading(self, state: RigPose, controls) -> tuple[np.ndarray, list[int], np.ndarray]:
+        """The measured bones (rig indices) and extra points (numbers) that read any of ``controls``
+        (the only ones a change of their bases can move), and their columns of :meth:`_points`."""
+        moved: set[int] = set()
+        for control in controls:
+            moved |= state._closure(int(control))
+        rows = [k for k, b in enumerate(self.measured) if int(b) in moved]
+        extra = [e for e, (bone, _) in enumerate(self.extra) if bone in moved]
+        first = 2 * len(self.measured)
+        cols = np.array([c for k in rows for c in (2 * k, 2 * k + 1)] + [first + e for e in extra], dtype=int)
+        return self.measured[rows], extra, cols
 
     def _basis(self, control: int, values: np.ndarray) -> np.ndarray:
         loc, rot, scale = channel_basis(self.channels, values, self.columns[control])
@@ -107,14 +128,16 @@ class ControlForward:
             m[:, :3, 3] = loc
         return m
 
-    def _state(self, values: np.ndarray) -> SolvingPose:
+    def _state(self, values: np.ndarray, rows: np.ndarray | None = None) -> SolvingPose:
+        """The rig evaluated for ``values`` — the frames ``rows`` of the clip (default: all of them)."""
         n = values.shape[0]
-        dense = self.dense if all(len(d[3]) == n for d in self.dense.values()) else {}  # (not the rest probe)
+        dense = self.dense if rows is None else {top: _rows_of(d, rows) for top, d in self.dense.items()}
+        dense = dense if all(len(d[3]) == n for d in dense.values()) else {}  # (not the rest probe)
         state = SolvingPose(self.rig, n, self.chains, dense, self.stretch if dense else None)
         for control in self.columns:
             state.set_basis(control, self._basis(control, values))
         for bone, pose in self.pins.items():
-            state.pin(bone, pose)
+            state.pin(bone, pose if rows is None else pose[rows])
         return state
 
     def _points(self, state: RigPose, bones=None, extra=None) -> np.ndarray:
@@ -135,7 +158,41 @@ class ControlForward:
         return out
 
     def __call__(self, values: np.ndarray) -> np.ndarray:
-        return self._points(self._state(np.asarray(values, float)))
+        """The points for ``values`` ``(N, C)``. The previous call's evaluation is kept: a call with
+        the same number of frames evaluates again only what the controls whose values changed move
+        (a refinement round changes a few key groups), on the frames where they changed when those
+        are few (:data:`FEW_ROWS`), else on every frame."""
+        values = np.asarray(values, float)
+        if self._last is None or self._last[0].shape != values.shape:
+            state = self._state(values)
+            points = self._points(state)
+            self._full = (values.copy(), state)
+        else:
+            old, points = self._last
+            rows = np.flatnonzero((old != values).any(axis=1))
+            if not len(rows):
+                return points.copy()
+            points = points.copy()
+            if len(rows) <= FEW_ROWS * len(values):
+                changed = self._changed(old[rows], values[rows])
+                sub = self._state(values[rows], rows)
+                bones, extra, cols = self._reading(sub, changed)
+                points[np.ix_(rows, cols)] = self._points(sub, bones, extra)
+            else:
+                full_values, state = self._full
+                changed = self._changed(full_values, values)
+                for control in changed:
+                    state.set_basis(control, self._basis(control, values))
+                bones, extra, cols = self._reading(state, changed)
+                if len(cols):
+                    points[:, cols] = self._points(state, bones, extra)
+                self._full = (values.copy(), state)
+        self._last = (values.copy(), points)
+        return points.copy()
+
+    def _changed(self, old: np.ndarray, new: np.ndarray) -> list[int]:
+        """The controls whose channel values differ between ``old`` and ``new``."""
+        return [control for control, cols in self.columns.items() if not np.array_equal(old[:, cols], new[:, cols])]
 
     def top_down(self, reference: np.ndarray) -> Direct:
         """The key groups fitted all at once to their dense values, each bounded by how far its
@@ -168,32 +225,45 @@ class Direct:
         self.measured = self._ik_maps(state)
 
     def _ik_maps(self, state) -> dict[int, np.ndarray]:
-        """Per group that moves a deform bone an IK chain poses: its measured map ``(S, 3, n)``."""
+        """Per group that moves a deform bone an IK chain poses: its measured map ``(S, 3, n)``, from
+        central differences on every :data:`IK_MAP_EVERY`-th frame (and the last), each frame taking
+        the larger of its two neighbouring samples' maps. The maps guide the placement; the exact
+        check of the reduction measures every frame."""
         m = self.m
         reads = set()
         for member in m.chains:
             reads |= state._closure(member)
-        bones = [k for k, b in enumerate(m.measured) if int(b) in reads]
-        if not bones:
-            return {}
-        points = np.concatenate([[2 * k, 2 * k + 1] for k in bones])
+        n = len(self.ref)
+        rows = np.unique(np.append(np.arange(0, n, IK_MAP_EVERY), n - 1))
+        ref = self.ref[rows]
+        sampled = m._state(ref, rows)
+        lo = np.minimum(np.arange(n) // IK_MAP_EVERY, len(rows) - 1)
+        hi = np.minimum(lo + 1, len(rows) - 1)
         out = {}
         for g, control in enumerate(m.group_control):
+            moved_by = sampled._closure(int(control))
+            bones = [k for k, b in enumerate(m.measured) if int(b) in reads and int(b) in moved_by]
+            if not bones:
+                continue
+            points = np.concatenate([[2 * k, 2 * k + 1] for k in bones])
             if not m.affects[g, points].any():
                 continue
             cols = m.groups[g]
-            jac = np.empty((len(self.ref), len(points), 3, len(cols)))
+            jac = np.empty((len(rows), len(points), 3, len(cols)))
             for i, c in enumerate(cols):
                 moved = []
                 for sign in (1.0, -1.0):
-                    values = self.ref.copy()
+                    values = ref.copy()
                     values[:, c] += sign * IK_STEP
-                    state.set_basis(control, m._basis(control, values))
-                    moved.append(m._points(state, m.measured[bones]))
+                    sampled.set_basis(control, m._basis(control, values))
+                    moved.append(m._points(sampled, m.measured[bones]))
                 jac[..., i] = (moved[0] - moved[1]) / (2 * IK_STEP)
-            state.set_basis(control, m._basis(control, self.ref))
-            worst = np.argmax(np.einsum("spij,spij->sp", jac, jac), axis=1)
-            out[g] = jac[np.arange(len(self.ref)), worst]
+            sampled.set_basis(control, m._basis(control, ref))
+            size = np.einsum("spij,spij->sp", jac, jac)
+            worst = np.argmax(size, axis=1)
+            at = jac[np.arange(len(rows)), worst]  # (S', 3, n): each sample's point that moves most
+            larger = size.max(axis=1)
+            out[g] = at[np.where(larger[hi] > larger[lo], hi, lo)]
         return out
 
     def targets(self, level: int, values: np.ndarray) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
@@ -217,6 +287,13 @@ class Direct:
 
     def advance(self, level: int, values: np.ndarray) -> None:
         """Nothing to carry: the groups are not compensated."""
+
+
+def _rows_of(dense: tuple, rows: np.ndarray) -> tuple:
+    """A chain's dense data (:func:`.ik_chains.dense_chains`) on the frames ``rows``."""
+    upper, lower, tri, scale, distance = dense
+    return (upper[rows], lower[rows], Triangle(*(getattr(tri, f.name)[rows] for f in fields(Triangle))), scale[rows],
+            distance[rows])
 
 
 def control_channels(rig: ControlRig, keys) -> tuple[list[Channel], np.ndarray]:

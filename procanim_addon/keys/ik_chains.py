@@ -137,19 +137,25 @@ class SolvingPose(RigPose):
         self._solved: set[int] = set()
 
     def set_basis(self, i: int, basis: np.ndarray) -> None:
-        self._drop_solved()
+        self._drop_solved(i)
         super().set_basis(i, basis)
 
     def pin(self, i: int, pose: np.ndarray) -> None:
-        self._drop_solved()
+        self._drop_solved(i)
         super().pin(i, pose)
 
-    def _drop_solved(self) -> None:
-        """Forget the solved chains (solved again when next read, from the rig as it then is)."""
-        for m in list(self._solved):
-            del self.pinned[m]
-            self._forget(m)
-        self._solved.clear()
+    def _drop_solved(self, i: int) -> None:
+        """Forget the solved chains that bone ``i`` moves (a member, its root's parents, its target or
+        pole read it): solved again when next read, from the rig as it then is."""
+        closure = self._closure(i)
+        for chain in self.chains.values():
+            members = chain.members
+            if members[0] in self._solved and not closure.isdisjoint(members):
+                for m in members:
+                    del self.pinned[m]
+                    self._solved.discard(m)
+                for m in members:
+                    self._forget(m)
 
     def pose(self, i: int) -> np.ndarray:
         chain = self.chains.get(i)

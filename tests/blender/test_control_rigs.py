@@ -191,7 +191,8 @@ def stairs_walk(request, procanim_extension, rigify_library):
 
 
 def keyed_scales(obj, bones) -> np.ndarray:
-    """Keyed scale values ``(bones, keys, 3)`` (ones where a bone's scale is not keyed)."""
+    """Keyed scale values of ``bones`` one after the other ``(keys, 3)`` (ones where a bone's scale is
+    not keyed; a reduced bake keys each bone on frames of its own)."""
     curves = harness.fcurve_map(obj.animation_data.action, obj)
     out = []
     for bone in bones:
@@ -200,7 +201,7 @@ def keyed_scales(obj, bones) -> np.ndarray:
             out.append(np.ones((1, 3)))
             continue
         out.append(np.stack([harness.keyframes(fc)[:, 1] for fc in axes], axis=-1))
-    return np.array(out)
+    return np.concatenate(out, axis=0)
 
 
 def chain_scale_error(obj, frames) -> float:

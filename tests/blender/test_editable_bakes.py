@@ -74,7 +74,11 @@ def metrics(obj) -> dict:
 
 
 def frames_of(obj) -> np.ndarray:
-    lo, hi = obj.animation_data.action.frame_range
+    """The bake's frames; a loop's (a cyclic action) twice over, so that the seam is measured too."""
+    action = obj.animation_data.action
+    lo, hi = action.frame_range
+    if action.use_cyclic:
+        hi += hi - lo
     return np.arange(int(round(lo)), int(round(hi)) + 1)
 
 

@@ -201,6 +201,30 @@ def test_reduced_ik_controls_keep_the_deform_skeleton_within_the_tolerance(ik_ba
     assert keyed.keys_written < 0.5 * keyed.keys_dense
 
 
+@pytest.mark.parametrize("kind", ["FK", "IK"])
+def test_a_model_evaluated_again_after_a_few_controls_change_gives_a_fresh_evaluations_points(kind, ik_bake):
+    """The model keeps its previous evaluation and evaluates again only what the changed controls
+    move (the refinement rounds): each call equals a new model's evaluation of the same values."""
+    if kind == "FK":
+        rig = mini_rig("FK")
+        sk, intended = swaying(rig)
+        keys, pins = convert(rig, sk, intended, "FK"), None
+    else:
+        rig, sk, _, keys, pins, _ = ik_bake
+    channels, dense = control_channels(rig, keys)
+    model = ControlForward(rig, sk, channels, pins, reference=dense)
+    rng = np.random.default_rng(5)
+    values = dense.copy()
+    model(values)
+    groups = model.groups
+    for _ in range(6):
+        for g in rng.choice(len(groups), size=2, replace=False):
+            values[:, groups[g]] += rng.normal(0.0, 0.01, (len(values), len(groups[g])))
+        again = model(values)
+        fresh = ControlForward(rig, sk, channels, pins, reference=dense)(values)
+        assert np.allclose(again, fresh, rtol=0.0, atol=1e-12)
+
+
 def test_an_ik_chain_the_model_cannot_solve_is_refused_with_its_name():
     """An IK constraint over three bones (the solver's result is not a triangle): refused by name."""
     rig = mini_rig("IK")
