@@ -25,11 +25,18 @@ GAITS = [
 SLIDERS = ("amplitude", "speed", "weight", "direction")
 
 
+def key_interval(args) -> int:
+    """Frames between the duck's keys: the article's *Key Every* for the dense bake (Key Tolerance 0);
+    above 0 the motion is taken on every frame and the key planner keeps the keys it needs."""
+    return int(args.key_interval) if float(getattr(args, "key_tolerance", 0.0)) == 0.0 else 1
+
+
 class DuckWalk(Generator):
     spec = duck.SPEC
     settings_name = "duck"
     objects = (ARMATURE,)
     emotions = Emotions("duck_emotion", {key: values for key, (_label, values, _desc) in PRESETS.items()}, SLIDERS)
+    clip_common = ("key_tolerance",)  # it decides the frames (key_interval)
 
     def settings(self, ui: bool) -> dict:
         """The duck walk's settings (limits: ``procanim_addon/limits.py``; see :func:`.limits.number`)."""
@@ -38,7 +45,8 @@ class DuckWalk(Generator):
             "frame_end": number(DuckParams, "frame_end", ui, "End Frame", "Last frame of the walk"),
             "fps": number(DuckParams, "fps", ui, "FPS", "Frames per second the cycle is timed for"),
             "key_interval": number(
-                DuckParams, "key_interval", ui, "Key Every", "A key every N frames on every control (the article: 3)"
+                DuckParams, "key_interval", ui, "Key Every", "A key every N frames on every control (the article: 3) "
+                "with Key Tolerance 0; above 0 the walk is taken on every frame and keyed where it needs"
             ),
             "amplitude": number(DuckParams, "amplitude", ui, "Amplitude", "Stride length (0–10); 0 stands still"),
             "speed": number(DuckParams, "speed", ui, "Speed",
@@ -73,7 +81,7 @@ class DuckWalk(Generator):
         preset = getattr(args, "preset", "CUSTOM")  # an operator argument only
         if preset != "CUSTOM":
             values = PRESETS[preset][1]
-        params = DuckParams(args.frame_start, args.frame_end, args.fps, args.key_interval, *values, gait=args.gait,
+        params = DuckParams(args.frame_start, args.frame_end, args.fps, key_interval(args), *values, gait=args.gait,
                             loop=args.loop, loop_cycles=args.loop_cycles)
         params.validate()
         skeleton, rigmap = read_rig(obj)
@@ -88,7 +96,8 @@ class DuckWalk(Generator):
         col = layout.column(align=True)
         for name in ("frame_start", "frame_end", "fps", "key_interval"):
             row = col.row(align=True)
-            row.active = name != "frame_end" or settings.loop == "NONE"  # a loop is whole cycles long
+            row.active = (name != "frame_end" or settings.loop == "NONE") and (  # a loop is whole cycles long
+                name != "key_interval" or getattr(settings, "key_tolerance", 0.0) == 0.0)  # the dense bake's
             row.prop(settings, name)
         col = layout.column(align=True)
         for name in SLIDERS:

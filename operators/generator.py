@@ -137,6 +137,9 @@ class Generator(ABC):
     emotions: Emotions | None = None
     subpanels: tuple[SubPanel, ...] = ()
     """Sub-panels, registered after every generator's own panel."""
+    clip_common: tuple[str, ...] = ()
+    """Common arguments (:func:`common_settings`) that change this generator's Clip, not only its bake
+    (the duck: ``key_tolerance`` decides its frames), so that a preview's Clip is reused only for them."""
 
     @property
     def id(self) -> str:

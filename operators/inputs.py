@@ -29,6 +29,7 @@ from .generator import Generator
 from .objects import argument_given
 
 IGNORED = ("key_target", "key_tolerance", "bake_to", "blend_type")  # arguments that change the bake, not the Clip
+# (but those of a generator's ``clip_common``)
 
 _argument_names: dict[str, list[str]] = {}  # generator id → its argument names (made once)
 _serials: dict[str, int] = {}  # "OB:<name>" / "AC:<name>" → depsgraph updates seen
@@ -168,7 +169,8 @@ def argument_values(generator: Generator, args) -> tuple:
     names = _argument_names.get(generator.id)
     if names is None:  # building the properties takes a while: once per generator
         objects = {arg.name for arg in generator.objects}
-        names = [n for n in generator.operator_arguments() if n not in objects and n not in IGNORED]
+        names = [n for n in generator.operator_arguments()
+                 if n not in objects and (n not in IGNORED or n in generator.clip_common)]
         _argument_names[generator.id] = names
     out = []
     for name in names:

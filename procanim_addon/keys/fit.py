@@ -26,6 +26,7 @@ from .handles import hermite_values
 
 PULL = 1e-9  # weight of the chord's slope (per frame²), for segments with too few frames to fit two slopes
 ALIGN_SHARE = 0.9  # a key takes one slope where its two segments then keep this fraction of their bound
+STILL = 1e-9  # a segment whose target varies less than this (its channels' units) is still
 
 
 def segment_rows(x: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -90,9 +91,11 @@ def align(x: np.ndarray, target: np.ndarray, keys: np.ndarray, left: np.ndarray,
     """Give keys one slope (``ALIGNED`` handles) where the curve stays within its bound.
 
     For each inner key, the common slope that best follows the target over its two segments (their
-    other ends kept) replaces its two slopes when both segments then keep ``|M_s r_s| ≤ τ_s``
-    (``maps`` ``(S, 3, C)``, ``bound`` ``(S,)``) within :data:`ALIGN_SHARE` (the rest is room for the
-    joint error); every other key first, then the others (a segment has one changed end at a time).
+    other ends kept) — zero (flat handles) for a key next to a still segment (the target constant over
+    it: a phase's still part, whose fitted slopes are zero) — replaces its two slopes when both
+    segments then keep ``|M_s r_s| ≤ τ_s`` (``maps`` ``(S, 3, C)``, ``bound`` ``(S,)``) within
+    :data:`ALIGN_SHARE` (the rest is room for the joint error); every other key first, then the
+    others (a segment has one changed end at a time).
     ``where`` ``(S,)``: the samples whose keys may be aligned (default all). Returns the values
     ``(S, C)`` and the left and right slopes ``(K, C)``."""
     keys = np.asarray(keys, dtype=int)
@@ -122,6 +125,7 @@ def align(x: np.ndarray, target: np.ndarray, keys: np.ndarray, left: np.ndarray,
         r = np.take(tgt, rows, axis=1) - fixed
         first = np.concatenate([[0], np.cumsum(ends - starts + 1)[:-1]])
         m = np.add.reduceat(weight * r, first, axis=1) / np.maximum(np.add.reduceat(weight * weight, first), 1e-300)
+        m[:, _next_to_still(tgt, keys, inner)] = 0.0  # flat: a still part stays still up to the key
         residual = r - weight * np.take(m, seg, axis=1)
         moved = np.zeros((mats.shape[0], len(rows)))
         for c in range(residual.shape[0]):
@@ -131,3 +135,15 @@ def align(x: np.ndarray, target: np.ndarray, keys: np.ndarray, left: np.ndarray,
         left[inner[ok]] = right[inner[ok]] = m[:, ok].T
     values = hermite_values(x[keys], target[keys], left, right, x)
     return values, left, right
+
+
+def _next_to_still(target: np.ndarray, keys: np.ndarray, inner: np.ndarray) -> np.ndarray:
+    """Which of the keys ``inner`` (indices into ``keys``) border a still segment: ``target``
+    ``(C, S)`` constant within :data:`STILL` from that key to the previous or the next one."""
+    lo, hi = keys[:-1], keys[1:]
+    rows, seg, _ = segment_rows(np.arange(target.shape[1], dtype=float), lo, hi)
+    first = np.concatenate([[0], np.cumsum(hi - lo + 1)[:-1]])
+    values = np.take(target, rows, axis=1)
+    spread = np.maximum.reduceat(values, first, axis=1) - np.minimum.reduceat(values, first, axis=1)
+    still = spread.max(axis=0) <= STILL  # per segment
+    return still[inner - 1] | still[inner]
