@@ -3,6 +3,8 @@ reading of the scene and its panel (the article's fields and sliders, emotion pr
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from bpy.props import EnumProperty
 
 from ..procanim_addon import duck
@@ -81,9 +83,10 @@ class DuckWalk(Generator):
         preset = getattr(args, "preset", "CUSTOM")  # an operator argument only
         if preset != "CUSTOM":
             values = PRESETS[preset][1]
-        params = DuckParams(args.frame_start, args.frame_end, args.fps, key_interval(args), *values, gait=args.gait,
+        params = DuckParams(args.frame_start, args.frame_end, args.fps, args.key_interval, *values, gait=args.gait,
                             loop=args.loop, loop_cycles=args.loop_cycles)
-        params.validate()
+        params.validate()  # Key Every too, whether the bake uses it or not
+        params = replace(params, key_interval=key_interval(args))
         skeleton, rigmap = read_rig(obj)
         return Job([obj], EngineCall(self.spec.call, (skeleton, rigmap, params)))
 
