@@ -33,8 +33,8 @@ from .compensate import rotation_jacobian
 from .ik_chains import SolvingPose, Triangle, dense_chains, find_chains
 from .layout import Channel, channel_basis, key_groups, rotation_prop, rotation_values
 
-IK_STEP = 1e-5  # central differences of the controls that move an IK chain (m, rad or scale)
-IK_MAP_EVERY = 4  # frames between the samples of the IK chains' measured error maps
+IK_STEP = 1e-5  # differences of the controls that move an IK chain (m, rad or scale)
+IK_MAP_EVERY = 8  # frames between the samples of the IK chains' measured error maps
 FEW_ROWS = 0.5  # a model call evaluates the changed frames alone when they are at most this share of them
 
 
@@ -207,7 +207,7 @@ class Direct:
     the identity (controls are not scaled by their parents on these rigs) — except for the controls
     that move a solved IK chain, which moves its knee by many times the change of its target or
     root near full reach: theirs is measured, the change of the chain's points per unit of each
-    channel (central differences) on each frame, at the point that moves most."""
+    channel (forward differences, sampled: :meth:`_ik_maps`) on each frame, at the point that moves most."""
 
     compensated = False  # each group is fitted to its dense values
 
@@ -226,7 +226,7 @@ class Direct:
 
     def _ik_maps(self, state) -> dict[int, np.ndarray]:
         """Per group that moves a deform bone an IK chain poses: its measured map ``(S, 3, n)``, from
-        central differences on every :data:`IK_MAP_EVERY`-th frame (and the last), each frame taking
+        forward differences on every :data:`IK_MAP_EVERY`-th frame (and the last), each frame taking
         the larger of its two neighbouring samples' maps. The maps guide the placement; the exact
         check of the reduction measures every frame."""
         m = self.m
@@ -237,6 +237,7 @@ class Direct:
         rows = np.unique(np.append(np.arange(0, n, IK_MAP_EVERY), n - 1))
         ref = self.ref[rows]
         sampled = m._state(ref, rows)
+        at_ref = m._points(sampled, m.measured, [])  # the deform heads and tails at the dense controls
         lo = np.minimum(np.arange(n) // IK_MAP_EVERY, len(rows) - 1)
         hi = np.minimum(lo + 1, len(rows) - 1)
         out = {}
@@ -251,13 +252,10 @@ class Direct:
             cols = m.groups[g]
             jac = np.empty((len(rows), len(points), 3, len(cols)))
             for i, c in enumerate(cols):
-                moved = []
-                for sign in (1.0, -1.0):
-                    values = ref.copy()
-                    values[:, c] += sign * IK_STEP
-                    sampled.set_basis(control, m._basis(control, values))
-                    moved.append(m._points(sampled, m.measured[bones]))
-                jac[..., i] = (moved[0] - moved[1]) / (2 * IK_STEP)
+                values = ref.copy()
+                values[:, c] += IK_STEP
+                sampled.set_basis(control, m._basis(control, values))
+                jac[..., i] = (m._points(sampled, m.measured[bones]) - at_ref[:, points]) / IK_STEP
             sampled.set_basis(control, m._basis(control, ref))
             size = np.einsum("spij,spij->sp", jac, jac)
             worst = np.argmax(size, axis=1)
