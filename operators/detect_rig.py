@@ -8,8 +8,10 @@ import bpy
 from bpy.props import StringProperty
 
 from ..procanim_addon.errors import InputError
-from ..procanim_addon.rig_roles import CONTROL_ROLES, LEG_ROLES, OPTIONAL_ROLES, ROLES, RigMap, detect
+from ..procanim_addon.rig_roles import CONTROL_ROLES, LEG_ROLES, OPTIONAL_ROLES, ROLES, RigMap
 from .bridge import read_skeleton, resolve_armature, store_rigmap
+from .control_maps import detect_roles
+from .control_rig import deform_parents
 
 #: ID property on the armature data where the last detection is kept for the Character panel
 DETECTION_KEY = "procanim_detection"
@@ -67,8 +69,8 @@ class PROCANIM_OT_detect_rig(bpy.types.Operator):
         except InputError as err:
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
-        parents = {b.name: (b.parent.name if b.parent else None) for b in obj.data.bones}
-        rigmap = detect(list(parents), parents, rig_name=obj.name, skeleton=skeleton)
+        parents = deform_parents(obj)  # a control rig's deform bones in the hierarchy they move in
+        rigmap = detect_roles(obj, parents, skeleton)
         store_rigmap(obj, rigmap)
         store_detection(obj, rigmap)
         found = len([r for r in ROLES if rigmap.get(r)])

@@ -15,8 +15,6 @@ the next joint are what the mesh follows, and both are compared.
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from ..skeleton import Skeleton
@@ -27,7 +25,6 @@ from .parenting import mul
 from .rig import ControlRig
 from .structure import find_limbs
 
-_SEGMENT = re.compile(r"\.\d{3}$")
 TOLERANCE_CM = 0.5  # a residual above this makes a bake onto controls approximate
 VERIFY_FRAMES = 10  # frames Blender evaluates to verify a bake onto controls
 IK_STRETCH_NOTE = (
@@ -45,16 +42,13 @@ def verification_samples(frames: int, count: int = VERIFY_FRAMES) -> np.ndarray:
 
 def deform_checks(rig: ControlRig, org_bones: list[int]) -> list[tuple[int, int]]:
     """``(deform bone, ORG bone)`` rig-index pairs to compare: each ORG bone itself (``(o, o)``)
-    and its ``DEF-`` bones (B-bone segments included)."""
+    and its ``DEF-`` bones (segments included: ``DEF-thigh.L.001``, CloudRig's ``DEF-Thigh_2.L``),
+    paired by the rig's control map."""
     wanted = {rig.names[i]: i for i in org_bones}
     out = [(i, i) for i in org_bones]
     for j, name in enumerate(rig.names):
-        if not name.startswith("DEF-"):
-            continue
-        base = "ORG-" + name[4:]
-        if base not in wanted and "ORG-" + _SEGMENT.sub("", name[4:]) in wanted:
-            base = "ORG-" + _SEGMENT.sub("", name[4:])
-        if base in wanted:
+        base = rig.family.skeleton_bone_of(name, set(wanted))
+        if base is not None:
             out.append((j, wanted[base]))
     return out
 
