@@ -45,7 +45,9 @@ from ..procanim_addon.controls.stretch import ProbePlan, StretchResponse, chain_
 from ..procanim_addon.controls.structure import find_limbs
 from ..procanim_addon.curve_keys import CurveKeys
 from ..procanim_addon.errors import InputError
+from ..procanim_addon.registry import figure_keys
 from ..procanim_addon.skeleton import Skeleton
+from ..procanim_addon.verification import finish
 from .control_maps import bone_rules, map_for
 from .keys import BakeKeys, bone_path, open_bake, property_path, set_action_aside
 
@@ -540,7 +542,7 @@ def write_onto_controls(converted: ControlConversion, notes: list | None = None)
             "control_bake_ms": timings["control_read_ms"] + timings["control_convert_ms"] + (t4 - t2) * 1000.0,
         }
     )
-    return bake.finish(clip, metrics)
+    return bake.finish(clip, finish(metrics, figure_keys(clip.generator)))
 
 
 def _write_control_keys(bake: BakeKeys, converted: ControlConversion) -> None:
@@ -573,13 +575,15 @@ def _verify(converted: ControlConversion) -> dict:
         return {"control_verify_frames": 0}
     samples = verification_samples(clip.frame_count)
     checks = deform_checks(rig, list(keys.checked))
-    evaluated = sample_matrices(obj, scene, clip.frames[samples], [rig.names[d] for d, _ in checks])
-    return verify(rig, converted.skeleton, keys, converted.intended, checks, samples, evaluated)
+    world: list = []
+    evaluated = sample_matrices(obj, scene, clip.frames[samples], [rig.names[d] for d, _ in checks], world)
+    return verify(rig, converted.skeleton, keys, converted.intended, checks, samples, evaluated, np.stack(world))
 
 
-def sample_matrices(obj, scene, frames, names: list[str]) -> np.ndarray:
+def sample_matrices(obj, scene, frames, names: list[str], world: list | None = None) -> np.ndarray:
     """Armature-space matrices ``(S, N, 4, 4)`` of the named pose bones as Blender evaluates them on
-    each of ``frames`` (``frame_set`` on these frames only); the current frame is put back."""
+    each of ``frames`` (``frame_set`` on these frames only); the current frame is put back. With
+    ``world`` (a list), the object's evaluated world matrix of each frame is put in it, in order."""
     current = (scene.frame_current, scene.frame_subframe)
     index = {pb.name: i for i, pb in enumerate(obj.pose.bones)}
     wanted = [index[n] for n in names]
@@ -588,6 +592,7 @@ def sample_matrices(obj, scene, frames, names: list[str]) -> np.ndarray:
     settings = [(int(np.floor(f)), float(f - np.floor(f))) for f in frames]
     # the current frame, when sampled, is evaluated last: putting it back then costs nothing
     order = sorted(range(len(frames)), key=lambda k: settings[k] == current)
+    worlds: list = [None] * len(frames)
     done = None
     try:
         for k in order:
@@ -595,10 +600,14 @@ def sample_matrices(obj, scene, frames, names: list[str]) -> np.ndarray:
             evaluated = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
             evaluated.pose.bones.foreach_get("matrix", flat)
             out[k] = flat.reshape(-1, 4, 4)[wanted].transpose(0, 2, 1)
+            if world is not None:
+                worlds[k] = np.array(evaluated.matrix_world, dtype=float)
             done = settings[k]
     finally:
         if done != current:
             scene.frame_set(current[0], subframe=current[1])
+    if world is not None:
+        world.extend(worlds)
     return out
 
 

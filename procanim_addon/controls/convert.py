@@ -38,7 +38,7 @@ from .intended import IntendedPose
 from .parenting import apply_basis, parent_transform
 from .rig import ControlRig
 from .stretch import StretchResponse, compensating_scale
-from .structure import Limb, common_control, driver_control, evaluation_order, find_limbs, trunk
+from .structure import Limb, common_control, driver_control, evaluation_order, find_limbs, reads_closure, trunk
 
 MODES = ("IK", "FK")
 STATIC_M = 1e-6  # a limb whose deform bones stay this close to rest is left alone
@@ -290,17 +290,20 @@ class _Conversion:
         progress(1.0)
         return self.out
 
-    def steps(self) -> list[tuple[int, str, object]]:
-        """Limbs and deform bones, ordered by the evaluation rank of the controls they move."""
+    def steps(self) -> list[tuple[float, str, object]]:
+        """Limbs and deform bones, ordered by the evaluation rank of the controls they move; a
+        control that reads what a limb keys comes after the limb, whatever its rank (CloudRig's
+        ``FK-Toes`` hangs from the IK foot through an Armature constraint)."""
         rig = self.rig
         rank = evaluation_order(rig)
-        out: list[tuple[int, str, object]] = []
+        out: list[tuple[float, str, object]] = []
+        limb_rank: list[tuple[float, set[int]]] = []
         for limb in self.limbs:
-            if self.side(limb) == "FK":  # what an FK bake keys: a control that reads them comes after
-                controls = [c for c in (*limb.fk, *limb.fk_controls) if c >= 0]
-            else:
-                controls = [c for c in (*limb.fk, *limb.chain, limb.ik_control, limb.pole) if c >= 0]
-            out.append((max(rank[c] for c in controls) if controls else 0, "limb", limb))
+            controls = [c for c in (*limb.fk, *limb.chain, limb.ik_control, limb.pole) if c >= 0]
+            r = float(max(rank[c] for c in controls)) if controls else 0.0
+            out.append((r, "limb", limb))
+            keyed = {c for c in (*limb.fk_controls, *limb.chain, limb.ik_control, limb.pole) if c >= 0}
+            limb_rank.append((r, keyed))
         groups: dict[int, list[int]] = {}
         for name in self.sk.names:
             bone = rig.get(name)
@@ -309,7 +312,13 @@ class _Conversion:
             control = driver_control(rig, bone)
             if control >= 0 and control not in self.solved:
                 groups.setdefault(control, []).append(bone)
-        out.extend((rank[c], "bones", (c, bones)) for c, bones in groups.items())
+        for c, bones in groups.items():
+            r = float(rank[c])
+            reads = reads_closure(rig, c) if limb_rank else set()
+            for lr, keyed in limb_rank:
+                if lr >= r and reads & keyed:
+                    r = lr + 0.5
+            out.append((r, "bones", (c, bones)))
         out.sort(key=lambda s: s[0])
         return out
 

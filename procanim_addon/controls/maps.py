@@ -357,8 +357,8 @@ def _toml_key(key: str) -> str:
     return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else _toml_value(key)
 
 
-def _section(lines: list[str], header: str, entries: dict) -> None:
-    entries = {k: v for k, v in entries.items() if v not in ("", (), [], None, False)}
+def _section(lines: list[str], header: str, entries: dict, always=()) -> None:
+    entries = {k: v for k, v in entries.items() if k in always or v not in ("", (), [], None, False)}
     if not entries:
         return
     lines += ["", header]
@@ -394,6 +394,7 @@ def dump_map(cmap: ControlMap) -> str:
             "deform_prefix": cmap.deform_prefix,
             "deform_segment": cmap.deform_segment,
         },
+        always=("deform_prefix",),
     )
     _section(
         lines,

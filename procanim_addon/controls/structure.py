@@ -224,13 +224,16 @@ def driver_control(rig: ControlRig, i: int, depth: int = 16) -> int:
 
 
 def reads_closure(rig: ControlRig, i: int, depth: int = 24) -> set[int]:
-    """Every bone whose pose bone ``i``'s evaluation reads (parents and constraint targets)."""
+    """Every bone whose pose bone ``i``'s evaluation reads (parents and constraint targets, an
+    Armature constraint's bones with weight)."""
     seen: set[int] = set()
     frontier = [i]
     for _ in range(depth):
         nxt = []
         for b in frontier:
-            for r in [int(rig.parents[b])] + [c.target for c in rig.constraints[b] if c.influence > 0]:
+            live = [c for c in rig.constraints[b] if c.influence > 0]
+            targets = [c.target for c in live] + [j for c in live for j, w in c.targets if w > 0]
+            for r in [int(rig.parents[b]), *targets]:
                 if r >= 0 and r not in seen:
                     seen.add(r)
                     nxt.append(r)
