@@ -496,3 +496,19 @@ def test_a_plain_rig_whose_keyed_bones_constraints_override_ends_with_an_error(p
     m = metrics(held)
     assert m["bake_takes_effect"] is False and m["measured_travel_m"] < 0.5 * m["intended_travel_m"]
     assert "skate_mean_cm_s" not in m and "intended_skate_mean_cm_s" in m
+
+
+def test_a_crowd_of_cloudrig_humans_walks_on_their_controls(procanim_extension, cloudrig_library):
+    """The crowd bakes a path walk per character: each CloudRig human's keys go on its controls and
+    each bake is verified on its own deform bones."""
+    heroes = [add_cloudrig(cloudrig_library, f"Hero{k}", location=(1.5 * k, 0.0, 0.0)) for k in range(2)]
+    for k in range(2):
+        add_curve(f"Path{k}", [(1.5 * k, 0.0, 0.0), (1.5 * k, -3.0, 0.0)])
+    names = ",".join(h.name for h in heroes)
+    assert bpy.ops.procanim.crowd_walk(armatures=names, paths="Path0,Path1") == {"FINISHED"}
+    for hero in heroes:
+        m = metrics(hero)
+        assert m["key_target"] == "IK_CONTROLS" and m["bake_takes_effect"] is True
+        assert m["control_residual_cm_max"] <= 0.5, (hero.name, m["control_residual_cm_max"])
+        assert m["measured_travel_m"] > 2.0
+        assert not [n for n in keyed_bones(hero) - {"Properties"} if not is_cloudrig_control(hero, n)]
