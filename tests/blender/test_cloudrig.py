@@ -198,6 +198,11 @@ def test_a_cloudrig_human_is_recognised_and_its_roles_are_its_original_bones(pro
         assert bone == "root" or "Original Bones" in [c.name for c in hero.data.bones[bone].collections]
     control_rig = module(procanim_extension, "operators.control_rig")
     assert control_rig.control_mode(hero, "AUTO") == "IK"
+    from test_detect_structure import _panel_labels
+
+    bpy.context.scene.procanim.armature = hero
+    labels = _panel_labels()  # the Character panel says which map the rig follows
+    assert "CloudRig (generated) (found by its bones)" in labels, labels
 
 
 @pytest.mark.parametrize("mode", ["FK", "IK"])
