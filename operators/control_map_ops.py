@@ -247,7 +247,7 @@ class PROCANIM_OT_save_control_map(bpy.types.Operator):
                     raise InputError("Give a file to save the map to (no user folder for control maps here).")
                 path = folder / f"{cmap.id}.toml"
             written = save_map_file(path, cmap)
-        except (InputError, OSError) as err:
+        except (InputError, OSError, ValueError) as err:
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
         store_map(obj, cmap)

@@ -300,11 +300,11 @@ def parse_map(text: str, source: str = "") -> ControlMap:
 
 def read_map(path) -> ControlMap:
     """The control map in the file at ``path``."""
-    path = Path(path)
     try:
+        path = Path(path)
         text = path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise MapError(f"Cannot read the control map '{path}': {err.strerror or err}") from err
+    except (OSError, ValueError) as err:  # no such file, a folder, a name with a NUL in it, not UTF-8
+        raise MapError(f"Cannot read the control map '{path}': {getattr(err, 'strerror', None) or err}") from err
     return parse_map(text, path.name)
 
 
