@@ -312,16 +312,16 @@ class PROCANIM_OT_clear_control_map(bpy.types.Operator):
         return {"FINISHED"}
 
 
-def map_status(obj) -> tuple[str, str]:
-    """A line for the Character panel: which map the rig follows, and an icon."""
+def map_status(obj) -> tuple[str, str, str]:
+    """For the Character panel: which map the rig follows, an icon, and where the map comes from."""
     try:
         own = stored_map(obj)
         cmap = own or map_for(obj)
     except MapError as err:
-        return str(err), "ERROR"
+        return "Unreadable control map", "ERROR", str(err)
     if cmap is None:
-        return "No control map: bakes key its own bones", "INFO"
-    return f"{cmap.label} ({'stored on the rig' if own is not None else 'found by its bones'})", "CHECKMARK"
+        return "No control map", "INFO", "Bakes key the rig's own bones"
+    return cmap.label, "CHECKMARK", "Stored on the rig" if own is not None else "Found by its bones"
 
 
 property_classes = (PROCANIM_PG_limb_controls, PROCANIM_PG_map_dialog)

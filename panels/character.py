@@ -83,8 +83,9 @@ class PROCANIM_PT_character(ProcAnimPanel, bpy.types.Panel):
 def _draw_control_map(box, obj) -> None:
     """Which control map the rig follows (its controls, switches), and Save / Load / Clear."""
     box.label(text="Control Map")
-    text, icon = map_status(obj)
-    _lines(box, text, icon=icon)
+    title, icon, detail = map_status(obj)
+    box.label(text=title, icon=icon)
+    _lines(box, detail, width=34)
     row = box.row(align=True)
     row.operator("procanim.save_control_map", text="Save…", icon="EXPORT").armature = obj.name
     row.operator("procanim.load_control_map", text="Load…", icon="IMPORT").armature = obj.name

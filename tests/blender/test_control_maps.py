@@ -333,6 +333,11 @@ def test_the_map_saved_from_the_character_panel_bakes_a_second_rig_of_the_family
     second = build_rig(procanim_extension, "Second")
     second.location = (3.0, 0.0, 0.0)
     assert bpy.ops.procanim.load_control_map(armature="Second", filepath=str(path)) == {"FINISHED"}
+    from test_detect_structure import _panel_labels
+
+    bpy.context.scene.procanim.armature = second
+    labels = _panel_labels()  # the Character panel names the map the rig follows
+    assert "Hand-made rig" in labels and "Stored on the rig" in labels, labels
     add_curve("Line", [(3.0, 0.0, 0.0), (3.0, -3.0, 0.0)])
     assert bpy.ops.procanim.path_walk(armature="Second", path="Line", key_target="FK_CONTROLS") == {"FINISHED"}
     m = metrics(second)
