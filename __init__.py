@@ -7,18 +7,17 @@ turned on). The motion engine is ``procanim_addon`` (no bpy); the generators are
 ``procanim_addon/registry.py``, and :func:`register_generator` adds one from elsewhere at run time.
 """
 
-from .procanim_addon.threads import limit_blas_threads
-
 _registered = False
 
 
 def _layers():
-    """The add-on's Blender-side packages."""
-    # imported when registering, not with the package: the batch command imports the package
-    # before Blender is up (tools/batch.py)
+    """The add-on's Blender-side packages (and the batch command's Blender side)."""
+    # imported when registering, not with the package: the batch command and the Dask workers
+    # import the package without Blender (tools/batch.py, batch/dask_plugin.py)
     import bpy
 
-    from . import batch, operators, panels, preview
+    from . import operators, panels, preview
+    from .batch import command as batch
 
     return bpy, batch, operators, panels, preview
 
@@ -29,6 +28,9 @@ def _classes(operators, panels) -> tuple:
 
 def register():
     global _registered
+    # imported here, as the layers are: pytest imports this file by its folder's name, as no package
+    from .procanim_addon.threads import limit_blas_threads
+
     limit_blas_threads()  # once per process: OpenBLAS's idle threads would spin on the other cores
     bpy, batch, operators, panels, _preview = _layers()
     for cls in _classes(operators, panels):

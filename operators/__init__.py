@@ -8,7 +8,7 @@ listed once, in ``procanim_addon/registry.py`` (:mod:`.generators` finds their B
 
 from __future__ import annotations
 
-from . import add_rigs, add_zigzag, control_map_ops, detect_rig, generators
+from . import add_rigs, add_zigzag, control_map_ops, detect_rig, export, generators
 from .base import operator_class
 
 FIXED_CLASSES = (
@@ -17,6 +17,7 @@ FIXED_CLASSES = (
     *detect_rig.classes,
     *control_map_ops.classes,
     *add_zigzag.classes,
+    *export.classes,
 )
 
 

@@ -25,7 +25,7 @@ from ..procanim_addon.terrain.adapt import AdaptParams
 from ..procanim_addon.terrain.mesh import TerrainMesh
 from ..procanim_addon.terrain.spec import SPEC
 from .bake import animated_channels, pose_channels, rest_channels, set_pose_channels
-from .bridge import read_action_clip, read_mesh_triangles, read_rig, require_uniform_scale
+from .bridge import read_action_clip, read_mesh_triangles, read_rig, read_skeleton, require_uniform_scale
 from .compat import action_fcurves, assign_action
 from .control_rig import is_control_rig, read_deform_clip
 from .generator import Generator, Job, SubPanel
@@ -42,21 +42,25 @@ _OBJECT_CHANNELS = {
 }
 
 
-def read_source_clip(obj, action, skeleton, frame_start: int, frame_end: int):
+def read_source_clip(obj, action, skeleton, frame_start: int, frame_end: int, evaluated: bool = False):
     """``action`` sampled into a Clip on ``obj``. If it is not the active action it is made active
-    only while it is read, and the active action (and its slot) are put back whatever happens."""
+    only while it is read, and the active action (and its slot) are put back whatever happens.
+
+    ``evaluated``: the deform pose Blender evaluates is read on any rig (what the action, NLA strips
+    and constraints make of it), not only on a control rig; ``action`` may then be None (no active
+    action while it is read: the NLA alone)."""
     ad = obj.animation_data
     current = ad.action
     read = read_action_clip
-    if is_control_rig(obj):  # the deform bones follow controls: read what Blender evaluates
-        lo, hi = action.frame_range
+    if evaluated or is_control_rig(obj):  # the deform bones follow controls: read what Blender evaluates
+        lo, hi = action.frame_range if action is not None else (frame_start, frame_end)
         if frame_end <= frame_start or frame_start < lo - 1e-6 or frame_end > hi + 1e-6:
             raise InputError(
                 f"Frames {frame_start}–{frame_end} are outside the action '{action.name}' ({lo:g}–{hi:g})."
             )
 
-        def read(obj, skeleton, frame_start, frame_end):
-            return read_deform_clip(obj, skeleton, np.arange(frame_start, frame_end + 1))
+        def read(obj, skeleton, frame_start, frame_end):  # Blender's matrices: the armature-space skeleton
+            return read_deform_clip(obj, read_skeleton(obj, upright=False), np.arange(frame_start, frame_end + 1))
 
     if action == current:
         return read(obj, skeleton, frame_start, frame_end)
@@ -67,8 +71,11 @@ def read_source_clip(obj, action, skeleton, frame_start: int, frame_end: int):
     current_channels = animated_channels(current, obj) if current is not None else set()
     saved: dict = {}
     try:
-        assign_action(obj, action)
-        source_channels = animated_channels(action, obj)
+        if action is None:
+            ad.action = None
+        else:
+            assign_action(obj, action)
+        source_channels = animated_channels(action, obj) if action is not None else set()
         saved = pose_channels(obj, current_channels | source_channels)
         rest_channels(obj, current_channels - source_channels)
         return read(obj, skeleton, frame_start, frame_end)

@@ -52,7 +52,9 @@ class GeneratorOperator(bpy.types.Operator):
     bl_options = {"REGISTER", "UNDO"}
     if TYPE_CHECKING:  # for the checker only: Blender reads a class's annotations as its properties
         generator: ClassVar[Generator]  # set by operator_class
-        key_target: str  # every generator's common argument (generator.common_settings)
+        key_target: str  # every generator's common arguments (generator.common_settings)
+        bake_to: str
+        blend_type: str
 
     def prepare(self, context) -> Job:
         job = self.generator.prepare(self, context)
@@ -77,14 +79,13 @@ class GeneratorOperator(bpy.types.Operator):
         for obj, clip in zip(job.targets, clips):  # every character checked before any is written
             clip.metrics["generate_ms"] = seconds * 1000.0
             try:
-                writes.append(prepare_bake(obj, clip, key_target=key_target))
+                writes.append(prepare_bake(obj, clip, key_target, self.bake_to, self.blend_type))
             except InputError as err:  # e.g. a rig whose controls the conversion cannot drive
                 self.report({"ERROR"}, str(err))
                 return {"CANCELLED"}
-        for write in writes:
-            write(notes)
+        actions = [write(notes) for write in writes]
         self.generator.after_bake(job, clips)
-        self._warn_constrained(job, clips)
+        self._warn_constrained(job, actions)
         for note in notes:
             self.report({"INFO"}, note)
         for warning in self.generator.warnings(job, clips):
@@ -96,25 +97,25 @@ class GeneratorOperator(bpy.types.Operator):
             line or f"Baked {clips[0].generator.replace('_', ' ')} on {names} "
             f"({clips[0].frame_count} keys, {seconds * 1000:.0f} ms)",
         )
-        for obj in job.targets:  # last, where the status bar shows it: a bake Blender does not show
-            error = bake_error(obj)
+        for obj, action in zip(job.targets, actions):  # last, where the status bar shows it
+            error = bake_error(obj, action)  # a bake Blender does not show
             if error:
                 self.report({"ERROR"}, error)
         return {"FINISHED"}
 
-    def _warn_constrained(self, job: Job, clips: list[Clip]) -> None:
-        for obj in job.targets:
-            m = read_metrics(obj.animation_data.action)
+    def _warn_constrained(self, job: Job, actions: list) -> None:
+        for obj, action in zip(job.targets, actions):
+            m = read_metrics(action)
             if not m.get("bake_takes_effect", True):
                 continue  # the error, reported last, says what to do
-            approximate = bake_warning(obj)  # a bake the rig reproduces only within a few cm
+            approximate = bake_warning(obj, action)  # a bake the rig reproduces only within a few cm
             if approximate:
                 self.report({"WARNING"}, approximate)
             if str(m.get("key_target", "")).endswith("_CONTROLS"):
                 continue  # keys on controls: the verification named the bone that does not follow
             if m.get("control_verify_frames") and not m.get("control_bake_approximate"):
                 continue  # Blender evaluated the deform bones: the keys show
-            driven = constrained_bones(obj, keyed_bone_names(obj))
+            driven = constrained_bones(obj, keyed_bone_names(obj, action))
             if driven:
                 self.report(
                     {"WARNING"},

@@ -23,9 +23,6 @@ import bpy
 import numpy as np
 
 from ..procanim_addon.controls.maps import ControlMap, MapError, dump_map, find_map, parse_map, read_map, shipped_maps
-from ..procanim_addon.controls.roles import mapped_rigmap
-from ..procanim_addon.rig_roles import RigMap, detect
-from ..procanim_addon.skeleton import Skeleton
 
 STORED_KEY = "procanim_control_map"  # ID property on the armature data: the map's TOML text
 _ADDON_PACKAGE = __package__.rpartition(".")[0]
@@ -137,13 +134,3 @@ def bone_rules(obj, cmap: ControlMap, names: list[str]) -> tuple[np.ndarray, tup
             skeleton.append(name)
     return controls, tuple(skeleton)
 
-
-def detect_roles(obj, parents: dict[str, str | None], skeleton: Skeleton) -> RigMap:
-    """The role map of ``obj`` from its rest pose: by its control map's roles (a mapped family
-    other than Rigify, whose generated rigs :func:`procanim_addon.rig_roles.detect` knows by name),
-    else by structure and names."""
-    cmap = map_for(obj)
-    if cmap is not None and cmap.id != "rigify":
-        own = {n: parents.get(n) for n in skeleton.names}
-        return mapped_rigmap(cmap, skeleton, own, rig_name=obj.name)
-    return detect(list(parents), parents, rig_name=obj.name, skeleton=skeleton)

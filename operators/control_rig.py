@@ -515,19 +515,22 @@ def convert_onto_controls(obj, clip: Clip, mode: str) -> ControlConversion:
     return ControlConversion(obj, clip, mode, rig, keys, intended, skeleton, timings)
 
 
-def write_onto_controls(converted: ControlConversion, notes: list | None = None):
-    """Write a conversion's keys into a new action of its armature (:func:`keys.open_bake`) and
-    verify a sample of frames in Blender; returns the action."""
+def write_onto_controls(converted: ControlConversion, notes: list | None = None, bake_to: str = "ACTION",
+                        blend_type: str = "COMBINE"):
+    """Write a conversion's keys into a new action of its armature, in the place ``bake_to`` and
+    ``blend_type`` say (:func:`keys.open_bake`), and verify a sample of frames in Blender; returns
+    the action."""
     obj, clip, keys = converted.obj, converted.clip, converted.keys
     t2 = time.perf_counter()
-    bake = open_bake(obj, clip.generator, notes)
+    bake = open_bake(obj, clip.generator, notes, bake_to, blend_type)
     for (bone, prop), value in keys.switches.items():  # the keyed limbs' switches as their keys set them
         pb = obj.pose.bones[bone]
         pb[prop] = type(pb[prop])(value)
     _write_control_keys(bake, converted)
     t3 = time.perf_counter()
     metrics = dict(clip.metrics)
-    metrics.update(_verify(converted))
+    with bake.playing():
+        metrics.update(_verify(converted))
     t4 = time.perf_counter()
     timings = converted.timings
     metrics.update(

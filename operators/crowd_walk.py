@@ -25,6 +25,7 @@ from ..procanim_addon.errors import InputError
 from ..procanim_addon.jobs import EngineCall
 from .bridge import resolve_armature, resolve_object
 from .generator import Generator, Job, SubPanel, common_settings
+from .loops import is_loop
 from .path_walk import GENERATOR as PATH_WALK
 from .path_walk import GROUND
 
@@ -147,6 +148,8 @@ class CrowdWalk(Generator):
         return props
 
     def prepare(self, args, context) -> Job:
+        if is_loop(args):  # the path walk's settings include its loop, which has no path to follow
+            raise InputError("A crowd walks its paths: set the path walk's Loop to Off for a crowd.")
         armatures = _armatures(args, context)
         curves = _paths(args, context, armatures)
         jobs = []

@@ -12,6 +12,7 @@ from .bridge import read_rig
 from .generator import Emotions, Generator, Job
 from .layout import draw_emotions
 from .limits import number
+from .loops import draw_loop, loop_settings, loop_summary
 from .objects import ARMATURE
 
 PRESET_ITEMS = [("CUSTOM", "Custom", "Use the slider values as given")] + [
@@ -49,6 +50,7 @@ class DuckWalk(Generator):
             ),
             "gait": EnumProperty(name="Gait", description="How the feet meet the ground", items=GAITS,
                                  default="PLANTED"),
+            **loop_settings(DuckParams, ui),
         }
 
     def preset_fields(self) -> tuple[str, ...]:
@@ -71,20 +73,28 @@ class DuckWalk(Generator):
         preset = getattr(args, "preset", "CUSTOM")  # an operator argument only
         if preset != "CUSTOM":
             values = PRESETS[preset][1]
-        params = DuckParams(args.frame_start, args.frame_end, args.fps, args.key_interval, *values, gait=args.gait)
+        params = DuckParams(args.frame_start, args.frame_end, args.fps, args.key_interval, *values, gait=args.gait,
+                            loop=args.loop, loop_cycles=args.loop_cycles)
         params.validate()
         skeleton, rigmap = read_rig(obj)
         return Job([obj], EngineCall(self.spec.call, (skeleton, rigmap, params)))
+
+    def summary(self, job: Job, clips) -> str:
+        m = clips[0].metrics
+        return loop_summary(job.targets[0].name, m) if m.get("loop_mode", "NONE") != "NONE" else ""
 
     def draw(self, layout, settings, context) -> None:
         draw_emotions(layout, "duck_emotion")
         col = layout.column(align=True)
         for name in ("frame_start", "frame_end", "fps", "key_interval"):
-            col.prop(settings, name)
+            row = col.row(align=True)
+            row.active = name != "frame_end" or settings.loop == "NONE"  # a loop is whole cycles long
+            row.prop(settings, name)
         col = layout.column(align=True)
         for name in SLIDERS:
             col.prop(settings, name, slider=True)
         layout.prop(settings, "gait", expand=True)
+        draw_loop(layout, settings)
         layout.operator("procanim.duck_emotion", text="Reset", icon="LOOP_BACK").preset = "NEUTRAL"
 
 

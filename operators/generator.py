@@ -31,6 +31,18 @@ KEY_TARGETS = [
     ("FK_CONTROLS", "FK Controls", "Key the rig's FK controls, with the IK/FK switch keyed to FK"),
     ("DEFORM", "Deform Bones", "Key the bones the motion is computed for (plain skeletons, mocap rigs)"),
 ]
+BAKE_TO_ITEMS = [
+    ("ACTION", "Action", "Bake into the armature's active action (the action it replaces is kept)"),
+    ("NLA_STRIP", "NLA Strip", "Bake into a strip on a new NLA track named after the generator; the active action "
+     "and the other tracks are left as they are"),
+]
+BLEND_TYPE_ITEMS = [
+    ("COMBINE", "Combine", "Add locations, multiply rotations and scales onto the tracks below (Blender's Combine)"),
+    ("REPLACE", "Replace", "Replace what the tracks below give, by the strip's influence"),
+    ("ADD", "Add", "Add the strip's values to what the tracks below give"),
+    ("SUBTRACT", "Subtract", "Subtract the strip's values from what the tracks below give"),
+    ("MULTIPLY", "Multiply", "Multiply what the tracks below give by the strip's values"),
+]
 
 
 def common_settings() -> dict:
@@ -42,6 +54,10 @@ def common_settings() -> dict:
             items=KEY_TARGETS,
             default="AUTO",
         ),
+        "bake_to": EnumProperty(name="Bake To", description="Where the bake goes", items=BAKE_TO_ITEMS,
+                                default="ACTION"),
+        "blend_type": EnumProperty(name="Blend", description="How an NLA strip bake blends with the tracks below "
+                                   "it (Bake To 'NLA Strip')", items=BLEND_TYPE_ITEMS, default="COMBINE"),
     }
 
 

@@ -4,12 +4,14 @@ Two calls with equal keys make the same Clip (the engines are pure functions of 
 the key decides when the live preview regenerates and when Generate may bake the preview's Clip
 instead of computing it again (:mod:`.previewed`). It holds:
 
-* the generator's arguments (object arguments and ``key_target`` aside), each with whether the
-  caller set it — an argument the caller did not set stands for "the generator decides" (the
-  terrain's frame range with Whole Action on), so only its being unset counts;
+* the generator's arguments (object arguments and where the keys go — ``key_target``, ``bake_to``,
+  ``blend_type`` — aside), each with whether the caller set it — an argument the caller did not set
+  stands for "the generator decides" (the terrain's frame range with Whole Action on), so only its
+  being unset counts;
 * the scene's frame rate and unit scale;
 * per object argument, the object it resolves to: name, type, world and basis matrices, and
-  its content: an armature's bones, role map and (for generators that read one) source action;
+  its content: an armature's bones, role map, (for generators that read one) source action with
+  its pose markers, and NLA strips;
   a curve's or mesh's evaluated geometry.
 
 Digests of geometry, rest bones and actions can be served from a cache that the preview invalidates
@@ -26,7 +28,7 @@ from .compat import action_fcurves
 from .generator import Generator
 from .objects import argument_given
 
-IGNORED = ("key_target",)  # arguments that change the bake, not the Clip
+IGNORED = ("key_target", "bake_to", "blend_type")  # arguments that change the bake, not the Clip
 
 _argument_names: dict[str, list[str]] = {}  # generator id → its argument names (made once)
 _serials: dict[str, int] = {}  # "OB:<name>" / "AC:<name>" → depsgraph updates seen
@@ -105,13 +107,27 @@ def _bones(obj) -> str:
 
 
 def _action(action) -> str:
-    """Digest of an action's F-curves (paths and keys)."""
-    parts: list[np.ndarray] = [np.frombuffer(action.name.encode(), dtype=np.uint8)]
+    """Digest of an action's F-curves (paths and keys) and pose markers (the user's contacts)."""
+    markers = repr(sorted((m.name, m.frame) for m in action.pose_markers))
+    parts: list[np.ndarray] = [np.frombuffer((action.name + markers).encode(), dtype=np.uint8)]
     for fc in action_fcurves(action):
         co = np.empty(len(fc.keyframe_points) * 2, dtype=np.float32)
         fc.keyframe_points.foreach_get("co", co)
         parts += [np.frombuffer(f"{fc.data_path}[{fc.array_index}]".encode(), dtype=np.uint8), co]
     return _digest(*parts)
+
+
+def _nla(obj) -> str:
+    """Digest of an armature's NLA strips (what plays, where, how) and of their actions: the
+    motion Blender evaluates beside the active action."""
+    tracks = obj.animation_data.nla_tracks
+    layout = [(t.name, t.mute, t.is_solo, [(s.name, s.mute, s.frame_start, s.frame_end, s.action_frame_start,
+                                             s.action_frame_end, s.scale, s.repeat, s.influence, s.blend_type,
+                                             s.extrapolation, s.action.name if s.action else "") for s in t.strips])
+              for t in tracks]
+    actions = {s.action.name: s.action for t in tracks for s in t.strips if s.action is not None}
+    return _digest(np.frombuffer(repr(layout).encode(), dtype=np.uint8),
+                   np.frombuffer("".join(_action(a) for _, a in sorted(actions.items())).encode(), dtype=np.uint8))
 
 
 def object_state(obj, generator: Generator, context, fresh: bool = False) -> tuple:
@@ -126,6 +142,8 @@ def object_state(obj, generator: Generator, context, fresh: bool = False) -> tup
         else:
             if action is not None:
                 state.append(_cached(f"AC:{action.name}", fresh, lambda: _action(action)))
+        if obj.animation_data is not None and len(obj.animation_data.nla_tracks):
+            state.append(_nla(obj))
     elif obj.type in ("CURVE", "MESH"):
         state.append(_cached(f"OB:{obj.name}", fresh, lambda: _geometry(obj, context)))
     return tuple(state)

@@ -18,6 +18,7 @@ from bpy.props import PointerProperty, StringProperty
 
 from ..procanim_addon.errors import InputError
 from .bridge import resolve_armature, resolve_object
+from .strips import own_strip
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,9 @@ class ObjectArgument:
     """``name``: the argument (and settings pointer) name; ``kind``: the object type it takes
     (``ARMATURE``, ``CURVE``, ``MESH``); ``what``: how messages name it ("walking path");
     ``optional``: may stay empty; ``shared``: the pick lives on ``scene.procanim`` (the Character
-    panel's armature), not on the generator's own settings."""
+    panel's armature), not on the generator's own settings; ``needed``: for an argument only some
+    settings use (the path walk's path, not read by a loop), whether the arguments or the sidebar's
+    settings given to it need the object (None: always, unless optional)."""
 
     name: str
     label: str
@@ -34,6 +37,11 @@ class ObjectArgument:
     what: str
     optional: bool = False
     shared: bool = False
+    needed: Callable[[Any], bool] | None = None
+
+    def is_needed(self, args) -> bool:
+        """True when ``args`` (operator arguments or the sidebar's settings) cannot do without it."""
+        return not self.optional and (self.needed is None or self.needed(args))
 
     def string_property(self) -> StringProperty:
         empty = "none" if self.optional else "the sidebar's pick"
@@ -70,7 +78,7 @@ class ObjectArgument:
         if not name:
             picked = self.picked(context, settings_name)
             if picked is None:
-                if self.optional:
+                if not self.is_needed(args):
                     return None
                 return resolve_object("", (self.kind,), self.what)
             name = picked.name
@@ -135,7 +143,15 @@ def active_armature(context):
     return obj
 
 
-def last_bake(obj, generator: str):
-    """The object's active action when it is a bake of ``generator`` (else None)."""
-    action = obj.animation_data.action if obj is not None and obj.animation_data else None
-    return action if action is not None and action.procanim.generator == generator else None
+def last_bake(obj, generator: str, strips: bool = False):
+    """The object's active action when it is a bake of ``generator``; else, with ``strips``, the
+    action of the topmost NLA strip that holds the object's own bake of it (``bake_to``
+    ``NLA_STRIP``); else None."""
+    ad = obj.animation_data if obj is not None else None
+    action = ad.action if ad is not None else None
+    if action is not None and action.procanim.generator == generator:
+        return action
+    if not strips or ad is None:
+        return None
+    strip = own_strip(obj, generator)[1]
+    return strip.action if strip is not None else None

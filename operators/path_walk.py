@@ -27,6 +27,7 @@ from .bridge import obj_fps, read_curve_polyline, read_mesh_triangles, read_rigm
 from .generator import Emotions, Generator, Job, SubPanel
 from .layout import EMOTION_ITEMS, draw_emotions
 from .limits import number
+from .loops import draw_loop, is_loop, loop_settings, loop_summary
 from .objects import ARMATURE, ObjectArgument, kept_read
 
 ROOT_MOTION = [
@@ -35,7 +36,8 @@ ROOT_MOTION = [
 ]
 
 
-PATH = ObjectArgument("path", "Path", "Curve object to walk along (drag a curve here)", "CURVE", "walking path")
+PATH = ObjectArgument("path", "Path", "Curve object to walk along (drag a curve here; a loop needs none)", "CURVE",
+                      "walking path", needed=lambda args: not is_loop(args))
 GROUND = ObjectArgument("ground", "Ground", "Mesh the path is dropped onto: floor, ramp, stairs (empty: the "
                         "curve's own height)", "MESH", "ground", optional=True)
 OBJECTS = (ARMATURE, PATH, GROUND)
@@ -60,6 +62,8 @@ def _params(args, fps: float) -> PathWalkParams:
         corner_radius_m=args.corner_radius,
         clearance_m=args.clearance,
         stand_s=args.stand_time,
+        loop=args.loop,
+        loop_cycles=args.loop_cycles,
         **_style(args),
     ).validate()
 
@@ -159,6 +163,7 @@ class PathWalk(Generator):
                                    "slow, head down"),
             "style_direction": number(P, "style_direction", ui, "Direction",
                                       "Laban space: direct (0) walks the line, indirect (10) weaves along it"),
+            **loop_settings(P, ui),
         }
 
     def operator_settings(self) -> dict:
@@ -179,9 +184,11 @@ class PathWalk(Generator):
         params = _params(args, obj_fps(obj))
         if params.root_motion == "OBJECT":
             require_uniform_scale(obj)
-        points = kept_read(args, "path", (curve, obj), lambda: read_curve_polyline(curve, obj))
-        ground = kept_read(args, "ground", (ground_obj, curve, obj),
-                           lambda: _ground(ground_obj, obj, points, context.evaluated_depsgraph_get()))
+        points = ground = None
+        if params.loop == "NONE":  # a loop walks a straight line from where the character stands
+            points = kept_read(args, "path", (curve, obj), lambda: read_curve_polyline(curve, obj))
+            ground = kept_read(args, "ground", (ground_obj, curve, obj),
+                               lambda: _ground(ground_obj, obj, points, context.evaluated_depsgraph_get()))
         skeleton, rigmap = kept_read(args, "rig", (obj,), lambda: _rig(obj))
         missing = [r for r in LEG_ROLES if not skeleton.has(rigmap.get(r) or "")]
         if missing:
@@ -192,10 +199,14 @@ class PathWalk(Generator):
         basis = np.array(obj.matrix_basis, dtype=float)
         unit_scale = float(np.mean(np.array(obj.matrix_basis.to_scale(), dtype=float)))
         compute = EngineCall(self.spec.call, (skeleton, rigmap, points, ground, params, basis, unit_scale))
-        return Job([obj], compute, extra={"path": curve.name, "ground": ground_obj.name if ground_obj else ""})
+        extra = {"path": curve.name if curve is not None and points is not None else "",
+                 "ground": ground_obj.name if ground_obj and ground is not None else ""}
+        return Job([obj], compute, extra=extra)
 
     def summary(self, job: Job, clips) -> str:
         m = clips[0].metrics
+        if m.get("loop_mode", "NONE") != "NONE":
+            return loop_summary(job.targets[0].name, m)
         return (
             f"Path walk on '{job.targets[0].name}' along '{job.extra['path']}': {m.get('step_count', 0)} steps, "
             f"skate {m.get('skate_mean_cm_s', 0):.2f} cm/s, "
@@ -209,8 +220,10 @@ class PathWalk(Generator):
     def draw(self, layout, walk, context) -> None:
         col = layout.column(align=True)
         col.prop(context.scene.procanim, "armature")
-        col.prop(walk, "path", icon="CURVE_DATA")
-        col.prop(walk, "ground", icon="MESH_DATA")
+        sub = col.column(align=True)
+        sub.active = walk.loop == "NONE"  # a loop walks a straight line: no path, no ground
+        sub.prop(walk, "path", icon="CURVE_DATA")
+        sub.prop(walk, "ground", icon="MESH_DATA")
         col = layout.column(align=True)
         for name in ("frame_start", "cadence", "speed", "stride"):
             col.prop(walk, name)
@@ -225,6 +238,7 @@ class PathWalk(Generator):
         for name in STYLE_SLIDERS:
             col.prop(walk, name, slider=True)
         layout.prop(walk, "root_motion", expand=True)
+        draw_loop(layout, walk)
 
 
 GENERATOR = PathWalk()

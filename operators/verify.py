@@ -31,7 +31,7 @@ def verify_bones(obj, clip: Clip) -> dict:
     scene = bpy.context.scene
     if obj.name not in scene.objects or clip.frame_count == 0:
         return {"control_verify_frames": 0}
-    skeleton = read_skeleton(obj)
+    skeleton = read_skeleton(obj, upright=False)  # the clip poses the armature's own channels
     bones = [k for k, name in enumerate(skeleton.names) if name in obj.pose.bones]
     offsets = rest_offsets(read_control_rig(obj), skeleton) if is_control_rig(obj) else {}
     intended = IntendedPose(skeleton, *intended_channels(skeleton, clip), offsets=offsets)

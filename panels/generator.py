@@ -61,6 +61,19 @@ def draw_key_target(layout, settings) -> None:
         row = layout.row()
         row.label(text="Key Target")
         row.prop(settings, "key_target", text="")
+    draw_bake_to(layout, settings)
+
+
+def draw_bake_to(layout, settings) -> None:
+    """Where the bake goes (every generator's common ``bake_to``) and, for an NLA strip, its blend."""
+    if hasattr(settings, "bake_to"):
+        row = layout.row()
+        row.label(text="Bake To")
+        row.prop(settings, "bake_to", text="")
+        if settings.bake_to == "NLA_STRIP":
+            row = layout.row()
+            row.label(text="Blend")
+            row.prop(settings, "blend_type", text="")
 
 
 def draw_toggle(layout, generator: Generator, settings) -> None:
@@ -82,7 +95,7 @@ def draw_generate(layout, generator: Generator, settings, context):
     """The Generate button, filled with the sidebar's settings and picks."""
     obj = active_armature(context)
     row = layout.row()
-    missing = [arg.label for arg in generator.objects if not arg.optional and _pick(arg, settings, obj) is None]
+    missing = [arg.label for arg in generator.objects if arg.is_needed(settings) and _pick(arg, settings, obj) is None]
     row.enabled = not missing
     op = row.operator(generator.spec.operator, text="Generate", icon="PLAY")
     generator.fill_arguments(op, settings)
@@ -94,9 +107,10 @@ def draw_generate(layout, generator: Generator, settings, context):
 
 
 def draw_metrics(layout, generator: Generator, obj) -> None:
-    """The figures of the last bake of ``generator`` on ``obj``: a label, value and unit per row;
-    the row's tooltip says what it measures (``GeneratorSpec.rows``)."""
-    action = last_bake(obj, generator.id)
+    """The figures of the last bake of ``generator`` on ``obj`` (its active action, else its newest
+    NLA strip): a label, value and unit per row, the row's tooltip saying what it measures
+    (``GeneratorSpec.rows``); then the Export button for that bake."""
+    action = last_bake(obj, generator.id, strips=True)
     if action is None:
         return
     m = read_metrics(action)
@@ -111,6 +125,8 @@ def draw_metrics(layout, generator: Generator, obj) -> None:
         info = row.operator("procanim.metric_info", text=metric.label, emboss=False)
         info.generator, info.key = generator.id, metric.key
         row.label(text=metric.format(m[metric.key]))
+    export = box.operator("procanim.export", text="Export FBX / glTF", icon="EXPORT")
+    export.armature, export.generator = obj.name, generator.id
 
 
 def figures_object(generator: Generator, settings, context):

@@ -43,11 +43,11 @@ def read_body(obj) -> Body:
     world = np.array(obj.matrix_world, dtype=float)
     basis = np.array(obj.matrix_basis, dtype=float)
     parent_world = world @ np.linalg.inv(basis) if abs(np.linalg.det(basis)) > 1e-12 else None
-    skeleton = read_skeleton(obj)
+    skeleton = read_skeleton(obj, upright=False)  # the Clips come back in the armature's own terms
     return Body(
         name=obj.name,
         skeleton=skeleton,
-        rigmap=read_rigmap(obj, skeleton),
+        rigmap=read_rigmap(obj),
         world=world,
         parent_world=parent_world,
         object_scale=np.array(obj.matrix_basis.to_scale(), dtype=float),

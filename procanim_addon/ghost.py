@@ -9,7 +9,8 @@ A :class:`Ghost` holds, for one armature and every integer frame its Clip spans:
   the baked pose too (the preview's Blender tests measure how closely);
 * the pelvis path: the ``hips`` bone's head on every frame;
 * the foot plants: each stretch of frames over which a foot's ball point (the foot bone's tail)
-  moves slower than :data:`PLANT_SPEED` leg lengths per second, drawn as a footprint;
+  moves slower than :data:`PLANT_SPEED` leg lengths per second, drawn as a footprint — or the
+  plants the generator decided itself (its overlays: Fix Feet's held contacts);
 * a generator's overlays (:class:`Overlays`, from its spec): a grip point carried by one hand, and
   where two characters' grips meet, the point of contact: the middle of the two grips over the
   frames where they hold each other (the handshake).
@@ -65,6 +66,7 @@ class Body:
 
 
 GripPoint = Callable[[Body, np.ndarray], "np.ndarray | None"]
+FoundPlants = Callable[[Clip, Body], "list[Plant] | None"]
 
 
 @dataclass(frozen=True)
@@ -75,9 +77,14 @@ class Overlays:
     ``grip(body, pose)``: a point held by one hand, armature space ``(N, 3)``, from the pose
     ``(N, B, 4, 4)`` (armature space, the body's skeleton order); None when the body has no such
     hand. Two ghosts with grips also get their point of contact (:func:`build_ghosts`).
+
+    ``plants(clip, body)``: the foot plants the generator itself decided (Fix Feet's held
+    contacts), world space, drawn instead of those the ghost finds from the feet's speed; None
+    when the Clip carries none.
     """
 
     grip: GripPoint | None = None
+    plants: FoundPlants | None = None
 
 
 NO_OVERLAYS = Overlays()
@@ -319,8 +326,9 @@ def build_ghost(clip: Clip, body: Body, overlays: Overlays = NO_OVERLAYS) -> Gho
         heads=heads[:, drawn],
         tails=tails[:, drawn],
         pelvis=pelvis,
-        plants=_plants(body, heads, tails, frames, clip.fps, world_scale),
     )
+    found = overlays.plants(clip, body) if overlays.plants is not None else None
+    ghost.plants = found if found is not None else _plants(body, heads, tails, frames, clip.fps, world_scale)
     if overlays.grip is not None:
         grip = overlays.grip(body, pose)
         ghost.grip = None if grip is None else _apply(worlds, grip[:, None])[:, 0]

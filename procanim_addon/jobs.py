@@ -4,6 +4,9 @@ A generator's ``prepare`` (``operators/<id>.py``, main thread) reads the scene i
 and returns a ``Job`` whose ``compute`` is an :class:`EngineCall`: the generator's
 ``GeneratorSpec.call`` and those inputs — plain data (numpy arrays, dataclasses), no Blender
 object, so the call runs in any thread (the sidebar's and the live preview's workers).
+Each call returns its Clips in the armature's own terms: the bridge reads a rig into the engine's
+upright frame (:mod:`.upright`) and the spec's call hands the channels back
+(:func:`~.upright.clip_to_armature`).
 """
 
 from __future__ import annotations

@@ -37,6 +37,7 @@ from .progress import ProgressFn, no_progress
 from .spec import GeneratorSpec
 from .terrain.collisions import limb_boxes
 from .terrain.ticker import Ticker
+from .upright import clip_to_armature
 
 GRAVITY = 9.81  # m/s²
 
@@ -319,6 +320,10 @@ def walk(skeleton, rigmap, params: WalkParams | None = None, progress: ProgressF
             f"Step length {step:.2f} m is too long for this character: its legs ({reach:.2f} m) reach "
             f"at most {1.8 * reach:.2f} m between footprints."
         )
+    # footprints under the hip joints: a captured skeleton's rest pose stands with its legs splayed,
+    # its ankles out of the legs' reach from the hips' walking height
+    for s in "LR":
+        ankles0[s] -= np.dot(ankles0[s] - hip_joints[s], cf.left) * cf.left
     # lowest hip height at which an ankle half a step behind the hip joint is reached at 97 %
     rise = min(np.sqrt((0.97 * reach) ** 2 - (0.5 * step) ** 2) - (hip_joints[s][2] - ankles0[s][2]) for s in "LR")
     bob = 0.012 * leg
@@ -524,7 +529,7 @@ def bake_call(skeleton, rigmap, params: SourceMotionParams, progress: ProgressFn
     clip = generate(skeleton, rigmap, params, progress=progress)
     clip.generator = "source_motion"
     clip.metrics["motion"] = params.kind.lower()
-    return [clip]
+    return [clip_to_armature(clip, skeleton)]
 
 
 SPEC = GeneratorSpec(

@@ -13,12 +13,14 @@ the extension's ``register_generator``, which also registers its Blender classes
 from __future__ import annotations
 
 from . import crowd, duck, motions
+from .fix_feet.spec import SPEC as FIX_FEET
 from .handshake.spec import SPEC as HANDSHAKE
 from .spec import GeneratorSpec
 from .terrain.spec import SPEC as ADAPT_TERRAIN
 from .walk.spec import SPEC as PATH_WALK
 
-GENERATORS: list[GeneratorSpec] = [duck.SPEC, HANDSHAKE, PATH_WALK, ADAPT_TERRAIN, motions.SPEC, crowd.SPEC]
+GENERATORS: list[GeneratorSpec] = [duck.SPEC, HANDSHAKE, PATH_WALK, ADAPT_TERRAIN, motions.SPEC, crowd.SPEC,
+                                   FIX_FEET]
 
 BY_ID: dict[str, GeneratorSpec] = {g.id: g for g in GENERATORS}
 

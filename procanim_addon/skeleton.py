@@ -63,6 +63,10 @@ class Skeleton(RestBones):
     lengths:       bone lengths (m), ``(B,)``
     inherit_rotation, inherit_scale, local_location: Blender's per-bone flags (defaults assumed
                    when omitted); see :meth:`unsupported_bones`.
+    from_armature: ``(4, 4)`` similarity from the armature's space into the frame these rest
+                   matrices are in (:mod:`.upright`), ``None`` when they are in armature space.
+    armature_parents: per bone, the index of the bone Blender poses it under when that is not
+                   ``parents`` (a tree rebuilt by :mod:`.deform_tree`), ``None`` when they agree.
     """
 
     names: list[str]
@@ -73,6 +77,8 @@ class Skeleton(RestBones):
     inherit_scale: list[str] = field(default_factory=list)
     local_location: list[bool] = field(default_factory=list)
     connected: list[bool] = field(default_factory=list)
+    from_armature: np.ndarray | None = None
+    armature_parents: np.ndarray | None = None
 
     def __post_init__(self):
         self.names = list(self.names)

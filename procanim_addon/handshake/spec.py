@@ -10,6 +10,7 @@ from ..ghost import Body, Overlays
 from ..metric_table import row
 from ..progress import ProgressFn, no_progress
 from ..spec import GeneratorSpec
+from ..upright import clip_to_armature, world_of_frame
 from .character import prepare_character
 from .generate import generate_handshake
 from .params import HandshakeParams
@@ -18,7 +19,9 @@ from .params import HandshakeParams
 def bake_call(a, b, params: HandshakeParams, names: tuple[str, str],
               progress: ProgressFn = no_progress) -> list[Clip]:
     """The two characters' Clips; ``names`` (initiator, partner) go into their metrics and into
-    the message of an input the engine refuses."""
+    the message of an input the engine refuses; ``a``, ``b``: (Skeleton, RigMap, the armature's
+    ``matrix_world``)."""
+    a, b = ((sk, rm, world_of_frame(world, sk)) for sk, rm, world in (a, b))
     try:
         clip_a, clip_b, _report = generate_handshake(a, b, params, progress=progress)
     except InputError as err:
@@ -26,7 +29,7 @@ def bake_call(a, b, params: HandshakeParams, names: tuple[str, str],
     for clip, other in ((clip_a, names[1]), (clip_b, names[0])):
         clip.metrics["initiator"], clip.metrics["partner"] = names
         clip.metrics["other"] = other
-    return [clip_a, clip_b]
+    return [clip_to_armature(clip_a, a[0]), clip_to_armature(clip_b, b[0])]
 
 
 def grip_point(body: Body, pose: np.ndarray) -> np.ndarray | None:

@@ -5,9 +5,12 @@
 * :mod:`.layout` — the curves a bake writes and their dense values (rotation modes as the baker's);
 * :mod:`.dense` — the dense bake as Blender plays it on every frame (the reference);
 * :mod:`.forward` — channel values → deform joints (the skeleton's FK);
+* :mod:`.compensate` — each bone's curves fitted to restore it under its reduced parent (targets, error maps);
 * :mod:`.control_forward` — control channels → the deform joints they drive (a control rig's evaluation);
-* :mod:`.fit` — solved handles (least-squares slopes between keys);
-* :mod:`.reduce` — choosing the keys on the joint error, contacts' skate included;
+* :mod:`.ik_chains` — two-bone IK chains posed from the controls, as the IK solver places them;
+* :mod:`.fit` — fitted handles (least-squares slopes per segment; aligned where one slope serves);
+* :mod:`.place` — where the keys go (bottom-up merging within a per-frame bound);
+* :mod:`.reduce` — the whole reduction: placement top-down, the exact check, contacts' skate included;
 * :mod:`.marks` — contacts, lift-offs, passing positions, phases: key types and pose markers;
 * :mod:`.output` — what the writer takes (:class:`CurveKeys`, :class:`KeyedAction`);
 * :mod:`.plan` — the whole: :func:`plan_keys`, :func:`plan_clip_keys`, :func:`plan_control_keys`.

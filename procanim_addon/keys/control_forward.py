@@ -7,14 +7,15 @@ constraints control rigs use) with each keyed control's basis built from its cha
 returns the heads and tails of the deform skeleton's bones (the ``ORG-`` bones and ``root`` on a
 generated Rigify rig; a bone the skeleton turned end for end is measured on the rig's own bone).
 
-A group's share of an error (:meth:`ControlForward.contribution`) is the same evaluation on the
-asked frames with that control alone taking the reduced values: the rig re-evaluates only the bones
-that depend on it.
+The key groups of a control rig are fitted all at once to their dense values (:class:`Direct`):
+the conversion's controls do not form one chain of parents a bone-by-bone compensation could follow.
 
-Bones an IK chain moves are evaluated only where they are *pinned* (``pins``: rig bone → matrices
-``(F, 4, 4)``, as the conversion pins them); the model refuses, naming the chain, to measure a bone
-that depends on an unpinned chain (keys on IK controls need the IK solve modelled: not done here —
-FK controls, the torso, root, neck, head and tail are measured exactly).
+The bones of two-bone IK chains (the limbs of Rigify's IK controls) are posed by solving the chain
+from the controls above and at its end (:mod:`.ik_chains`), relative to the conversion's poses of
+them when those are given (``pins``: rig bone → matrices ``(F, 4, 4)``, as the conversion pins them;
+``reference``: the dense channel values they belong to; ``stretch``: the IK solver's measured response
+per chain, by its IK constraint's owner). Other bones in ``pins`` are held there. The
+model refuses, naming the chain, to measure a bone that depends on an IK chain it cannot solve.
 """
 
 from __future__ import annotations
@@ -26,7 +27,11 @@ from ..controls.constraints import Unsupported
 from ..controls.evaluate import RigPose
 from ..controls.rig import ControlRig
 from ..skeleton import Skeleton
+from .compensate import rotation_jacobian
+from .ik_chains import SolvingPose, dense_chains, find_chains
 from .layout import Channel, channel_basis, key_groups, rotation_prop, rotation_values
+
+IK_STEP = 1e-5  # central differences of the controls that move an IK chain (m, rad or scale)
 
 
 class ControlForward:
@@ -35,10 +40,14 @@ class ControlForward:
     rig's bone), ``(N, P, 3)``, for the values of ``channels`` (on ``rig``'s controls)."""
 
     def __init__(self, rig: ControlRig, skeleton: Skeleton, channels: list[Channel], pins: dict | None = None,
-                 extra_points=()):
+                 extra_points=(), reference: np.ndarray | None = None, stretch: dict | None = None):
         self.rig, self.sk, self.channels = rig, skeleton, channels
+        self.stretch = stretch or {}
         self.groups = key_groups(channels)
-        self.pins = pins or {}
+        self.chains = find_chains(rig)
+        pins = {b if isinstance(b, (int, np.integer)) else rig.index(b): m for b, m in (pins or {}).items()}
+        self.pins = {b: m for b, m in pins.items() if b not in self.chains}
+        self.dense: dict = {}
         missing = sorted({c.bone for c in channels if not rig.has(c.bone)})
         if missing:
             raise ValueError(f"channels of bones the rig does not have: {', '.join(missing)}")
@@ -50,8 +59,11 @@ class ControlForward:
         self.extra = [(int(self.measured[b]), (tf.affine_inverse(rig.matrix_local[self.measured[b]])
                                                @ np.append(np.asarray(p, float), 1.0))[:3]) for b, p in extra_points]
         self.n_points = 2 * len(self.measured) + len(self.extra)
-        probe = self._state(np.zeros((1, len(channels))) + self._rest_values())
         try:
+            if reference is not None and pins:
+                chain_pins = {b: m for b, m in pins.items() if b in self.chains}
+                self.dense = dense_chains(rig, self._state(np.asarray(reference, float)), chain_pins)
+            probe = self._state(np.zeros((1, len(channels))) + self._rest_values())
             for b in self.measured:
                 probe.pose(int(b))
         except Unsupported as exc:
@@ -95,12 +107,14 @@ class ControlForward:
             m[:, :3, 3] = loc
         return m
 
-    def _state(self, values: np.ndarray, frames: np.ndarray | None = None) -> RigPose:
-        state = RigPose(self.rig, values.shape[0])
+    def _state(self, values: np.ndarray) -> SolvingPose:
+        n = values.shape[0]
+        dense = self.dense if all(len(d[3]) == n for d in self.dense.values()) else {}  # (not the rest probe)
+        state = SolvingPose(self.rig, n, self.chains, dense, self.stretch if dense else None)
         for control in self.columns:
             state.set_basis(control, self._basis(control, values))
         for bone, pose in self.pins.items():
-            state.pin(bone, pose if frames is None else pose[frames])
+            state.pin(bone, pose)
         return state
 
     def _points(self, state: RigPose, bones=None, extra=None) -> np.ndarray:
@@ -123,31 +137,86 @@ class ControlForward:
     def __call__(self, values: np.ndarray) -> np.ndarray:
         return self._points(self._state(np.asarray(values, float)))
 
-    def prepare(self, reference: np.ndarray) -> None:
-        self._reference_points = self(reference)
+    def top_down(self, reference: np.ndarray) -> Direct:
+        """The key groups fitted all at once to their dense values, each bounded by how far its
+        control moves the deform points it drives (:class:`Direct`)."""
+        return Direct(self, reference)
 
-    def contribution(self, group: int, values, reference, frames, points) -> np.ndarray:
-        """Displacement ``(n, 3)`` of ``points[i]`` on frame ``frames[i]`` when the control of key group
-        ``group`` alone takes ``values`` (all frames) and every other channel ``reference``."""
-        frames, points = np.asarray(frames, dtype=int), np.asarray(points, dtype=int)
-        unique, row = np.unique(frames, return_inverse=True)
-        state = self._state(np.asarray(reference, float)[unique], unique)
-        control = self.group_control[group]
-        mixed = np.asarray(reference, float)[unique].copy()
-        cols = self.groups[group]
-        mixed[:, cols] = np.asarray(values, float)[unique][:, cols]
-        state.set_basis(control, self._basis(control, mixed))
-        n_bone_points = 2 * len(self.measured)
-        own, extra = points < n_bone_points, points >= n_bone_points
-        bones = np.unique(points[own] // 2)
-        extras = np.unique(points[extra] - n_bone_points)
-        moved = self._points(state, self.measured[bones], extras)  # (u, 2 * len(bones) + len(extras), 3)
-        slot = np.empty(len(points), dtype=int)
-        slot[own] = np.searchsorted(bones, points[own] // 2) * 2 + points[own] % 2
-        slot[extra] = 2 * len(bones) + np.searchsorted(extras, points[extra] - n_bone_points)
-        out = moved[row, slot] - self._reference_points[frames, points]
-        out[~self.affects[group, points]] = 0.0
+
+class Direct:
+    """Targets and error maps of a control rig's key groups: one level, each group fitted to its
+    dense values. A rotation's map is its rotation vector (:func:`.compensate.rotation_jacobian`)
+    times the distance from the control's head to the farthest deform point it moves, a location's
+    the identity (controls are not scaled by their parents on these rigs) — except for the controls
+    that move a solved IK chain, which moves its knee by many times the change of its target or
+    root near full reach: theirs is measured, the change of the chain's points per unit of each
+    channel (central differences) on each frame, at the point that moves most."""
+
+    compensated = False  # each group is fitted to its dense values
+
+    def __init__(self, model: ControlForward, reference: np.ndarray):
+        self.m = model
+        self.ref = np.asarray(reference, float)
+        self.levels = [list(range(len(model.groups)))]
+        state = model._state(self.ref)
+        points = self.reference_points = model._points(state)
+        self.lever = {}
+        for g, control in enumerate(model.group_control):
+            head = state.pose(control)[:, :3, 3]
+            moved = points[:, model.affects[g]]
+            self.lever[g] = np.linalg.norm(moved - head[:, None, :], axis=-1).max(axis=1, initial=0.0)
+        self.measured = self._ik_maps(state)
+
+    def _ik_maps(self, state) -> dict[int, np.ndarray]:
+        """Per group that moves a deform bone an IK chain poses: its measured map ``(S, 3, n)``."""
+        m = self.m
+        reads = set()
+        for member in m.chains:
+            reads |= state._closure(member)
+        bones = [k for k, b in enumerate(m.measured) if int(b) in reads]
+        if not bones:
+            return {}
+        points = np.concatenate([[2 * k, 2 * k + 1] for k in bones])
+        out = {}
+        for g, control in enumerate(m.group_control):
+            if not m.affects[g, points].any():
+                continue
+            cols = m.groups[g]
+            jac = np.empty((len(self.ref), len(points), 3, len(cols)))
+            for i, c in enumerate(cols):
+                moved = []
+                for sign in (1.0, -1.0):
+                    values = self.ref.copy()
+                    values[:, c] += sign * IK_STEP
+                    state.set_basis(control, m._basis(control, values))
+                    moved.append(m._points(state, m.measured[bones]))
+                jac[..., i] = (moved[0] - moved[1]) / (2 * IK_STEP)
+            state.set_basis(control, m._basis(control, self.ref))
+            worst = np.argmax(np.einsum("spij,spij->sp", jac, jac), axis=1)
+            out[g] = jac[np.arange(len(self.ref)), worst]
         return out
+
+    def targets(self, level: int, values: np.ndarray) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
+        targets, maps = {}, {}
+        s = len(self.ref)
+        for g in self.levels[level]:
+            cols = self.m.groups[g]
+            ch = self.m.channels[cols[0]]
+            targets[g] = self.ref[:, cols]
+            if ch.prop == "location":
+                maps[g] = np.broadcast_to(np.eye(3), (s, 3, 3))
+            elif ch.prop == "scale":
+                maps[g] = self.lever[g][:, None, None] * np.eye(3)
+            else:
+                maps[g] = rotation_jacobian(ch.prop, ch.mode, targets[g]) * self.lever[g][:, None, None]
+            if g in self.measured:  # the larger of the two, frame by frame
+                bigger = np.einsum("sij,sij->s", self.measured[g], self.measured[g]) > np.einsum(
+                    "sij,sij->s", maps[g], maps[g])
+                maps[g] = np.where(bigger[:, None, None], self.measured[g], maps[g])
+        return targets, maps
+
+    def advance(self, level: int, values: np.ndarray) -> None:
+        """Nothing to carry: the groups are not compensated."""
 
 
 def control_channels(rig: ControlRig, keys) -> tuple[list[Channel], np.ndarray]:

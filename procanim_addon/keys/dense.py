@@ -6,15 +6,14 @@ Acceleration* smoothing, constant extrapolation. The motion an animator sees is 
 frame, so the reduction checks every integer frame of the range (and the generator's own frames):
 on a per-frame bake these are the keys themselves; between keys set N frames apart they are
 Blender's interpolation, as :mod:`procanim_addon.fcurves` models it (within 2e-6 of a curve's
-range, docs/preview.md). The dense curve's slope on each frame (its derivative, from the same
-model) seeds the reduced curves' handles.
+range, docs/preview.md).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..fcurves import evaluate, slopes
+from ..fcurves import evaluate
 
 
 def sample_frames(frames: np.ndarray) -> np.ndarray:
@@ -26,27 +25,15 @@ def sample_frames(frames: np.ndarray) -> np.ndarray:
     return np.union1d(whole, frames)
 
 
-def dense_reference(frames: np.ndarray, values: np.ndarray, samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Values and slopes (value per frame) ``(S, C)`` at ``samples`` of the dense bake's curves: keys
-    ``values`` ``(F, C)`` at ``frames`` ``(F,)`` with Blender's default handles. On the keys the values
-    are the keys' own."""
+def dense_reference(frames: np.ndarray, values: np.ndarray, samples: np.ndarray) -> np.ndarray:
+    """Values ``(S, C)`` at ``samples`` of the dense bake's curves: keys ``values`` ``(F, C)`` at
+    ``frames`` ``(F,)`` with Blender's default handles. On the keys the values are the keys' own."""
     x = np.asarray(frames, float)
     y = np.asarray(values, float)
     s = np.asarray(samples, float)
     if len(x) < 2:
-        return np.repeat(y[:1], len(s), axis=0), np.zeros((len(s), y.shape[1]))
-    m = slopes(x, y)
+        return np.repeat(y[:1], len(s), axis=0)
     ref = evaluate(x, y, s)
     on_key = np.isin(s, x)
     ref[on_key] = y[np.searchsorted(x, s[on_key])]
-    seg = np.clip(np.searchsorted(x, s, side="right") - 1, 0, len(x) - 2)
-    h = (x[seg + 1] - x[seg])[:, None]
-    u = np.clip((s - x[seg])[:, None] / h, 0.0, 1.0)
-    # d/dframe of the Hermite segment h00 y0 + h10 h m0 + h01 y1 + h11 h m1
-    u2 = u * u
-    slope = ((6 * u2 - 6 * u) * y[seg] + (-6 * u2 + 6 * u) * y[seg + 1]) / h
-    slope += (3 * u2 - 4 * u + 1) * m[seg] + (3 * u2 - 2 * u) * m[seg + 1]
-    outside = (s < x[0]) | (s > x[-1])
-    slope[outside] = 0.0
-    return ref, slope
-
+    return ref

@@ -1,18 +1,20 @@
-"""Solved handles: the key slopes that make a curve follow the dense motion best between its keys.
+"""Fitted handles: per segment between two keys, the end slopes that follow the target motion best.
 
-For keys at fixed frames and values, each segment between keys ``j`` and ``j + 1`` (``d`` frames
-long) is the Hermite cubic ``y(u) = h₀₀ y_j + h₁₀ d m_j⁺ + h₀₁ y_{j+1} + h₁₁ d m_{j+1}⁻`` in
-``u ∈ [0, 1]`` — the curve of handles at thirds (:mod:`.handles`). The slopes ``m`` enter linearly, so
-the slopes that minimise the squared difference from the dense curve over every frame between keys
-solve a linear least-squares problem; a slope touches its two segments only, so its normal
-equations are tridiagonal (Thomas' algorithm, all channels at once). A key gets one slope (ALIGNED
-handles) unless it is a *corner* (a heel strike: the dense velocity jumps), where the segments on
-its two sides get a slope each (FREE handles). A small pull ``λ`` toward the dense curve's own slope
-(:func:`.reduce.data_slopes`) keeps a slope defined where no frame lies between keys.
+A reduced curve passes through the target value of each of its keys (the dense motion compensated
+for the reduced bones above, :mod:`.compensate`). Each segment between keys ``j`` and ``j + 1`` (``d`` frames
+long) is the cubic Hermite curve ``y(u) = h₀₀ y_j + h₁₀ d m_j⁺ + h₀₁ y_{j+1} + h₁₁ d m_{j+1}⁻``,
+``u ∈ [0, 1]`` — the curve of handles at thirds (:mod:`.handles`). With the key values fixed the two
+end slopes ``m_j⁺`` and ``m_{j+1}⁻`` enter linearly and touch that segment only, so the slopes that
+minimise the squared difference from the target over the segment's frames are a 2×2 least-squares
+problem per segment and channel, solved for every segment at once. A key's two slopes (one from
+each of its segments) may differ: its handles are then ``FREE``. Where one slope serves both of its
+segments within their bound (:func:`align`), the key gets it: ``ALIGNED`` handles, a smooth curve
+through the key for the animator.
 
-Fitting the slopes rather than copying the dense curve's derivative matters on motion with
-frame-to-frame roughness (a knee that pops): the fitted curve passes through the middle of the
-roughness instead of following its steepest frame.
+Fitting both slopes of every segment (rather than one slope per key, or the dense curve's own
+derivative) lets a key sit where the motion changes direction sharply — a heel strike, a knee that
+pops — with each side following its own segment; segments are independent, which is what makes the
+key placement of :mod:`.place` exact and fast.
 """
 
 from __future__ import annotations
@@ -20,123 +22,112 @@ from __future__ import annotations
 import numpy as np
 
 from ..curves import hermite_basis
+from .handles import hermite_values
 
-PULL = 1e-3  # λ: weight of the dense curve's slope, relative to the largest diagonal term
-
-
-def solve_slopes(x: np.ndarray, keys: np.ndarray, reference: np.ndarray, prior: np.ndarray,
-                 corner: np.ndarray | None = None, pull: float = PULL) -> tuple[np.ndarray, np.ndarray]:
-    """Left and right slopes ``(K, C)`` (value per frame) at sample indices ``keys`` ``(K,)`` of the
-    curves through ``reference[keys]`` that best follow ``reference`` ``(S, C)`` on the samples at
-    frames ``x`` ``(S,)``; ``prior`` ``(S, C)``: the dense slopes; ``corner`` ``(K,)`` booleans: keys
-    with two slopes."""
-    return solve_many([(x, keys, reference, prior, corner)], pull)[0]
+PULL = 1e-9  # weight of the chord's slope (per frame²), for segments with too few frames to fit two slopes
+ALIGN_SHARE = 0.9  # a key takes one slope where its two segments then keep this fraction of their bound
 
 
-def _system(x, keys, reference, prior, corner, pull):
-    """The normal equations of one curve group: ``(diag, off, rhs, left slot, right slot)``."""
-    x = np.asarray(x, float)
-    k = np.asarray(keys, dtype=int)
-    ref = np.asarray(reference, float)
-    n_keys = len(k)
-    corner = np.zeros(n_keys, dtype=bool) if corner is None else np.asarray(corner, dtype=bool).copy()
-    corner[[0, -1]] = False
-    # unknowns: one slot per key, two (left, right) at corners; segment j uses right(j), left(j + 1)
-    slots = 1 + corner.astype(int)
-    first = np.concatenate([[0], np.cumsum(slots)[:-1]])
-    left_slot, right_slot = first, first + corner
-    n_slots = int(slots.sum())
-    between = np.ones(len(x), dtype=bool)
-    between[k] = False
-    s = np.nonzero(between)[0]
-    seg = np.clip(np.searchsorted(k, s) - 1, 0, n_keys - 2)
-    xk = x[k]
-    d = xk[seg + 1] - xk[seg]
-    u = (x[s] - xk[seg]) / d
+def segment_rows(x: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The samples of segments ``starts[i]``–``ends[i]`` (sample indices, inclusive) laid end to end:
+    ``(rows, segment of each row, u of each row)`` — ``u`` the row's place along its segment (0…1)."""
+    lengths = ends - starts + 1
+    seg = np.repeat(np.arange(len(starts)), lengths)
+    first = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    rows = starts[seg] + np.arange(int(lengths.sum())) - first[seg]
+    span = (x[ends] - x[starts])[seg]
+    u = (x[rows] - x[starts][seg]) / np.where(span > 0, span, 1.0)
+    return rows, seg, u
+
+
+def fit_rows(x: np.ndarray, target: np.ndarray, starts: np.ndarray, ends: np.ndarray):
+    """Fit segments ``starts[i]``–``ends[i]`` of ``target`` ``(C, S)`` (channels first; frames ``x``
+    ``(S,)``): the Hermite curve through the target at both ends whose end slopes (value per frame)
+    best follow the target in between. Returns ``(rows, seg, residual (C, rows), start slopes (C, n),
+    end slopes (C, n))`` with the rows of :func:`segment_rows` (segments may overlap: each has its own
+    rows). Channels come first so that every operation runs along the rows (numpy is slow on a last
+    axis of 3 or 4)."""
+    rows, seg, u = segment_rows(x, starts, ends)
+    first = np.concatenate([[0], np.cumsum(ends - starts + 1)[:-1]])  # each segment's first row
+    span = x[ends] - x[starts]
+    d = span[seg]
     h00, h10, h01, h11 = hermite_basis(u)
-    a = h10 * d  # coefficient of the right slope of key seg
-    b = h11 * d  # coefficient of the left slope of key seg + 1
-    r = ref[s] - h00[:, None] * ref[k[seg]] - h01[:, None] * ref[k[seg + 1]]
-    ra, rb = right_slot[seg], left_slot[seg + 1]
-    diag = np.bincount(ra, a * a, n_slots) + np.bincount(rb, b * b, n_slots)
-    off = np.bincount(ra, a * b, n_slots)[: n_slots - 1]  # ra + 1 == rb: a segment's two slots are neighbours
-    rhs = np.stack([np.bincount(ra, r[:, c] * a, n_slots) + np.bincount(rb, r[:, c] * b, n_slots)
-                    for c in range(ref.shape[1])], axis=-1)
-    lam = pull * max(float(diag.max()) if n_slots else 0.0, 1.0)
-    diag += lam
-    rhs += lam * prior[k][np.repeat(np.arange(n_keys), slots)]
-    return diag, off, rhs, left_slot, right_slot
+    y0, y1 = np.take(target, starts, axis=1), np.take(target, ends, axis=1)
+    r = np.take(target, rows, axis=1) - h00 * np.take(y0, seg, axis=1) - h01 * np.take(y1, seg, axis=1)
+    a, b = h10 * d, h11 * d
+    aa = np.add.reduceat(a * a, first) + PULL
+    ab = np.add.reduceat(a * b, first)
+    bb = np.add.reduceat(b * b, first) + PULL
+    chord = PULL * (y1 - y0) / np.maximum(span, 1e-12)
+    ra = np.add.reduceat(a * r, first, axis=1) + chord
+    rb = np.add.reduceat(b * r, first, axis=1) + chord
+    det = aa * bb - ab * ab
+    m0 = (bb * ra - ab * rb) / det
+    m1 = (aa * rb - ab * ra) / det
+    residual = r - a * np.take(m0, seg, axis=1) - b * np.take(m1, seg, axis=1)
+    return rows, seg, residual, m0, m1
 
 
-def solve_many(curves: list[tuple], pull: float = PULL) -> list[tuple[np.ndarray, np.ndarray]]:
-    """:func:`solve_slopes` of several curve groups ``(x, keys, reference, prior, corner)`` at once:
-    their systems side by side in one tridiagonal system (uncoupled), solved in one pass."""
-    out: list = [None] * len(curves)
-    systems, where = [], []
-    for i, (x, keys, reference, prior, corner) in enumerate(curves):
-        keys = np.asarray(keys, dtype=int)
-        if len(keys) < 2:
-            m = np.asarray(prior, float)[keys]
-            out[i] = (m, m.copy())
+def fit_keys(x: np.ndarray, target: np.ndarray, keys: np.ndarray):
+    """The fitted curve of ``target`` ``(S, C)`` with ``keys`` (sorted sample indices, the first and
+    last sample among them): its values on every sample ``(S, C)`` and each key's left and right
+    slopes ``(K, C)`` (the first key's left slope is its right one, the last key's right its left)."""
+    keys = np.asarray(keys, dtype=int)
+    if len(keys) < 2:
+        values = np.repeat(target[keys[:1]], len(x), axis=0)
+        zero = np.zeros((len(keys), target.shape[1]))
+        return values, zero, zero
+    rows, _, residual, m0, m1 = fit_rows(x, np.ascontiguousarray(target.T), keys[:-1], keys[1:])
+    values = np.empty_like(target)
+    values[rows] = target[rows] - residual.T  # a key shared by two segments gets its target from both
+    left = np.concatenate([m0[:, :1], m1], axis=1).T
+    right = np.concatenate([m0, m1[:, -1:]], axis=1).T
+    return values, left, right
+
+
+def align(x: np.ndarray, target: np.ndarray, keys: np.ndarray, left: np.ndarray, right: np.ndarray,
+          maps: np.ndarray, bound: np.ndarray, where: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
+    """Give keys one slope (``ALIGNED`` handles) where the curve stays within its bound.
+
+    For each inner key, the common slope that best follows the target over its two segments (their
+    other ends kept) replaces its two slopes when both segments then keep ``|M_s r_s| ≤ τ_s``
+    (``maps`` ``(S, 3, C)``, ``bound`` ``(S,)``) within :data:`ALIGN_SHARE` (the rest is room for the
+    joint error); every other key first, then the others (a segment has one changed end at a time).
+    ``where`` ``(S,)``: the samples whose keys may be aligned (default all). Returns the values
+    ``(S, C)`` and the left and right slopes ``(K, C)``."""
+    keys = np.asarray(keys, dtype=int)
+    left, right = left.copy(), right.copy()
+    tgt = np.ascontiguousarray(target.T)
+    mats = np.transpose(maps, (1, 2, 0))
+    for parity in (1, 2):
+        inner = np.arange(parity, len(keys) - 1, 2)
+        if where is not None:
+            inner = inner[where[keys[inner]]]
+        if not len(inner):
             continue
-        systems.append(_system(x, keys, reference, prior, corner, pull))
-        where.append(i)
-    if not systems:
-        return out
-    width = max(sys_[2].shape[1] for sys_ in systems)
-    sizes = [len(sys_[0]) for sys_ in systems]
-    diag = np.concatenate([sys_[0] for sys_ in systems])
-    off = np.concatenate([np.append(sys_[1], 0.0) for sys_ in systems])[:-1]  # 0 between systems
-    rhs = np.zeros((len(diag), width))
-    start = 0
-    for sys_, n in zip(systems, sizes):
-        rhs[start : start + n, : sys_[2].shape[1]] = sys_[2]
-        start += n
-    m = _thomas(diag, off, rhs)
-    start = 0
-    for i, sys_, n in zip(where, systems, sizes):
-        block = m[start : start + n, : sys_[2].shape[1]]
-        out[i] = (block[sys_[3]], block[sys_[4]])
-        start += n
-    return out
-
-
-def _thomas(diag: np.ndarray, off: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    """Solve the symmetric tridiagonal system (``diag`` (n,), ``off`` (n − 1,) above and below) for
-    ``rhs`` (n, C) by cyclic reduction: each level eliminates the odd unknowns from the even rows
-    (whole-array operations), the half-size system is solved the same way, and the odd unknowns
-    follow. The normal equations here are diagonally dominant (see :func:`solve_slopes`), where
-    cyclic reduction is stable."""
-    n = len(diag)
-    lower = np.zeros(n)
-    upper = np.zeros(n)
-    lower[1:] = off[: n - 1]
-    upper[:-1] = off[: n - 1]
-    return _reduce(lower, np.asarray(diag, float), upper, np.asarray(rhs, float))
-
-
-def _reduce(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray) -> np.ndarray:
-    """One level of cyclic reduction of ``a x[i-1] + b x[i] + c x[i+1] = d`` (``a[0] = c[-1] = 0``)."""
-    n = len(b)
-    if n == 1:
-        return d / b[0]
-    if n == 2:
-        det = b[0] * b[1] - c[0] * a[1]
-        return np.stack([(d[0] * b[1] - c[0] * d[1]) / det, (b[0] * d[1] - a[1] * d[0]) / det])
-    even = np.arange(0, n, 2)
-    prev, nxt = even - 1, even + 1
-    has_prev, has_next = prev >= 0, nxt < n
-    p, q = np.maximum(prev, 0), np.minimum(nxt, n - 1)
-    alpha = np.where(has_prev, -a[even] / b[p], 0.0)
-    gamma = np.where(has_next, -c[even] / b[q], 0.0)
-    a2 = alpha * np.where(has_prev, a[p], 0.0)
-    c2 = gamma * np.where(has_next, c[q], 0.0)
-    b2 = b[even] + alpha * np.where(has_prev, c[p], 0.0) + gamma * np.where(has_next, a[q], 0.0)
-    d2 = d[even] + alpha[:, None] * np.where(has_prev[:, None], d[p], 0.0)
-    d2 += gamma[:, None] * np.where(has_next[:, None], d[q], 0.0)
-    x = np.empty(d.shape)
-    x[even] = _reduce(a2, b2, c2, d2)
-    odd = np.arange(1, n, 2)
-    right = np.where(odd + 1 < n, x[np.minimum(odd + 1, n - 1)].T, 0.0).T
-    x[odd] = (d[odd] - a[odd][:, None] * x[odd - 1] - c[odd][:, None] * right) / b[odd][:, None]
-    return x
+        starts, ends = keys[inner - 1], keys[inner + 1]  # the key's two segments as one row range
+        rows, seg, u = segment_rows(x, starts, ends)
+        centre = np.take(x[keys[inner]], seg)
+        before = x[rows] <= centre
+        lo = np.where(before, np.take(x[starts], seg), centre)
+        hi = np.where(before, centre, np.take(x[ends], seg))
+        d = hi - lo
+        v = (x[rows] - lo) / np.where(d > 0, d, 1.0)
+        h00, h10, h01, h11 = hermite_basis(v)
+        i_lo = np.where(before, np.take(inner - 1, seg), np.take(inner, seg))
+        y0, y1 = np.take(tgt, keys[i_lo], axis=1), np.take(tgt, keys[i_lo + 1], axis=1)
+        outer = np.where(before, np.take(right, i_lo, axis=0).T, np.take(left, i_lo + 1, axis=0).T)  # kept slopes
+        weight = np.where(before, h11, h10) * d  # the coefficient of the key's common slope
+        fixed = h00 * y0 + h01 * y1 + np.where(before, h10, h11) * d * outer
+        r = np.take(tgt, rows, axis=1) - fixed
+        first = np.concatenate([[0], np.cumsum(ends - starts + 1)[:-1]])
+        m = np.add.reduceat(weight * r, first, axis=1) / np.maximum(np.add.reduceat(weight * weight, first), 1e-300)
+        residual = r - weight * np.take(m, seg, axis=1)
+        moved = np.zeros((mats.shape[0], len(rows)))
+        for c in range(residual.shape[0]):
+            moved += np.take(mats[:, c], rows, axis=1) * residual[c]
+        err = np.sqrt(np.sum(moved * moved, axis=0)) / np.take(bound, rows)
+        ok = np.maximum.reduceat(err, first) <= ALIGN_SHARE
+        left[inner[ok]] = right[inner[ok]] = m[:, ok].T
+    values = hermite_values(x[keys], target[keys], left, right, x)
+    return values, left, right

@@ -1,20 +1,17 @@
 """From channel values to deform joints: what the reduction measures its error on.
 
-The reduction asks two things of the motion it reduces, through a *forward model*:
+The reduction asks three things of the motion it reduces, through a *forward model*:
 
 * ``model(values)``: the positions ``(N, P, 3)`` (m) of the measured points — every deform bone's
-  head and tail, and any extra point (a heel) — for channel values ``(N, C)`` on N frames;
-* ``model.contribution(group, values, reference, frames, points)``: the displacement ``(n, 3)`` of
-  point ``points[i]`` on frame ``frames[i]`` when only key group ``group`` takes ``values`` and every
-  other channel stays at ``reference`` — how much of an error one curve makes (used to decide which
-  curve gets the next key);
-* ``model.affects``: ``(G, P)`` booleans, which points each key group can move.
+  head and tail, and any extra point (a heel) — for channel values ``(N, C)`` on N frames: the exact
+  check of every bake;
+* ``model.affects``: ``(G, P)`` booleans, which points each key group can move;
+* ``model.top_down(reference)``: the order in which key groups are fitted and, level by level, the
+  values each is fitted to and its error map (:class:`.compensate.TopDown`).
 
 :class:`DeformForward` is the model of a plain skeleton (keys on the deform bones): Blender's pose
 evaluation (:mod:`procanim_addon.skeleton`), reduced to the bones that carry keys — every other bone
-is rigid in its nearest keyed ancestor, so its points are fixed in that bone's frame. A bone's
-single-group displacement follows from ``pose = A · basis`` (A the rigid transform above the bone):
-replacing the basis moves a point ``u`` of the bone's frame by ``A · (basis′ − basis) · u``, exactly.
+is rigid in its nearest keyed ancestor, so its points are fixed in that bone's frame (a *node*).
 A control rig plugs in its own model (:mod:`.control_forward`).
 """
 
@@ -24,6 +21,7 @@ import numpy as np
 
 from .. import transforms as tf
 from ..skeleton import Skeleton
+from .compensate import TopDown
 from .layout import OBJECT, Channel, channel_basis, key_groups
 
 
@@ -93,9 +91,7 @@ class DeformForward:
         self.point_local = np.array([p for _, p in points], dtype=float)
         self.node_points = [np.nonzero(self.point_node == k)[0] for k in range(len(nodes))]
         self.n_points = len(points)
-        # points grouped by node, contiguous: each node's points are one product, then one reordering
-        self._order = np.concatenate(self.node_points)
-        self._back = np.argsort(self._order)
+        self._back = np.argsort(np.concatenate(self.node_points))  # node blocks → point order
         self._slices = np.cumsum([0] + [len(i) for i in self.node_points])
 
     def _affects(self) -> np.ndarray:
@@ -113,7 +109,24 @@ class DeformForward:
         return out
 
     # ------------------------------------------------------------------ evaluation
-    def _basis(self, node: int, values: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
+    def moves_origin(self, node: int) -> bool:
+        """Do the node's own channels move its origin (a location Blender does not ignore)?"""
+        if node == 0:
+            cols = self.object_columns
+        else:
+            bone = self.node_bone[node]
+            cols = [] if self.sk.connected[bone] else self.bone_columns[bone]
+        return any(self.channels[c].prop == "location" for c in cols)
+
+    def origin_values(self, node: int, values: np.ndarray) -> np.ndarray:
+        """The node's location channel values ``(N, 3)`` (:meth:`moves_origin` must hold)."""
+        return self.basis(node, values)[1]
+
+    def top_down(self, reference: np.ndarray) -> TopDown:
+        """The fitting order, targets and error maps of the key groups (:mod:`.compensate`)."""
+        return TopDown(self, reference)
+
+    def basis(self, node: int, values: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
         """``(linear (N, 3, 3) | None, location (N, 3) | None)`` of a node's basis."""
         if node == 0:
             cols = self.object_columns
@@ -138,63 +151,24 @@ class DeformForward:
         org = np.empty((len(self.node_bone), n, 3))
         for k in range(len(self.node_bone)):
             off = self.offset[k]
-            rot, loc = self._basis(k, values)
+            rot, loc = self.basis(k, values)
             m = np.broadcast_to(off[:3, :3], (n, 3, 3)) if rot is None else off[:3, :3] @ rot
             o = np.broadcast_to(off[:3, 3], (n, 3)) if loc is None else loc @ off[:3, :3].T + off[:3, 3]
             p = self.node_parent[k]
             if p >= 0:
-                m, o = lin[p] @ m, np.einsum("nij,nj->ni", lin[p], o) + org[p]  # (one product per frame)
+                m, o = lin[p] @ m, (lin[p] @ o[..., None])[..., 0] + org[p]
             lin[k], org[k] = m, o
         return lin, org
 
     def __call__(self, values: np.ndarray) -> np.ndarray:
-        values = np.asarray(values, float)
-        lin, org = self.node_poses(values)
-        n = values.shape[0]
-        grouped = np.empty((n, 3, self.n_points))
-        for k, idx in enumerate(self.node_points):
-            a, b = self._slices[k], self._slices[k + 1]
+        return self.points(*self.node_poses(np.asarray(values, float)))
+
+    def points(self, lin: np.ndarray, org: np.ndarray) -> np.ndarray:
+        """The measured points ``(N, P, 3)`` of node frames ``lin`` ``(K, N, 3, 3)``, ``org`` ``(K, N, 3)``."""
+        n = lin.shape[1]
+        grouped = np.empty((self.n_points, n, 3))  # each node's points one block, then reordered
+        for k, (a, b) in enumerate(zip(self._slices[:-1], self._slices[1:])):
             if b > a:
-                moved = (lin[k].reshape(-1, 3) @ self.point_local[idx].T).reshape(n, 3, b - a)
-                grouped[:, :, a:b] = moved + org[k][:, :, None]
-        return np.swapaxes(grouped, 1, 2)[:, self._back]
-
-    # ------------------------------------------------------------------ one group's share of an error
-    def prepare(self, reference: np.ndarray) -> None:
-        """Keep what :meth:`contribution` needs of the reference motion: every node's frame, its
-        inverse, the frame above its basis, its basis, and the measured points."""
-        reference = np.asarray(reference, float)
-        self._ref_lin, self._ref_org = self.node_poses(reference)
-        self._ref_inv = tf.inverse3(self._ref_lin)
-        self._ref_points = self(reference)
-        self._ref_basis = [self._basis(k, reference) for k in range(len(self.node_bone))]
-        self._above = []
-        for k in range(len(self.node_bone)):
-            off = self.offset[k][:3, :3]
-            p = self.node_parent[k]
-            self._above.append(np.broadcast_to(off, self._ref_lin.shape[1:]) if p < 0 else self._ref_lin[p] @ off)
-
-    def contribution(
-        self, group: int, values: np.ndarray, reference: np.ndarray, frames: np.ndarray, points: np.ndarray
-    ) -> np.ndarray:
-        """Displacement ``(n, 3)`` of ``points[i]`` on frame ``frames[i]`` when key group ``group`` takes
-        ``values`` (``(S, C)``, all frames) and everything else stays at ``reference`` (:meth:`prepare`
-        must have been called with it)."""
-        node = self.group_node[group]
-        cols = self.groups[group]
-        mixed = reference[frames]
-        mixed[:, cols] = values[frames][:, cols]
-        rot_m, loc_m = self._basis(node, mixed)
-        rot_r, loc_r = self._ref_basis[node]
-        # u: the point in the node's frame after its basis (the reference pose)
-        offset = self._ref_points[frames, points] - self._ref_org[node][frames]
-        u = np.einsum("nij,nj->ni", self._ref_inv[node][frames], offset)
-        if rot_m is not None:
-            d = np.einsum("nij,nj->ni", rot_m - rot_r[frames], u)  # in the frame above the basis
-        else:
-            d = np.zeros(u.shape)
-        if loc_m is not None:
-            d += loc_m - loc_r[frames]
-        out = np.einsum("nij,nj->ni", self._above[node][frames], d)
-        out[~self.affects[group, points]] = 0.0  # points outside the group's reach do not move
-        return out
+                moved = (lin[k].reshape(-1, 3) @ self.point_local[self.node_points[k]].T).reshape(n, 3, b - a)
+                grouped[a:b] = np.transpose(moved, (2, 0, 1)) + org[k]
+        return np.swapaxes(np.take(grouped, self._back, axis=0), 0, 1)

@@ -17,9 +17,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import transforms as tf
 from ..handshake.phases import Phase
 from ..skeleton import Skeleton
 from ..walk.character import read_character
+from ..walk.pose import fk_of
 
 CONTACT_HEIGHT_M = 0.01  # a sole point this close to the ground may be planted
 CONTACT_SPEED_M_S = 0.25  # ... when it moves slower than this
@@ -30,8 +32,9 @@ MIN_CONTACT_FRAMES = 3
 class Mark:
     """A frame with a meaning. ``key_type``: Blender's key type for the keys on ``frame``;
     ``name``: a pose marker's name ('' = none); ``forced``: curves are keyed on it — when ``foot`` is
-    given, the curves that move that foot (``chain``: all of them, from the root; else its own leg's,
-    which move no other foot), else those of ``bones``, else every curve."""
+    given, the foot's own curves (those that move nothing but what the foot bone moves: the foot and
+    toe bones, an IK foot control; ``chain``: every curve that moves the foot, from the root — the
+    whole contact pose), else those of ``bones``, else every curve."""
 
     frame: float
     key_type: str = "EXTREME"
@@ -108,9 +111,9 @@ def passing_frame(swing: np.ndarray, stance: np.ndarray) -> int:
 
 def walk_marks(contacts: list[Contact], frames: np.ndarray, ankles: dict[str, np.ndarray]) -> list[Mark]:
     """Marks of a walk: each contact's first frame (``"<side> contact"``) and last frame
-    (``"<side> lift"``) — Extreme keys, forced on every curve that moves that foot (the contact pose
-    from the root down) — and between a lift-off and the same foot's next contact, the frame it
-    passes the other foot (Breakdown, forced on that leg's own curves).
+    (``"<side> lift"``) — Extreme keys, forced on the foot's own curves — and between a lift-off and
+    the same foot's next contact, the frame it passes the other foot (Breakdown, forced on the foot's
+    own curves too).
     A contact that starts on the first frame or ends on the last gets no marker there (it is not an
     event of the motion). ``ankles``: side → the foot's ankle position per frame ``(F, 3)``."""
     frames = np.asarray(frames, float)
@@ -120,9 +123,9 @@ def walk_marks(contacts: list[Contact], frames: np.ndarray, ankles: dict[str, np
         side = c.foot.side
         by_side.setdefault(side, []).append(c)
         if c.start > frames[0]:
-            out.append(Mark(c.start, "EXTREME", f"{side} contact", True, None, side, True))
+            out.append(Mark(c.start, "EXTREME", f"{side} contact", True, None, side))
         if c.end < frames[-1]:
-            out.append(Mark(c.end, "EXTREME", f"{side} lift", True, None, side, True))
+            out.append(Mark(c.end, "EXTREME", f"{side} lift", True, None, side))
     for side, spans in by_side.items():
         other = next((s for s in ankles if s != side), None)
         spans = sorted(spans, key=lambda c: c.start)
@@ -143,13 +146,15 @@ def phase_marks(starts: list[tuple[float, str]], frames: np.ndarray) -> list[Mar
     return [Mark(float(f), "EXTREME", name, True, None) for f, name in starts if frames[0] <= f <= frames[-1]]
 
 
-def sole_positions(skeleton: Skeleton, pose: np.ndarray, foot: Foot) -> np.ndarray:
-    """Positions ``(F, k, 3)`` of ``foot``'s sole points for armature-space pose matrices ``(F, B, 4, 4)``."""
+def sole_positions(skeleton: Skeleton, pose, foot: Foot) -> np.ndarray:
+    """Positions ``(F, k, 3)`` of ``foot``'s sole points for armature-space pose matrices ``(F, B, 4, 4)``
+    (or ``{bone index: (F, 4, 4)}`` of the bones that carry them)."""
     out = []
     for bone, point in foot.points:
         b = skeleton.index(bone)
+        m = pose[b] if isinstance(pose, dict) else pose[:, b]
         local = np.linalg.inv(skeleton.matrix_local[b]) @ np.append(point, 1.0)
-        out.append(pose[:, b, :3, :3] @ local[:3] + pose[:, b, :3, 3])
+        out.append(m[:, :3, :3] @ local[:3] + m[:, :3, 3])
     return np.stack(out, axis=1)
 
 
@@ -159,7 +164,7 @@ def walk_contacts(skeleton: Skeleton, clip, foot_list: list[Foot], ground) -> tu
     (:func:`walk_marks`)."""
     loc = np.where(np.asarray(clip.key_location)[None, :, None], clip.locations, 0.0)
     rot = np.where(np.asarray(clip.key_rotation)[None, :, None], clip.rotations, [1.0, 0.0, 0.0, 0.0])
-    pose = skeleton.fk(loc, rot)
+    pose = fk_of(skeleton, loc, tf.quat_normalize(rot), [skeleton.index(b) for f in foot_list for b, _ in f.points])
     contacts: list[Contact] = []
     ankles = {}
     for foot in foot_list:

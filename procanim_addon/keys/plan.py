@@ -27,7 +27,7 @@ from .handles import aligned, recalc
 from .layout import Channel, clip_channels, key_groups
 from .marks import Contact, Foot, Mark
 from .output import CurveKeys, KeyedAction
-from .reduce import ContactSpan, Problem, data_slopes, refine, skate_added
+from .reduce import ContactSpan, Problem, lengths, reduce, skate_added
 
 MARGIN = 0.98  # the reduction aims at this fraction of the tolerance (room for float32 keys)
 CONTACT_SPEED_M_S = 0.0008  # the mean speed the keys may add to a planted foot (0.08 cm/s)
@@ -46,12 +46,19 @@ def validate_tolerance(tolerance: float) -> None:
 
 def _key_types(frames: np.ndarray, marks: list[Mark]) -> np.ndarray:
     """Key type codes of keys at ``frames``: the strongest mark on each frame, else KEYFRAME."""
+    codes = np.array([KEY_TYPE[name] for name in sorted(_RANK, key=_RANK.get)], dtype=np.int32)
+    if not marks:
+        return np.full(len(frames), codes[0], dtype=np.int32)
+    at = np.array([m.frame for m in marks], float)
+    rank = np.array([_RANK.get(m.key_type, 0) for m in marks])
+    order = np.argsort(at)
+    at, rank = at[order], rank[order]
     best = np.zeros(len(frames), dtype=int)
-    for m in marks:
-        on = np.abs(frames - m.frame) < 1e-4
-        best[on] = np.maximum(best[on], _RANK.get(m.key_type, 0))
-    names = {v: k for k, v in _RANK.items()}
-    return np.array([KEY_TYPE[names[b]] for b in best], dtype=np.int32)
+    lo = np.searchsorted(at, np.asarray(frames, float) - 1e-4)
+    hi = np.searchsorted(at, np.asarray(frames, float) + 1e-4)
+    for i in np.nonzero(hi > lo)[0]:  # the few keys on a marked frame
+        best[i] = rank[lo[i] : hi[i]].max()
+    return codes[best]
 
 
 def _markers(marks: list[Mark]) -> list[tuple[float, str]]:
@@ -71,16 +78,29 @@ def _dense(channels, frames, values, marks) -> list[CurveKeys]:
     return out
 
 
+def _feet_scope(model, foot_points: dict[str, tuple[int, ...]], side: str) -> list[int]:
+    """The key groups of a foot's own curves: those that move nothing but what the foot's bone moves.
+
+    The foot's bone is the group that moves every sole point of the foot and the fewest points
+    (the foot bone on a skeleton, the IK foot control on a control rig); its own curves are it and the
+    groups that move a subset of its points (the toes)."""
+    affects = np.asarray(model.affects)
+    sole = list(foot_points[side])
+    whole = np.nonzero(affects[:, sole].all(axis=1))[0]
+    if not len(whole):
+        return list(np.nonzero(affects[:, sole].any(axis=1))[0])
+    foot = whole[np.argmin(affects[whole].sum(axis=1))]
+    return list(np.nonzero(affects[:, sole].any(axis=1) & ~(affects & ~affects[foot]).any(axis=1))[0])
+
+
 def _scopes(channels: list[Channel], groups: list[list[int]], model, foot_points: dict[str, tuple[int, ...]],
             mark: Mark) -> list[int]:
-    """The key groups a forced mark keys."""
+    """The key groups a forced mark keys: a foot's own curves (:func:`_feet_scope`) or, for a
+    ``chain`` mark, every group that moves the foot; the groups of ``mark.bones``; or every group."""
     if mark.foot and mark.foot in foot_points:
-        affects = np.asarray(model.affects)
-        mine = affects[:, list(foot_points[mark.foot])].any(axis=1)
-        others = [p for side, pts in foot_points.items() if side != mark.foot for p in pts]
-        if others and not mark.chain:
-            mine &= ~affects[:, others].any(axis=1)
-        return list(np.nonzero(mine)[0])
+        if mark.chain:
+            return list(np.nonzero(np.asarray(model.affects)[:, list(foot_points[mark.foot])].any(axis=1))[0])
+        return _feet_scope(model, foot_points, mark.foot)
     if mark.bones is not None:
         return [g for g, cols in enumerate(groups) if channels[cols[0]].bone in mark.bones]
     return list(range(len(groups)))
@@ -107,42 +127,40 @@ def plan_keys(channels: list[Channel], frames, values, model, tolerance: float, 
         return KeyedAction(curves, _markers(marks), dense_count, dense_count, 0.0, 0.0, True, tolerance)
     samples = sample_frames(frames)
     if len(samples) == len(frames):  # a key on every frame: the dense curves are the keys themselves
-        reference, prior = values, data_slopes(frames, values)
+        reference = values
     else:
-        reference, prior = dense_reference(frames, values, samples)
+        reference = dense_reference(frames, values, samples)
     groups = key_groups(channels)
     foot_points = foot_points or {}
     forced: list[set[int]] = [set() for _ in groups]
-    corners: list[set[int]] = [set() for _ in groups]
-    legs = {side: set(_scopes(channels, groups, model, foot_points, Mark(0.0, foot=side))) for side in foot_points}
+    feet_scope = {side: _feet_scope(model, foot_points, side) for side in foot_points}
     for m in marks:
         if not m.forced or not samples[0] <= m.frame <= samples[-1]:
             continue
         s = int(np.argmin(np.abs(samples - m.frame)))
-        for g in _scopes(channels, groups, model, foot_points, m):
+        scope = feet_scope[m.foot] if m.foot in feet_scope and not m.chain else None
+        for g in scope if scope is not None else _scopes(channels, groups, model, foot_points, m):
             forced[g].add(s)
-            if m.foot and m.key_type == "EXTREME" and g in legs[m.foot]:
-                corners[g].add(s)  # heel strike, lift-off: the leg's velocity turns there
     spans = []
     for c in contacts:
         if c.foot.side in foot_points:
             a, b = (int(np.argmin(np.abs(samples - f))) for f in (c.start, c.end))
             spans.append(ContactSpan(a, b, tuple(foot_points[c.foot.side])))
-    problem = Problem(samples, reference, prior, groups, model, np.isin(samples, frames), forced, corners, spans, fps)
-    result = refine(problem, tolerance * MARGIN, contact_speed * MARGIN)
-    curves, exact = _curves(channels, groups, samples, reference, result, marks)
+    problem = Problem(samples, reference, groups, model, np.isin(samples, frames), forced, spans, fps)
+    result = reduce(problem, tolerance * MARGIN, contact_speed * MARGIN)
+    curves, exact = _curves(channels, groups, samples, result, marks)
     error, skate = _measure(model, problem, exact)
     for _ in range(3):  # float32 keys beyond the bound: refine on, from these keys, a little tighter
         if error <= tolerance and skate <= contact_speed:
             break
-        result = refine(problem, tolerance * MARGIN * 0.9, contact_speed * MARGIN * 0.9, keys=result.keys)
-        curves, exact = _curves(channels, groups, samples, reference, result, marks)
+        result = reduce(problem, tolerance * MARGIN * 0.9, contact_speed * MARGIN * 0.9, keys=result.keys)
+        curves, exact = _curves(channels, groups, samples, result, marks)
         error, skate = _measure(model, problem, exact)
     written = sum(len(c) for c in curves)
     keyed = all(
         s in result.keys[g]
         for c in contacts if c.foot.side in foot_points
-        for g in _scopes(channels, groups, model, foot_points, Mark(c.start, foot=c.foot.side, chain=True))
+        for g in feet_scope[c.foot.side]
         for s in (int(np.argmin(np.abs(samples - c.start))), int(np.argmin(np.abs(samples - c.end))))
     )
     out = KeyedAction(curves, _markers(marks), written, dense_count, error, skate,
@@ -152,8 +170,8 @@ def plan_keys(channels: list[Channel], frames, values, model, tolerance: float, 
     return out
 
 
-def _curves(channels, groups, samples, reference, result, marks) -> tuple[list[CurveKeys], np.ndarray]:
-    """The written curves of a refinement, and their values on every sample as Blender plays them."""
+def _curves(channels, groups, samples, result, marks) -> tuple[list[CurveKeys], np.ndarray]:
+    """The written curves of a reduction, and their values on every sample as Blender plays them."""
     out: list[CurveKeys] = [None] * len(channels)  # type: ignore[list-item]
     bez = INTERPOLATION["BEZIER"]
     for g, cols in enumerate(groups):
@@ -163,8 +181,9 @@ def _curves(channels, groups, samples, reference, result, marks) -> tuple[list[C
         types = _key_types(frames, marks)
         for j, c in enumerate(cols):
             ch = channels[c]
-            left, right, lt, rt = aligned(frames, reference[k, c], ml[:, j], mr[:, j])
-            co = np.stack([frames, reference[k, c]], axis=-1)
+            y = result.key_values[g][:, j]
+            left, right, lt, rt = aligned(frames, y, ml[:, j], mr[:, j])
+            co = np.stack([frames, y], axis=-1)
             curve = CurveKeys(ch.data_path, ch.index, ch.group_name, co, left, right, lt, rt,
                               np.full(len(k), bez, dtype=np.int32), types)
             out[c] = curve
@@ -174,8 +193,8 @@ def _curves(channels, groups, samples, reference, result, marks) -> tuple[list[C
 
 def _measure(model, problem: Problem, values: np.ndarray) -> tuple[float, float]:
     """Largest point error (m) and added skate (m/s) of curves with ``values`` on every sample."""
-    err = model(values) - model(problem.reference)
-    return float(np.linalg.norm(err, axis=-1).max()), skate_added(err, problem.contacts, problem.fps)
+    err = model(values) - problem.reference_points
+    return float(lengths(err).max()), skate_added(err, problem.contacts, problem.fps)
 
 
 # ----------------------------------------------------------------------------- a Clip on its own bones
@@ -212,13 +231,16 @@ def plan_control_keys(rig, skeleton: Skeleton, keys, clip: Clip, tolerance: floa
                       contact_speed: float = CONTACT_SPEED_M_S) -> KeyedAction:
     """:func:`plan_keys` for a bake of ``clip`` onto a control rig's controls: ``keys`` is the
     conversion's :class:`~procanim_addon.controls.ControlKeys` of ``rig`` for the deform ``skeleton``
-    (their frames are the clip's); the error is
-    measured on the deform skeleton the controls drive (:class:`.control_forward.ControlForward`;
-    ``pins``: rig bone → matrices of the bones an IK solve places). The switch curves are not part of
-    it (two constant keys, written as they are)."""
+    (their frames are the clip's); the error is measured on the deform skeleton the controls drive
+    (:class:`.control_forward.ControlForward`; ``pins``: rig bone → matrices of the bones an IK
+    solve places, default the conversion's ``keys.pins``; the IK solver's stretch response comes with
+    them, ``keys.stretch``). The switch curves are not part of it (two constant keys, written as
+    they are)."""
     channels, values = control_channels(rig, keys)
+    pins = getattr(keys, "pins", None) if pins is None else pins
     extra, foot_points = _feet_points(skeleton, feet, 2 * len(skeleton))
-    model = ControlForward(rig, skeleton, channels, pins, extra)
+    model = ControlForward(rig, skeleton, channels, pins, extra, reference=values,
+                           stretch=getattr(keys, "stretch", None))
     return plan_keys(channels, clip.frames, values, model, tolerance, clip.fps, marks, contacts, foot_points,
                      contact_speed)
 

@@ -2,33 +2,28 @@
 
 The dense motion is known on every frame (the *samples*: every frame of the bake's range); each key
 group (:func:`.layout.key_groups`) is keyed on a subset of them (``Problem.allowed``: the generator's
-own frames). A key takes the dense value of its frame; its slopes are solved (:mod:`.fit`: the
-curve that follows the dense one best between keys) or copied from the dense curve. Each segment
-between two keys is the Hermite curve through them — the curve Blender draws through the handles
-:func:`.handles.aligned` writes.
+own frames). A key takes its group's *target* value on its frame — the dense motion, compensated
+for the reduced bones above it (:mod:`.compensate`) — and each segment between two keys is the
+Hermite curve through them whose two end slopes follow the target best (:mod:`.fit`; one slope
+where it serves both segments).
 
-**Greedy refinement on the joint error** (a Douglas–Peucker split driven by the pose, not by each
-curve's values). Every group starts with its first, last and forced keys. Then, round after round:
+1. **Placement, top-down.** The groups are fitted level by level, parents first
+   (``model.top_down``): each level's targets and error maps come from the levels above as reduced;
+   its keys are placed by bottom-up merging (:mod:`.place`) within a per-frame bound — ``BUDGET`` of
+   the tolerance for rotations, ``ORIGIN_SHARE`` for locations, ``CONTACT_SHARE`` on a foot's contact
+   frames for the groups that move that foot and no other (their error's frame-to-frame change is the
+   skate they add to a planted foot); groups a model does not compensate (a control rig's) share the
+   tolerance along their chains (``CHAIN_POWER``).
+2. **The exact check.** The forward model measures every point on every frame with all curves
+   reduced. Where a point is beyond the tolerance, the group on its chain with the largest own
+   fitting error on that frame has its bound tightened over that segment; where the planted feet
+   skate more than ``contact_speed`` on average, the spans adding most have their leg's bounds
+   tightened (the trunk's once the leg's are small). Those groups and the groups below them (whose
+   targets follow them) are placed again, every group is fitted again top-down, and checked again.
+   With compensated targets a point's error is nearly its own bone's fitting error, so this rarely
+   takes more than a round or two.
 
-1. evaluate every curve on every frame and the forward model on the result: the error of a point on
-   a frame is its distance from where the dense motion puts it;
-2. on each frame whose worst point is beyond the target, find the curves responsible — of the groups
-   that move that point, those whose own error moves it at least half as much as the largest
-   (``model.contribution``: that curve reduced, every other channel dense; exact, not linearised);
-3. give each responsible group a key in each run of such frames within one of its segments, on the
-   frame of its largest share; where that share is many times the target, keys spread evenly over
-   the segment, as many as the square root of the ratio (far from the keys the error does not yet
-   shrink with the fourth power of the spacing).
-
-Once every joint is within the bound, the feet's contact spans are checked for *skate*: the mean
-horizontal speed the curves add to the sole points over every contact frame must stay under
-``contact_speed``. The spans contributing most to the excess are fixed first: each group whose
-share of a span's skate is at least half the largest gets a key where it moves the foot most.
-
-Errors add along a chain (the hips' error moves the feet too), so per-curve budgets fixed in advance
-would either overshoot or waste keys; deciding on the measured joint error spends keys only where the
-pose needs them. A round costs one evaluation of the forward model over the clip and the group
-contributions on the offending frames only, and adds keys to every offending segment at once.
+The whole is a few passes of whole-array operations over the clip — no per-frame or per-key loop.
 """
 
 from __future__ import annotations
@@ -37,8 +32,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .fit import solve_many
-from .handles import hermite_values
+from .fit import align, fit_keys
+from .place import merge
+
+BUDGET = 0.95  # placement bound of rotations: this fraction of the tolerance (what compensation cannot
+# take away of a parent's error, along the bone, comes on top)
+ORIGIN_SHARE = 0.3  # … of locations: a bone's origin error runs down its chains along the bones
+CONTACT_SHARE = 0.12  # … on a foot's contact frames, of the curves that move that foot and no other
+CHAIN_POWER = 0.25  # uncompensated groups (a control rig's): BUDGET / n^CHAIN_POWER, n groups on the chain
+TIGHTEN = 0.5  # a bound found too loose by the exact check is multiplied by this, where it was
+MAX_FIX_ROUNDS = 40
 
 
 @dataclass
@@ -57,32 +60,32 @@ class Problem:
 
     samples ``(S,)``: the frames the error is checked on (every frame of the bake's range);
     reference ``(S, C)``: the dense curves' values there (what the dense bake plays);
-    prior ``(S, C)``: the dense curves' slopes there (value per frame);
-    groups: channel indices per key group; model: the forward model (:mod:`.forward`);
-    allowed ``(S,)``: the samples a key may be put on (the generator's own key frames);
-    forced / corners: per group, sample indices that must be keys / whose keys get a slope on each side;
-    contacts: the feet's contact spans; fps: frames per second (skate speeds).
+    groups: channel indices of each key group; model: the forward model (:mod:`.forward`);
+    allowed ``(S,)``: samples a key may sit on (default all); forced: per group, sample indices that
+    must be keys; contacts: the feet's contact spans; fps: frames per second (skate speeds);
+    reference_points: the model's points for the reference (set by :func:`reduce`).
     """
 
     samples: np.ndarray
     reference: np.ndarray
-    prior: np.ndarray
     groups: list[list[int]]
     model: object
     allowed: np.ndarray | None = None
     forced: list | None = None
-    corners: list | None = None
     contacts: list[ContactSpan] = field(default_factory=list)
     fps: float = 24.0
+    reference_points: np.ndarray | None = None
 
 
 @dataclass
 class Refinement:
-    """What :func:`refine` returns: per group the sample indices of its keys and their left and right
-    slopes ``(K, n)``, the curves' values on every sample ``(S, C)``, the largest joint error (m) and
-    the skate added (m/s, :func:`skate_added`) left, and the number of rounds."""
+    """What :func:`reduce` returns: per group the sample indices of its keys, their values ``(K, n)``
+    and left and right slopes ``(K, n)`` (value per frame); the curves' values on every sample
+    ``(S, C)``; the largest point error (m) and the skate added (m/s, :func:`skate_added`) left; the
+    number of check rounds."""
 
     keys: list[np.ndarray]
+    key_values: list[np.ndarray]
     slopes: list[tuple[np.ndarray, np.ndarray]]
     values: np.ndarray
     max_error: float = 0.0
@@ -91,65 +94,14 @@ class Refinement:
     notes: list[str] = field(default_factory=list)
 
 
-def data_slopes(samples: np.ndarray, reference: np.ndarray) -> np.ndarray:
-    """The dense curves' slopes (value per frame) at every sample ``(S, C)``: fourth-order central
-    differences where the samples are evenly spaced, numpy's second-order gradient elsewhere."""
-    x = np.asarray(samples, float)
-    y = np.asarray(reference, float)
-    if len(x) < 2:
-        return np.zeros_like(y)
-    m = np.gradient(y, x, axis=0, edge_order=2 if len(x) > 2 else 1)
-    if len(x) >= 5:
-        h = np.diff(x)
-        even = np.abs(h[:-3] - h[3:]) + np.abs(h[1:-2] - h[2:-1]) + np.abs(h[:-3] - h[1:-2]) < 1e-9
-        i = np.nonzero(even)[0] + 2
-        if len(i):
-            step = h[i - 2][:, None]
-            m[i] = (y[i - 2] - 8 * y[i - 1] + 8 * y[i + 1] - y[i + 2]) / (12 * step)
-    return m
-
-
-MIN_SPREAD = 4  # keys spread over a segment at once are at least this many frames apart
-SHARE_RATIO = 0.5  # groups moving the worst point at least this fraction of the most share the blame
-
-
-class _State:
-    """The keys, slopes and curves of every group while the refinement runs. Keys added with
-    :meth:`add` take effect at :meth:`flush` (every changed group's slopes solved together)."""
-
-    def __init__(self, samples, reference, groups, keys, prior, corners, solve: bool):
-        self.x = np.asarray(samples, float)
-        self.ref = reference
-        self.groups = groups
-        self.keys = [np.unique(np.asarray(k, dtype=int)) for k in keys]
-        self.prior = prior
-        self.corners = [np.asarray(sorted(c), dtype=int) for c in corners]
-        self.solve = solve
-        self.slopes: list[tuple[np.ndarray, np.ndarray]] = [(np.zeros(0), np.zeros(0))] * len(groups)
-        self.values = np.empty_like(reference)
-        self.dirty = set(range(len(groups)))
-        self.flush()
-
-    def flush(self) -> None:
-        dirty = sorted(self.dirty)
-        self.dirty.clear()
-        if self.solve:
-            solved = solve_many([(self.x, self.keys[g], self.ref[:, self.groups[g]], self.prior[:, self.groups[g]],
-                                  np.isin(self.keys[g], self.corners[g])) for g in dirty])
-        else:
-            solved = [(self.prior[self.keys[g]][:, self.groups[g]],) * 2 for g in dirty]
-        for g, (ml, mr) in zip(dirty, solved):
-            cols, k = self.groups[g], self.keys[g]
-            self.slopes[g] = (ml, mr)
-            self.values[:, cols] = hermite_values(self.x[k], self.ref[k][:, cols], ml, mr, self.x)
-
-    def add(self, g: int, frames) -> None:
-        self.keys[g] = np.union1d(self.keys[g], np.asarray(frames, dtype=int))
-        self.dirty.add(g)
+def lengths(v: np.ndarray) -> np.ndarray:
+    """Euclidean lengths along the last axis (``np.linalg.norm(v, axis=-1)``, several times faster
+    on a last axis of 2 or 3)."""
+    return np.sqrt(np.einsum("...i,...i->...", v, v))
 
 
 class _Spans:
-    """Contact spans laid end to end: ``rows`` (frame of each row), ``span`` (its span), the spans'
+    """Contact spans laid end to end: ``rows`` (sample of each row), ``span`` (its span), the spans'
     points ``(n_spans, k)``, and per row its span's points; a row's change is taken from the row
     before it in the same span. A span's *skate* is the mean frame-to-frame horizontal change (m per
     frame, Z up) of its points' errors: the speed the curves add to points that should stand still."""
@@ -167,13 +119,22 @@ class _Spans:
 
     def skates(self, moved: np.ndarray) -> np.ndarray:
         """Per span, the skate of the displacements ``moved`` ``(rows, k, 3)``."""
-        step = np.linalg.norm(moved[self.pairs, :, :2] - moved[self.pairs - 1, :, :2], axis=-1).mean(axis=1)
+        step = lengths(moved[self.pairs, :, :2] - moved[self.pairs - 1, :, :2]).mean(axis=1)
         total = np.bincount(self.span[self.pairs], step, minlength=len(self.contacts))
         return total / np.maximum(self.n_pairs, 1)
 
     def of(self, err_vec: np.ndarray) -> np.ndarray:
         """Per span, its sole points' skate change for point errors ``err_vec`` ``(S, P, 3)``."""
         return self.skates(err_vec[self.rows[:, None], self.row_points])
+
+
+def skate_added(err_vec: np.ndarray, contacts: list, fps: float) -> float:
+    """The mean horizontal speed (m/s) the curves add to the feet's sole points over every contact
+    frame (each span's skate weighted by its frames)."""
+    spans = _Spans(contacts)
+    if not spans.contacts:
+        return 0.0
+    return float(np.sum(spans.of(err_vec) * spans.n_pairs) / max(np.sum(spans.n_pairs), 1) * fps)
 
 
 def _contact_violations(err_vec: np.ndarray, spans: _Spans, limit_per_frame: float) -> list:
@@ -192,178 +153,168 @@ def _contact_violations(err_vec: np.ndarray, spans: _Spans, limit_per_frame: flo
     return list(order[: int(np.searchsorted(gain, excess)) + 1])
 
 
-def refine(problem: Problem, tolerance: float, contact_speed: float = 0.0005, keys=None, solve: bool = True,
-           max_rounds: int = 400) -> Refinement:
+class _Fitting:
+    """Keys, fitted curves and each group's own error while the reduction runs."""
+
+    def __init__(self, problem: Problem, tolerance: float, compensated: bool = True):
+        p = problem
+        self.p = p
+        self.x = np.asarray(p.samples, float)
+        self.ref = np.asarray(p.reference, float)
+        n, n_groups = len(self.x), len(p.groups)
+        self.allowed = np.ones(n, dtype=bool) if p.allowed is None else np.asarray(p.allowed, dtype=bool)
+        forced = p.forced or [()] * n_groups
+        self.fixed = [np.asarray(sorted({0, n - 1} | {int(s) for s in f}), dtype=int) for f in forced]
+        self.affects = np.asarray(p.model.affects)
+        if compensated:
+            share = [ORIGIN_SHARE if p.model.channels[cols[0]].prop == "location" else BUDGET for cols in p.groups]
+        else:  # errors add up along the chains (rarely all at once): a share by the longest chain it is on
+            depth = self.affects.sum(axis=0)
+            share = [BUDGET / depth[self.affects[g]].max(initial=1) ** CHAIN_POWER for g in range(n_groups)]
+        self.bound = tolerance * np.repeat(np.asarray(share)[:, None], n, axis=1)
+        feet = {tuple(c.points) for c in p.contacts}
+        every_foot = sorted({q for pts in feet for q in pts})
+        self.floor = 0.01 * tolerance
+        self.smooth = np.ones((n_groups, n), dtype=bool)  # where a key may take one slope (not on a planted foot)
+        for c in p.contacts:
+            self.smooth[self.affects[:, list(c.points)].any(axis=1), c.start : c.end + 1] = False
+            others = sorted(set(every_foot) - set(c.points))
+            mine = self.affects[:, list(c.points)].any(axis=1)
+            if others:
+                mine &= ~self.affects[:, others].any(axis=1)
+            self.bound[mine, c.start : c.end + 1] = tolerance * CONTACT_SHARE
+        self.keys: list[np.ndarray] = [np.zeros(0, int)] * n_groups
+        self.key_values: list[np.ndarray] = [np.zeros((0, len(c))) for c in p.groups]
+        self.slopes: list[tuple[np.ndarray, np.ndarray]] = [(v, v) for v in self.key_values]
+        self.values = self.ref.copy()
+        self.own = np.zeros((n_groups, n, 3))  # each group's fitting error as a displacement (m)
+
+    def fit(self, top_down, place=()) -> None:
+        """One pass over the levels: targets from the reduced levels above, the keys of the groups in
+        ``place`` placed afresh (the others kept), curves fitted."""
+        for level, groups in enumerate(top_down.levels):
+            targets, maps = top_down.targets(level, self.values)
+            placed = [g for g in groups if g in place]
+            if placed:
+                self._place(placed, targets, maps)
+            for g in groups:
+                cols = self.p.groups[g]
+                values, left, right = fit_keys(self.x, targets[g], self.keys[g])
+                values, left, right = align(self.x, targets[g], self.keys[g], left, right, maps[g], self.bound[g],
+                                            self.smooth[g])
+                self.values[:, cols] = values
+                self.key_values[g] = targets[g][self.keys[g]]
+                self.slopes[g] = (left, right)
+                self.own[g] = (maps[g] @ (values - targets[g])[..., None])[..., 0]
+            top_down.advance(level, self.values)
+
+    def _place(self, groups: list[int], targets: dict, maps: dict) -> None:
+        """Merge the keys of ``groups`` together, their samples laid end to end."""
+        n = len(self.x)
+        width = max(len(self.p.groups[g]) for g in groups)
+        span = self.x[-1] - self.x[0] + 1.0
+        x = np.concatenate([self.x + i * span for i in range(len(groups))])
+        target = np.zeros((width, n * len(groups)))  # channels first (see fit.fit_rows)
+        mats = np.zeros((3, width, n * len(groups)))
+        for i, g in enumerate(groups):
+            cols = len(self.p.groups[g])
+            target[:cols, i * n : (i + 1) * n] = targets[g].T
+            mats[:, :cols, i * n : (i + 1) * n] = np.transpose(maps[g], (1, 2, 0))
+        bound = np.concatenate([self.bound[g] for g in groups])
+        fixed = np.zeros(n * len(groups), dtype=bool)
+        for i, g in enumerate(groups):
+            fixed[i * n + self.fixed[g]] = True
+        keys = merge(x, target, mats, bound, np.tile(self.allowed, len(groups)), fixed)
+        for i, g in enumerate(groups):
+            self.keys[g] = keys[(keys >= i * n) & (keys < (i + 1) * n)] - i * n
+
+    def below(self, groups: set[int]) -> set[int]:
+        """``groups`` and the groups below them (moving a subset of their points): their targets
+        follow them, so they are placed again with them."""
+        chosen = self.affects[sorted(groups)]
+        inside = ~(self.affects[:, None, :] & ~chosen[None, :, :]).any(axis=2)  # (G, chosen)
+        return set(np.nonzero(inside.any(axis=1))[0].tolist()) | set(groups)
+
+
+def reduce(problem: Problem, tolerance: float, contact_speed: float = 0.0005, keys=None) -> Refinement:
     """Keys per group so that the model moves no point further than ``tolerance`` (m) from where it
-    puts it for the reference on any sample, and no contact span's foot skates more than
+    puts it for the reference on any sample, and the planted feet skate no more than
     ``contact_speed`` (m/s) faster on average (see the module docstring). ``keys``: keys to start
-    from (sample indices per group; default the first, last and forced ones); ``solve``: fit the
-    slopes (:mod:`.fit`) rather than copy the dense ones."""
+    from (sample indices per group) instead of placing them."""
     p = problem
-    x = np.asarray(p.samples, float)
-    ref = np.asarray(p.reference, float)
-    n, n_groups = len(x), len(p.groups)
-    forced = p.forced or [()] * n_groups
-    corners = p.corners or [()] * n_groups
-    allowed = np.ones(n, dtype=bool) if p.allowed is None else np.asarray(p.allowed, dtype=bool)
+    top_down = p.model.top_down(np.asarray(p.reference, float))
+    state = _Fitting(p, tolerance, getattr(top_down, "compensated", True))
+    ref_pts = p.reference_points = top_down.reference_points
     if keys is None:
-        keys = [np.concatenate([[0, n - 1], np.asarray(sorted(f), dtype=int)]) for f in forced]
-    prior = np.asarray(p.prior, float)
-    state = _State(x, ref, p.groups, keys, prior, corners, solve)
-    model = p.model
-    model.prepare(ref)
-    ref_pts = model(ref)
-    affects = np.asarray(model.affects)
-    limit = contact_speed / p.fps
+        state.fit(top_down, place=set(range(len(p.groups))))
+    else:
+        state.keys = [np.union1d(np.asarray(k, dtype=int), f) for k, f in zip(keys, state.fixed)]
+        state.fit(top_down)
     spans = _Spans(p.contacts)
-    result = Refinement(state.keys, state.slopes, state.values)
-    for rounds in range(max_rounds):
-        err_vec = model(state.values) - ref_pts
-        err = np.linalg.norm(err_vec, axis=-1)
+    limit = contact_speed / p.fps
+    result = Refinement(state.keys, state.key_values, state.slopes, state.values)
+    for rounds in range(MAX_FIX_ROUNDS + 1):
+        err_vec = p.model(state.values) - ref_pts
+        err = lengths(err_vec)
+        result.rounds = rounds
         bad = np.nonzero(err.max(axis=1) > tolerance)[0]
         skates = _contact_violations(err_vec, spans, limit)
-        result.rounds = rounds
-        if not len(bad) and not skates:
+        if (not len(bad) and not skates) or rounds == MAX_FIX_ROUNDS:
             break
-        added = _split_errors(state, model, affects, err, bad, allowed, tolerance)
-        if not added:  # skating is looked at once the joints are within the bound (that moves feet too)
-            added = _split_skates(state, model, affects, spans, skates, allowed)
-        if not added:  # nothing left to split: key the worst frames on every group that moves them
-            added = _key_everything(state, affects, err, bad, allowed)
-            if not added:
-                result.notes.append("the bound could not be met: every allowed frame is a key")
-                break
-        state.flush()
-    else:
-        result.notes.append(f"stopped after {max_rounds} rounds")
-    err_vec = model(state.values) - ref_pts
-    result.max_error = float(np.linalg.norm(err_vec, axis=-1).max()) if n else 0.0
+        if len(bad):
+            again = _tighten_errors(state, err, bad, tolerance)
+        else:
+            again = _tighten_skates(state, spans, skates)
+        if not again:
+            result.notes.append("the bound could not be met: every allowed frame is a key")
+            break
+        state.fit(top_down, place=state.below(again))
+    if rounds == MAX_FIX_ROUNDS and (len(bad) or skates):
+        result.notes.append(f"stopped after {MAX_FIX_ROUNDS} rounds")
+    result.max_error = float(err.max()) if err.size else 0.0
     result.skate_added = skate_added(err_vec, p.contacts, p.fps)
-    result.keys, result.slopes, result.values = state.keys, state.slopes, state.values
+    result.keys, result.key_values, result.slopes, result.values = (state.keys, state.key_values, state.slopes,
+                                                                     state.values)
     return result
 
 
-def _snap(frames: np.ndarray, keys: np.ndarray, allowed: np.ndarray) -> np.ndarray:
-    """Each frame moved to the nearest allowed sample strictly between its neighbouring keys (-1: none)."""
-    ok = np.nonzero(allowed)[0]
-    out = np.full(len(frames), -1)
-    for i, f in enumerate(frames):
-        j = np.searchsorted(keys, f)
-        lo, hi = keys[j - 1] if j > 0 else -1, keys[j] if j < len(keys) else len(allowed)
-        cand = ok[(ok > lo) & (ok < hi)]
-        if len(cand):
-            out[i] = cand[np.argmin(np.abs(cand - f))]
-    return out
-
-
-def _key_everything(state: _State, affects: np.ndarray, err: np.ndarray, bad: np.ndarray, allowed: np.ndarray) -> int:
-    added = 0
-    for s in bad:
-        for g in np.nonzero(affects[:, int(np.argmax(err[s]))])[0]:
-            new = _snap(np.array([s]), state.keys[g], allowed)
-            if new[0] >= 0:
-                state.add(g, new)
-                added += 1
-    return added
-
-
-def skate_added(err_vec: np.ndarray, contacts: list, fps: float) -> float:
-    """The mean horizontal speed (m/s) the curves add to the feet's sole points over every contact
-    frame (each span's skate weighted by its frames)."""
-    spans = _Spans(contacts)
-    if not spans.contacts:
-        return 0.0
-    return float(np.sum(spans.of(err_vec) * spans.n_pairs) / max(np.sum(spans.n_pairs), 1) * fps)
-
-
-def _split_errors(state: _State, model, affects: np.ndarray, err: np.ndarray, bad: np.ndarray,
-                  allowed: np.ndarray, tolerance: float) -> int:
-    """More keys in every segment of a responsible group that holds frames beyond the bound: one on
-    the frame of its largest share, or — where that share is many times the tolerance — keys
-    spread evenly over the segment, as many as a Hermite curve's error (∝ spacing⁴) says it needs."""
-    if not len(bad):
-        return 0
+def _tighten_errors(state: _Fitting, err: np.ndarray, bad: np.ndarray, tolerance: float) -> set[int]:
+    """On each frame beyond the tolerance, the group with the largest own error on its worst point's
+    chain has its bound tightened over the segment holding that frame; those groups are returned
+    (to be placed again)."""
     point = np.argmax(err[bad], axis=1)
-    share = np.zeros((len(bad), len(state.groups)))
-    for g in range(len(state.groups)):
-        on = affects[g, point]
-        if np.any(on):
-            d = model.contribution(g, state.values, state.ref, bad[on], point[on])
-            share[on, g] = np.linalg.norm(d, axis=-1)
-    # every group whose share is close to the largest is responsible: the keys that a chain of curves
-    # needs together are added in one round instead of one curve per round
-    responsible = share >= SHARE_RATIO * share.max(axis=1, keepdims=True)
-    added = 0
-    for g in np.nonzero(responsible.any(axis=0))[0]:
-        mine = responsible[:, g]
-        frames, amount = bad[mine], share[mine, g]
-        keep = amount > 0
-        frames, amount = frames[keep], amount[keep]
-        if not len(frames):
-            continue
-        keys = state.keys[g]
-        segment = np.searchsorted(keys, frames)
-        # runs: stretches of these frames within one segment (frames are sorted, as ``bad`` is)
-        run = np.cumsum(np.concatenate([[1], (np.diff(frames) > 2) | (np.diff(segment) != 0)]))
-        order = np.lexsort((-amount, run))
-        first = np.ones(len(order), dtype=bool)
-        first[1:] = run[order][1:] != run[order][:-1]
-        new, worst, seg_of = frames[order][first], amount[order][first], segment[order][first]
-        pieces = np.ceil(np.sqrt(worst / tolerance)).astype(int)
-        spread = []
-        for s_new, seg, p in zip(new, seg_of, pieces):
-            if p > 2 and 0 < seg < len(keys):
-                lo, hi = keys[seg - 1], keys[seg]
-                p = min(p, (hi - lo) // MIN_SPREAD)
-                if p > 2:
-                    spread.append(np.round(np.linspace(lo, hi, p + 1)[1:-1]).astype(int))
-                    continue
-            spread.append(np.array([s_new]))
-        new = np.concatenate(spread)
-        if not np.all(allowed[new]):
-            new = _snap(new, state.keys[g], allowed)
-        new = np.unique(new[new >= 0])
-        new = new[~np.isin(new, state.keys[g])]
-        if len(new):
-            state.add(g, new)
-            added += len(new)
-    return added
+    own = lengths(state.own[:, bad])  # (G, n_bad)
+    own = np.where(state.affects[:, point], own, -1.0)
+    again = set()
+    for i, s in enumerate(bad):
+        for g in np.argsort(-own[:, i]):
+            if own[g, i] <= 0.0:
+                break
+            keys = state.keys[g]
+            j = int(np.searchsorted(keys, s, side="right"))
+            lo, hi = keys[j - 1], keys[min(j, len(keys) - 1)]
+            if state.allowed[lo + 1 : hi].any():  # a key can still go in there
+                state.bound[g, lo : hi + 1] *= min(TIGHTEN, tolerance / err[s, point[i]])
+                again.add(int(g))
+                break
+    return again
 
 
-def _split_skates(state: _State, model, affects: np.ndarray, spans: _Spans, skates: list, allowed: np.ndarray) -> int:
-    """For each contact span whose foot skates: a key for each group whose share of the skate is close
-    to the largest, on the span's frame where that group moves the foot most."""
-    if not skates:
-        return 0
-    bad = np.zeros(len(spans.contacts), dtype=bool)
-    bad[skates] = True
-    shares = np.zeros((len(spans.contacts), len(state.groups)))
-    moves = np.zeros((len(spans.rows), len(state.groups)))
-    for g in range(len(state.groups)):
-        reach = bad & affects[g][spans.points].any(axis=1)
-        rows = np.nonzero(reach[spans.span])[0]
-        if not len(rows):
-            continue
-        k = spans.points.shape[1]
-        frames, points = np.repeat(spans.rows[rows], k), spans.row_points[rows].ravel()
-        d = model.contribution(g, state.values, state.ref, frames, points)
-        moved = np.zeros((len(spans.rows), k, 3))
-        moved[rows] = d.reshape(len(rows), k, 3)
-        shares[:, g] = np.where(reach, spans.skates(moved), 0.0)
-        moves[:, g] = np.linalg.norm(moved, axis=-1).max(axis=1)
-    added = 0
-    responsible = (shares >= SHARE_RATIO * shares.max(axis=1, keepdims=True)) & (shares > 0)
-    for g in np.nonzero(responsible.any(axis=0))[0]:
-        taken = np.zeros(len(allowed), dtype=bool)
-        taken[state.keys[g]] = True
-        rows = np.nonzero(responsible[spans.span, g])[0]
-        size = np.where(taken[spans.rows[rows]] | ~allowed[spans.rows[rows]], -1.0, moves[rows, g])
-        order = np.lexsort((-size, spans.span[rows]))
-        first = np.ones(len(order), dtype=bool)
-        first[1:] = spans.span[rows][order][1:] != spans.span[rows][order][:-1]
-        pick = order[first]
-        new = spans.rows[rows][pick][size[pick] > 0]
-        if len(new):
-            state.add(g, np.unique(new))
-            added += len(np.unique(new))
-    return added
+def _tighten_skates(state: _Fitting, spans: _Spans, skates: list) -> set[int]:
+    """For each contact span whose foot skates, the bound of the groups that move that foot and no
+    other (the leg's: the trunk's error reaches the foot along the leg only) is tightened over the
+    span — of every group that moves it once the leg's are at a hundredth of the tolerance; those
+    groups are returned (to be placed again)."""
+    again = set()
+    every_foot = set(spans.points.ravel().tolist())
+    for i in skates:
+        c = spans.contacts[i]
+        movers = state.affects[:, list(c.points)].any(axis=1)
+        others = sorted(every_foot - set(c.points))
+        own = movers & ~state.affects[:, others].any(axis=1) if others else movers
+        rows = slice(c.start, c.end + 1)
+        if np.any(own) and state.bound[own, rows].max() > state.floor:
+            movers = own
+        state.bound[movers, rows] *= TIGHTEN
+        again.update(int(g) for g in np.nonzero(movers)[0])
+    return again

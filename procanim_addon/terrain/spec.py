@@ -2,21 +2,27 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..clip import Clip
 from ..metric_table import row
 from ..progress import ProgressFn, no_progress
 from ..spec import GeneratorSpec
+from ..upright import clip_to_armature, clip_to_frame, unit_in_frame
 from .adapt import AdaptParams, adapt_to_terrain
 
 
 def bake_call(skeleton, rigmap, source, reference, terrain, params: AdaptParams, names: dict,
               progress: ProgressFn = no_progress) -> list[Clip]:
     """What ``procanim.adapt_terrain`` computes; ``names``: the source action, terrain and
-    reference objects, for the metrics."""
+    reference objects, for the metrics; ``source``: the armature's own channels; ``params.unit_m``:
+    metres per armature unit."""
+    source = clip_to_frame(source, skeleton)
+    params = replace(params, unit_m=unit_in_frame(params.unit_m, skeleton))
     clip = adapt_to_terrain(skeleton, rigmap, source, reference, terrain, params, progress=progress)
     clip.generator = "adapt_terrain"
     clip.metrics.update({**names, "damping": params.damping, "tolerance_m": params.tolerance_m})
-    return [clip]
+    return [clip_to_armature(clip, skeleton)]
 
 
 SPEC = GeneratorSpec(

@@ -6,9 +6,11 @@ import numpy as np
 
 from .. import transforms as tf
 from ..clip import Clip
+from ..loop import cycle_of
 from ..metric_table import LOOP, PENETRATION, SKATE_MEAN, SKATE_P95, row
 from ..progress import ProgressFn, no_progress
 from ..spec import GeneratorSpec
+from ..upright import clip_to_armature
 from .gait import generate_path_walk
 from .params import PathWalkParams
 
@@ -21,13 +23,17 @@ def object_motion(clip: Clip, basis: np.ndarray, unit_scale: float) -> None:
     clip.object_locations = clip.object_locations @ basis[:3, :3].T + basis[:3, 3]
     rot0 = basis[:3, :3] / unit_scale
     clip.object_rotations = tf.mat3_to_quat(np.einsum("ij,fjk->fik", rot0, R))
+    loop = cycle_of(clip)
+    if loop is not None and loop.travel_role == "object":  # a loop's per-loop offset, in the object's channels
+        offset = basis[:3, :3] @ np.asarray(loop.travel_offset)
+        clip.metrics.update(dict(zip(("loop_offset_x_m", "loop_offset_y_m", "loop_offset_z_m"), map(float, offset))))
 
 
 def bake_call(skeleton, rigmap, points, ground, params: PathWalkParams, basis: np.ndarray, unit_scale: float,
               progress: ProgressFn = no_progress) -> list[Clip]:
     """What ``procanim.path_walk`` computes: the walk, its object channels (root motion OBJECT)
     composed with the object's own transform."""
-    clip = generate_path_walk(skeleton, rigmap, points, ground, params, progress=progress)
+    clip = clip_to_armature(generate_path_walk(skeleton, rigmap, points, ground, params, progress=progress), skeleton)
     if clip.object_locations is not None and clip.object_rotations is not None:
         object_motion(clip, basis, unit_scale)
     return [clip]

@@ -36,6 +36,8 @@ USER_ACTION = "UserAction"
 OBJECT_ARGUMENTS = {"armature", "path", "ground", "terrain", "reference", "initiator", "partner"}
 OBJECT_LISTS = {"armatures", "paths"}  # comma-separated names (procanim.crowd_walk)
 MISSING = "NoSuchObject"
+# file arguments stay beside the prepared file (``//``: relative to it) or are empty
+FILE_PATHS = ["", "//fuzz_export", "//fuzz dir/x.glb", "//x.gltf", "//.."]
 # the sidebar's helpers: a figure's tooltip, emotion buttons, presets (no scene data in their arguments)
 INTERNAL_OPERATORS = {"metric_info", "duck_emotion", "path_walk_style", "duck_walk_preset_add",
                       "path_walk_preset_add"}
@@ -226,6 +228,8 @@ def argument_strategy(prop, names):
         return st.sampled_from(names)
     if prop.identifier in OBJECT_LISTS:
         return st.lists(st.sampled_from(names), max_size=3).map(",".join)
+    if prop.identifier == "filepath":
+        return st.sampled_from(FILE_PATHS)
     kind = prop.type
     if kind == "BOOLEAN":
         return st.booleans()
@@ -251,8 +255,8 @@ def operator_strategy(idname: str):
     return st.fixed_dictionaries({}, optional={p.identifier: argument_strategy(p, names) for p in props})
 
 
-OTHER_OPERATORS = ["add_human", "add_duck", "detect_rig", "add_zigzag", "save_control_map", "load_control_map",
-                   "clear_control_map"]
+OTHER_OPERATORS = ["add_human", "add_duck", "detect_rig", "add_zigzag", "export", "save_control_map",
+                   "load_control_map", "clear_control_map"]
 
 
 def fuzzed_operators(registry) -> list[str]:

@@ -43,7 +43,7 @@ def declared_generators(folder: str) -> dict[str, set[str]]:
 
 def test_every_generator_has_its_operator_panel_settings_demo_and_bench(procanim_extension, registry, generators):
     assert [g.id for g in generators.every()] == [s.id for s in registry.GENERATORS]
-    assert len(registry.GENERATORS) == 6
+    assert len(registry.GENERATORS) == 7
     demos = set().union(*declared_generators("tools/demos").values())
     benches = set().union(*declared_generators("bench").values())
     for gen in generators.every():

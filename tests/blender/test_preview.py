@@ -10,7 +10,7 @@ import bpy
 import numpy as np
 import pytest
 from harness import addon_module, button_args, draw_log, evaluated_pose
-from scenes import add_curve, add_human, pick_adapt, pick_duck, pick_pair, pick_source, pick_walker
+from scenes import add_curve, add_human, pick_adapt, pick_duck, pick_fixer, pick_pair, pick_source, pick_walker
 
 TIMEOUT_S = 120.0
 
@@ -48,9 +48,9 @@ def _source(scene):
 
 
 SCENES = {"duck_walk": _duck, "handshake": pick_pair, "path_walk": _walker, "adapt_terrain": _adapt,
-          "source_motion": _source}
+          "source_motion": _source, "fix_feet": pick_fixer}
 CHANGE = {"duck_walk": ("amplitude", 8.0), "handshake": ("shake_frames", 16), "path_walk": ("cadence", 120.0),
-          "adapt_terrain": ("damping", 0.3), "source_motion": ("steps", 3)}
+          "adapt_terrain": ("damping", 0.3), "source_motion": ("steps", 3), "fix_feet": ("height_m", 0.05)}
 
 
 # --------------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ import pytest
 
 from procanim_addon import motions, registry
 from procanim_addon.errors import InputError
+from procanim_addon.fix_feet.footskate import add_footskate
 from procanim_addon.ground import FlatGround
 from procanim_addon.jobs import EngineCall
 from procanim_addon.limits import LIMITS
@@ -85,6 +86,8 @@ def inputs():
         # a crowd of one: the path walk's bake call, through the crowd's
         "crowd_walk": lambda p: registry.get("crowd_walk").call(
             [EngineCall(registry.get("path_walk").call, (sk, rm, path, FlatGround(), p, np.eye(4), 1.0))]),
+        "fix_feet": lambda p: [registry.get("fix_feet").engine(sk, rm, add_footskate(sk, rm, source), terrain, None,
+                                                               p)],
     }
 
 

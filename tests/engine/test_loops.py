@@ -549,3 +549,25 @@ def test_a_bird_without_a_root_bone_carries_the_travel_on_its_hips():
     info = cycle_of(clip)
     assert (info.travel_bone, info.travel_role) == ("spine.003", "hips")
     assert clip.metrics["loop_travel_bone"] == "spine.003"
+
+
+def test_root_motion_on_a_turned_object_advances_the_object_channels_along_its_heading():
+    """Root motion OBJECT on an armature object turned 90° about z (and scaled 2×): the per-loop offset
+    the bake's REPEAT_OFFSET takes is the object's location channels' (the travel composed with the
+    object's transform, as the channels are), so the loop repeated goes on along the heading."""
+    from procanim_addon.walk.spec import bake_call
+
+    sk, rm = human("procanim")
+    params = PathWalkParams(loop="ROOT_MOTION", loop_cycles=1, root_motion="OBJECT")
+    turn = np.eye(4)
+    turn[:3, :3] = 2.0 * np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
+    turn[:3, 3] = (3.0, -1.0, 0.5)
+    clip = bake_call(sk, rm, None, None, params, turn, 2.0)[0]
+    info = cycle_of(clip)
+    channels = clip.object_locations
+    step = channels[1] - channels[0]  # one key step of the object's channels
+    offset = np.array(info.travel_offset)
+    assert np.linalg.norm(offset) == pytest.approx(2.0 * info.travel_m, rel=1e-9)
+    np.testing.assert_allclose(offset / np.linalg.norm(offset), step / np.linalg.norm(step), atol=1e-9)
+    # the closing key continues the channels' uniform advance
+    np.testing.assert_allclose(channels[0] + offset - channels[-1], step, atol=1e-9)
