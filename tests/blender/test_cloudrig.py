@@ -517,3 +517,80 @@ def test_a_crowd_of_cloudrig_humans_walks_on_their_controls(procanim_extension, 
         assert m["control_residual_cm_max"] <= 0.5, (hero.name, m["control_residual_cm_max"])
         assert m["measured_travel_m"] > 2.0
         assert not [n for n in keyed_bones(hero) - {"Properties"} if not is_cloudrig_control(hero, n)]
+
+
+# ----------------------------------------------------------------------------- Fix Feet, loops, NLA strips
+
+CLOUD = {"feet": {"L": ("DEF-Foot.L", "DEF-Toes.L"), "R": ("DEF-Foot.R", "DEF-Toes.R")}, "hips": PELVIS,
+         "ends": ("DEF-Wrist.L", "DEF-Wrist.R", "DEF-Head"), "still": 2e-4}
+
+
+def test_fix_feet_on_a_cloudrig_human_keys_its_fix_back_onto_the_ik_controls(procanim_extension, cloudrig_library):
+    """ProcAnim's walk on a CloudRig human's IK controls, skate added and keyed onto those controls;
+    Fix Feet reads what the controls make of the DEF- bones and keys its fix back onto them
+    (measured on the evaluated DEF- bones with test_fix_feet's own measures)."""
+    import test_fix_feet as ff
+
+    hero = add_cloudrig(cloudrig_library, "Hero")
+    bpy.context.scene.render.fps = ff.FPS
+    assert bpy.ops.procanim.source_motion(armature=hero.name, kind="WALK", steps=6) == {"FINISHED"}
+    frames, names = ff.frames_of(hero), ff.deform_names(hero)
+    clean = ff.poses(hero, frames, names)
+    walk = {"truth": ff.truth_contacts(hero, CLOUD, names, clean), "points": ff.foot_points(hero, CLOUD, names, clean)}
+    assert walk["truth"].mean() > 0.4  # the feet stand still on the IK controls' walk
+    ff.skate(procanim_extension, hero, seed=1, key_target="IK_CONTROLS")
+    before = ff.poses(hero, frames, names)
+    ff.add_plane("Floor", 0.0)
+    assert bpy.ops.procanim.fix_feet(armature=hero.name, ground="Floor") == {"FINISHED"}
+    m = ff.measure_fix(hero, CLOUD, walk, before, names, frames)
+    stored = metrics(hero)
+    lengths = [ff.joint_lengths(hero, names, p, CLOUD["hips"]) for p in (clean, before)]
+    rig_own = float(np.max(np.abs(lengths[1] - lengths[0]) / lengths[0]))
+    print(f"\n[CloudRig Fix Feet] {m}; residual {stored['control_residual_cm_max']:.3f} cm; the skated "
+          f"bake's own length change {rig_own:.5f}")
+    assert stored["key_target"] == "IK_CONTROLS" and stored["bake_takes_effect"] is True
+    assert stored["control_residual_cm_max"] <= 0.5
+    assert not [n for n in keyed_bones(hero) - {"Properties"} if not is_cloudrig_control(hero, n)]
+    ff.assert_fixed(m, length_limit=max(rig_own, 1e-4))
+
+
+@pytest.mark.parametrize("mode", ["IN_PLACE", "ROOT_MOTION"])
+def test_a_path_walk_loop_on_a_cloudrig_human_plays_seamlessly_on_its_controls(cloudrig_library, mode):
+    """A walk cycle on CloudRig's IK controls closes under the Cycles modifiers (test_loops' checks
+    on the evaluated DEF- bones); with root motion the travel is on CloudRig's root control."""
+    import test_loops as tl
+
+    hero = add_cloudrig(cloudrig_library, "Hero")
+    tl.walk_loop(hero, "NEUTRAL", mode, key_target="IK_CONTROLS")
+    m = metrics(hero)
+    assert m["key_target"] == "IK_CONTROLS" and m["bake_takes_effect"] is True
+    if mode == "ROOT_MOTION":
+        assert is_cloudrig_control(hero, m["loop_travel_bone"]), m["loop_travel_bone"]
+    tl.check_modifiers(hero)
+    tl.check_loop(tl.Rig(hero, PELVIS, (*FEET["L"], *FEET["R"])))
+
+
+def test_a_walk_baked_to_an_nla_strip_moves_a_cloudrig_human_and_keeps_its_action(cloudrig_library):
+    """``bake_to='NLA_STRIP'`` on CloudRig's controls: one new track whose strip holds the control
+    keys; the animator's active action stays; the evaluated DEF- pelvis walks the line."""
+    hero = add_cloudrig(cloudrig_library, "Hero")
+    add_curve("Line", [(0.0, 0.0, 0.0), (0.0, -3.0, 0.0)])
+    hero.animation_data_create()
+    mine = bpy.data.actions.new("Mine")
+    hero.animation_data.action = mine
+    tracks = len(hero.animation_data.nla_tracks)
+    assert bpy.ops.procanim.path_walk(armature=hero.name, path="Line", bake_to="NLA_STRIP") == {"FINISHED"}
+    ad = hero.animation_data
+    assert ad.action == mine and len(ad.nla_tracks) == tracks + 1
+    strip = ad.nla_tracks[-1].strips[0]
+    m = json.loads(strip.action.procanim.metrics_json)
+    assert m["key_target"] == "IK_CONTROLS" and m["bake_takes_effect"] is True, m
+    if bpy.app.version < (4, 4, 0):
+        curves = list(strip.action.fcurves)
+    else:  # the channelbag of the strip's slot
+        curves = list(strip.action.layers[0].strips[0].channelbag(strip.action_slot).fcurves)
+    keyed = {p[len('pose.bones["'):].split('"]', 1)[0] for p in
+             (fc.data_path for fc in curves) if p.startswith('pose.bones["')}
+    assert keyed and not [n for n in keyed - {"Properties"} if not is_cloudrig_control(hero, n)]
+    ends = world_poses(hero, [int(strip.frame_start), int(strip.frame_end)], [PELVIS])[PELVIS][:, :3, 3]
+    assert np.linalg.norm(ends[1, :2] - ends[0, :2]) > 2.0, ends
