@@ -168,8 +168,9 @@ def _fingerprint(obj, rest: np.ndarray, cmap: ControlMap | None) -> tuple:
     return (rest.tobytes(), tuple(obj.data.bones.keys()), counts, rig_id, len(_drivers(obj)), cmap)
 
 
-def _read_settings(obj, rest_flat: np.ndarray, cmap: ControlMap) -> tuple[ControlRig, list[int], list[int]]:
-    """Everything of the rig that a bake does not change (cached per armature)."""
+def _read_settings(obj, rest_flat: np.ndarray, cmap: ControlMap | None) -> tuple[ControlRig, list[int], list[int]]:
+    """Everything of the rig that a bake does not change (cached per armature). Without a control
+    map (a plain rig whose evaluated pose is read: Fix Feet, a terrain source) no bone is a control."""
     bones = obj.data.bones
     names = list(bones.keys())
     n = len(names)
@@ -196,7 +197,7 @@ def _read_settings(obj, rest_flat: np.ndarray, cmap: ControlMap) -> tuple[Contro
             constrained.append(i)
         if len(pb.keys()):
             with_props.append(i)
-    controls, skeleton = bone_rules(obj, cmap, order)
+    controls, skeleton = bone_rules(obj, cmap, order) if cmap is not None else (np.zeros(n, dtype=bool), ())
     rig = ControlRig(
         names=order,
         parents=np.array([index[bones[name].parent.name] if bones[name].parent else -1 for name in order]),
@@ -211,7 +212,7 @@ def _read_settings(obj, rest_flat: np.ndarray, cmap: ControlMap) -> tuple[Contro
         lock_rotation=locks["lock_rotation"],
         constraints=cons,
         rig_id=str(obj.data.get("rig_id", "")),
-        family=cmap,
+        **({"family": cmap} if cmap is not None else {}),
         control_mask=controls,
         skeleton_names=skeleton,
     )
@@ -287,14 +288,12 @@ def _parents_first(bones) -> list[str]:
 # ----------------------------------------------------------------------------- baking onto controls
 
 
-def _map_of(obj) -> ControlMap:
-    """``obj``'s control map; InputError when a stored map cannot be read, or when it has none."""
+def _map_of(obj) -> ControlMap | None:
+    """``obj``'s control map (None: a plain rig); InputError when a stored map cannot be read."""
     try:
         cmap = map_for(obj)
     except MapError as err:
         raise InputError(f"{err}. Load a valid map in Character ▸ Control Map, or clear it.") from err
-    if cmap is None:
-        raise InputError(f"'{obj.name}' is not a control rig ProcAnim knows.")
     return cmap
 
 
