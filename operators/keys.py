@@ -31,6 +31,7 @@ and :func:`set_action_aside` (while a rig is read) deal with them.
 from __future__ import annotations
 
 import json
+from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -46,7 +47,7 @@ from ..procanim_addon.loop import CycleInfo, cycle_of
 from ..procanim_addon.registry import BY_ID
 from .compat import action_channels, action_fcurves, assign_action, assign_strip_slot, remove_fcurve
 from .fingerprint import curve_state, digest, keep_edited, markers_of, untouched
-from .strips import own_strip
+from .strips import PlayingAlone, own_strip
 
 BAKE_TO = ("ACTION", "NLA_STRIP")  # the armature's active action; a strip on an NLA track of its own
 BLEND_TYPES = ("COMBINE", "REPLACE", "ADD", "SUBTRACT", "MULTIPLY")  # an NLA strip's (Blender's names)
@@ -363,6 +364,12 @@ class BakeKeys:
         out.update({"keys_written": written, "keys_dense": dense,
                     "keys_percent_of_dense": 100.0 * written / max(dense, 1)})
         return out
+
+    def playing(self):
+        """A context in which Blender plays this bake as it will once finished, to verify it: an
+        ``NLA_STRIP`` bake's action alone (:class:`.strips.PlayingAlone`; its strip is placed by
+        :meth:`finish`); the active action already plays."""
+        return nullcontext() if self.place is None else PlayingAlone(self.obj, self.action)
 
     def finish(self, clip: Clip, metrics: dict):
         """Store generator, owner, ``metrics`` (the clip's frame range added), the pose markers
