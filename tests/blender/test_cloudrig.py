@@ -533,7 +533,9 @@ def test_fix_feet_on_a_cloudrig_human_keys_its_fix_back_onto_the_ik_controls(pro
 
     hero = add_cloudrig(cloudrig_library, "Hero")
     bpy.context.scene.render.fps = ff.FPS
-    assert bpy.ops.procanim.source_motion(armature=hero.name, kind="WALK", steps=6) == {"FINISHED"}
+    # every frame keyed (key_tolerance=0), as in test_fix_feet: the walk is the truth, the fix Fix Feet's own
+    assert bpy.ops.procanim.source_motion(armature=hero.name, kind="WALK", steps=6, key_tolerance=0.0) == {
+        "FINISHED"}
     frames, names = ff.frames_of(hero), ff.deform_names(hero)
     clean = ff.poses(hero, frames, names)
     walk = {"truth": ff.truth_contacts(hero, CLOUD, names, clean), "points": ff.foot_points(hero, CLOUD, names, clean)}
@@ -541,7 +543,7 @@ def test_fix_feet_on_a_cloudrig_human_keys_its_fix_back_onto_the_ik_controls(pro
     ff.skate(procanim_extension, hero, seed=1, key_target="IK_CONTROLS")
     before = ff.poses(hero, frames, names)
     ff.add_plane("Floor", 0.0)
-    assert bpy.ops.procanim.fix_feet(armature=hero.name, ground="Floor") == {"FINISHED"}
+    assert bpy.ops.procanim.fix_feet(armature=hero.name, ground="Floor", key_tolerance=0.0) == {"FINISHED"}
     m = ff.measure_fix(hero, CLOUD, walk, before, names, frames)
     stored = metrics(hero)
     lengths = [ff.joint_lengths(hero, names, p, CLOUD["hips"]) for p in (clean, before)]
