@@ -11,12 +11,13 @@ _registered = False
 
 
 def _layers():
-    """The add-on's Blender-side packages."""
-    # imported when registering, not with the package: the batch command imports the package
-    # before Blender is up (tools/batch.py)
+    """The add-on's Blender-side packages (and the batch command's Blender side)."""
+    # imported when registering, not with the package: the batch command and the Dask workers
+    # import the package without Blender (tools/batch.py, batch/dask_plugin.py)
     import bpy
 
-    from . import batch, operators, panels, preview
+    from . import operators, panels, preview
+    from .batch import command as batch
 
     return bpy, batch, operators, panels, preview
 

@@ -11,8 +11,9 @@ whether it is already done (skipped); the others are baked in this process (``--
 (``--scheduler``). A table and a JSON report close the run; the exit status is 1 when a shot failed.
 Every mode opens the shots with their scripts off unless ``--trust-scripts`` (see :mod:`.scripts`).
 
-:class:`Host` says how this process reaches Blender and how it starts worker processes: a Blender
-binary (this extension registered the command) or the ``bpy`` wheel (``tools/batch.py``).
+This module never needs Blender: :class:`Host` says how this process reaches it — a Blender binary
+that registered the command (``command.py``) or the ``bpy`` wheel (``tools/batch.py``) — and its
+``prepare`` hands back, once Blender is up, what runs in it (:class:`Blender`).
 """
 
 from __future__ import annotations
@@ -25,9 +26,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import checks, hashing, jobfile, local, report, scripts
-from .serve import serve
+from ..procanim_addon import registry
+from . import hashing, jobfile, local, report, scripts
 from .worker import Worker
+
+
+@dataclass(frozen=True)
+class Blender:
+    """What the command runs inside Blender (made by ``command.blender_side`` where Blender runs)."""
+
+    version: str  # bpy.app.version_string
+    check_job: Callable[[list[jobfile.Shot], str], list[str]]  # checks.check_job
+    bake: Callable[[dict], dict]  # shot.bake: one shot in this process
 
 
 @dataclass
@@ -35,7 +45,7 @@ class Host:
     """How the command reaches Blender (see the module docstring)."""
 
     prog: str
-    prepare: Callable[[], None] = lambda: None  # make bpy and the extension usable in this process
+    prepare: Callable[[], Blender]  # bpy and the extension usable in this process; what runs in it
     worker_command: list[str] = field(default_factory=list)
     worker_env: dict = field(default_factory=dict)
     blender_binary: bool = False  # the worker command is a Blender binary's (it takes Blender's switches)
@@ -47,18 +57,16 @@ class Host:
         return Worker(command, self.worker_env, log)
 
 
-def blender_binary_host() -> Host:
-    """This process is a Blender binary that has the extension enabled (``blender -c procanim``)."""
-    import bpy
+class RunStopped(Exception):
+    """The run cannot go on (no shot could bake): ``status`` is the command's exit status."""
 
-    command = [bpy.app.binary_path, "-b", "-c", "procanim", "worker"]
-    return Host("blender -b -c procanim", worker_command=command, blender_binary=True)
+    def __init__(self, status: int, why: str):
+        super().__init__(why)
+        self.status = status
 
 
 def _generator_ids() -> tuple[str, ...]:
-    from ..procanim_addon.registry import GENERATORS
-
-    return tuple(g.id for g in GENERATORS)
+    return tuple(g.id for g in registry.GENERATORS)
 
 
 def _parser(prog: str) -> argparse.ArgumentParser:
@@ -97,8 +105,6 @@ def _parser(prog: str) -> argparse.ArgumentParser:
 
 def main(argv: list[str], host: Host) -> int:
     """Run the command; returns the exit status (0 ok, 1 a shot failed, 2 the job file is bad)."""
-    if argv[:1] == ["worker"]:
-        return serve()
     parser = _parser(host.prog)
     args = parser.parse_args(argv)
     if args.command == "bake" and _tls(args) and not args.scheduler:
@@ -107,10 +113,10 @@ def main(argv: list[str], host: Host) -> int:
         out = args.output_dir.resolve() if args.output_dir is not None else None
         job = jobfile.load(args.jobs, _generator_ids(), out)
         shots = _select(job, args.shot)
-        problems = list(job.problems)
-        if shots:
-            host.prepare()
-            problems += checks.check_job(shots, job.path.name)
+        if not shots:  # every shot has a problem of shape (listed)
+            raise jobfile.JobFileError(job.problems)
+        blender = host.prepare()
+        problems = job.problems + blender.check_job(shots, job.path.name)
         if problems:
             raise jobfile.JobFileError(problems)
     except jobfile.JobFileError as err:
@@ -124,7 +130,7 @@ def main(argv: list[str], host: Host) -> int:
         else:
             print(f"{job.path}: {len(shots)} shot(s), no problem found: {', '.join(s.name for s in shots)}")
         return 0
-    return _bake(args, host, job, shots)
+    return _bake(args, host, blender, job, shots)
 
 
 def _select(job: jobfile.JobFile, names: list[str]) -> list[jobfile.Shot]:
@@ -160,41 +166,53 @@ def _plan(args, shots: list[jobfile.Shot], blender: str) -> tuple[dict[str, dict
     return rows, specs
 
 
-def _run(args, host: Host, job: jobfile.JobFile, specs: list[dict], mode: str, n: int, on_result) -> dict:
-    """Bake ``specs`` the chosen way; returns the mode's figures."""
+def _run(args, host: Host, blender: Blender, specs: list[dict], mode: str, n: int, on_result, logs: Path) -> dict:
+    """Bake ``specs`` the chosen way; returns the mode's figures. Raises :class:`RunStopped`."""
     if not specs:
         return {}
     if mode == "dask":
-        from . import dask_mode
-
-        if not args.scheduler.startswith("tls://"):
-            print(
-                f"{host.prog}: warning: {args.scheduler} is not TLS: anyone who reaches the scheduler can run code "
-                "on its workers (docs/batch.md, Security)",
-                file=sys.stderr,
-            )
-        return dask_mode.run(args.scheduler, specs, on_result, retries=args.retries, tls=_tls(args))
+        return _run_on_dask(args, host.prog, specs, on_result)
     if mode == "inline":
-        local.run_inline(specs, on_result)
+        local.run_inline(specs, blender.bake, on_result)
         return {}
-    logs = job.output_dir / "logs"
     logs.mkdir(parents=True, exist_ok=True)
 
     def start(i: int) -> Worker:
         return host.start_worker(logs / f"worker-{i}.log", args.trust_scripts)
 
-    return local.run_pool(specs, n, start, on_result, args.timeout)
+    try:
+        return local.run_pool(specs, n, start, on_result, args.timeout)
+    except local.WorkerSetupError as err:
+        raise RunStopped(3, str(err)) from None
 
 
-def _bake(args, host: Host, job: jobfile.JobFile, shots: list[jobfile.Shot]) -> int:
-    import bpy
+def _run_on_dask(args, prog: str, specs: list[dict], on_result) -> dict:
+    try:
+        # distributed is slow to import and only in the pipeline runner's Python: imported for --scheduler
+        from . import dask_client
+    except ImportError:
+        raise RunStopped(
+            2,
+            "--scheduler runs from the pipeline runner in a Python with dask distributed and bpy: "
+            "python tools/batch.py bake JOBS --scheduler ADDRESS (tools/setup_env.sh, docs/batch.md); "
+            "nothing was sent to the cluster",
+        ) from None
+    if not args.scheduler.startswith("tls://"):
+        print(
+            f"{prog}: warning: {args.scheduler} is not TLS: anyone who reaches the scheduler can run code "
+            "on its workers (docs/batch.md, Security)",
+            file=sys.stderr,
+        )
+    try:
+        return dask_client.run(args.scheduler, specs, on_result, retries=args.retries, tls=_tls(args))
+    except dask_client.DaskUnavailable as err:
+        raise RunStopped(2, f"{err}; nothing was sent to the cluster") from None
 
-    from .dask_mode import DaskUnavailable
 
+def _bake(args, host: Host, blender: Blender, job: jobfile.JobFile, shots: list[jobfile.Shot]) -> int:
     t0 = time.perf_counter()
     started = report.now()
-    blender = bpy.app.version_string
-    rows, specs = _plan(args, shots, blender)
+    rows, specs = _plan(args, shots, blender.version)
     mode, n = _mode(args, len(specs))
     if args.dry_run:
         for shot in shots:
@@ -212,11 +230,9 @@ def _bake(args, host: Host, job: jobfile.JobFile, shots: list[jobfile.Shot]) -> 
     stopped = None  # (exit status, why) when the run could not go on
     figures: dict = {}
     try:
-        figures = _run(args, host, job, specs, mode, n, on_result)
-    except DaskUnavailable as err:
-        stopped = (2, f"{err}; nothing was sent to the cluster")
-    except local.WorkerSetupError as err:
-        stopped = (3, str(err))
+        figures = _run(args, host, blender, specs, mode, n, on_result, job.output_dir / "logs")
+    except RunStopped as err:
+        stopped = (err.status, str(err))
     except KeyboardInterrupt:
         stopped = (130, "interrupted")
     finally:
@@ -236,7 +252,7 @@ def _bake(args, host: Host, job: jobfile.JobFile, shots: list[jobfile.Shot]) -> 
         "workers": n,
         "scheduler": args.scheduler,
         "trust_scripts": args.trust_scripts,  # whether the shots' own scripts ran (see scripts.py)
-        "blender": blender,
+        "blender": blender.version,
         "extension": hashing.extension_version(),
         "wall_s": time.perf_counter() - t0,
         "batch_s": time.perf_counter() - t_batch,  # baking, worker start-up included (see ready_s)

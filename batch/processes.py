@@ -1,4 +1,5 @@
-"""Process helpers shared by the two sides of a batch worker's pipe and by the shot writer.
+"""Process helpers shared by the two sides of a batch worker's pipe and by the atomic writes
+(``outputs.py``).
 
 * :func:`process_alive` — whether a pid still runs here (stale temporary files, stale installs);
 * :data:`ONE_BLAS_THREAD` — one BLAS thread per worker process, set in its environment before it

@@ -11,12 +11,15 @@ The first line it sends says it is ready. A worker whose parent process disappea
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import signal
 import sys
 import threading
 import time
+
+import bpy
 
 from .shot import bake
 from .worker import FD_VARIABLE, PARENT_VARIABLE
@@ -30,8 +33,6 @@ def _exit_with_parent(parent: int) -> None:
     else within 0.5 s (a watchdog thread, which also runs :data:`CLEANUPS`)."""
     if sys.platform.startswith("linux") and parent:
         try:
-            import ctypes
-
             ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
         except (OSError, AttributeError):
             pass
@@ -52,8 +53,6 @@ def _exit_with_parent(parent: int) -> None:
 def serve(setup_seconds: float = 0.0) -> int:
     """The worker loop (in a process with Blender and the extension): bake each shot spec read
     on standard input; answer on the ``PROCANIM_BATCH_FD`` descriptor. Returns at end of input."""
-    import bpy
-
     try:
         out = os.fdopen(int(os.environ[FD_VARIABLE]), "w", encoding="utf-8")
     except (KeyError, ValueError, OSError):

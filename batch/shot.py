@@ -6,8 +6,8 @@ empty scene when the shot only imports), imports the motion file with
 Blender's importer onto a new armature when asked, runs the generator operator with the shot's
 settings, saves the scene to the output .blend, exports the FBX and the glTF when asked
 (``operators/export.py``, the settings ``procanim.export`` uses), and writes the metrics
-JSON. Each file is written to a temporary name in the output folder and moved into place with
-``os.replace``; the metrics JSON comes last, so a shot is complete exactly when its JSON is there
+JSON. Each file is written to a temporary name in the output folder and moved into place
+(:mod:`.outputs`); the metrics JSON comes last, so a shot is complete exactly when its JSON is there
 with the shot's content hash (see :mod:`.hashing`).
 
 Never raises for a shot's own problem: the result is ``{"status": "failed", "message": ...}``
@@ -27,47 +27,54 @@ import time
 import traceback
 from pathlib import Path
 
-from . import scripts
+import bpy
+
+from ..operators.export import export_character
+from ..operators.objects import last_bake
 from .hashing import extension_version
-from .processes import process_alive
+from .outputs import partial, sweep, write_json
+from .scripts import ANIMATED_DATA, refusal_message
+
+# ------------------------------------------------------------------ the .blend's own scripts (scripts.py)
 
 
-def _partial(final: Path, suffix: str) -> Path:
-    """A temporary file next to ``final`` that names this host and process (see :func:`_sweep`)."""
-    return final.with_name(f".{final.stem}.{socket.gethostname()}.{os.getpid()}.partial{suffix}")
+def open_blend(path: str, trusted: bool) -> None:
+    """Open ``path`` as the current file; its scripts run only when ``trusted``."""
+    bpy.ops.wm.open_mainfile(filepath=path, load_ui=False, use_scripts=trusted)
 
 
-def _sweep(final: Path) -> None:
-    """Remove temporary files of ``final`` left by processes of this host that no longer exist
-    (a worker killed while writing)."""
-    host = socket.gethostname()
-    for stale in final.parent.glob(f".{final.stem}.{host}.*.partial*"):
-        pid = stale.name[len(f".{final.stem}.{host}.") :].split(".")[0]
-        if pid.isdigit() and int(pid) != os.getpid() and not process_alive(int(pid)):
-            stale.unlink(missing_ok=True)
+def refused_drivers() -> list[str]:
+    """The drivers of the open file that Blender refused to run (``owner: path[index] = expression``).
+
+    Evaluates the scene once: Blender decides per driver, when it first evaluates it."""
+    bpy.context.view_layer.update()
+    if not bpy.app.autoexec_fail:  # set when Blender skipped a script of this file
+        return []
+    found = []
+    for collection in ANIMATED_DATA:
+        for owner in getattr(bpy.data, collection):
+            animation = getattr(owner, "animation_data", None)
+            for fcurve in animation.drivers if animation is not None else ():
+                driver = fcurve.driver
+                if driver.type == "SCRIPTED" and not driver.is_valid and not driver.is_simple_expression:
+                    found.append(f"{owner.name}: {fcurve.data_path}[{fcurve.array_index}] = {driver.expression}")
+    return found
 
 
-def write_json(path: Path, data: dict) -> None:
-    """Write ``data`` as JSON to ``path`` atomically (temporary file, then ``os.replace``)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _partial(path, ".json")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=1, sort_keys=True)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+def registered_texts() -> list[str]:
+    """The text blocks of the open file registered as modules (run at load only when trusted)."""
+    return sorted(text.name for text in bpy.data.texts if text.use_module)
+
+
+# ------------------------------------------------------------------ the shot
 
 
 def _bake_of(obj, generator: str):
     """The armature's bake of ``generator``: its active action, or its own NLA strip's (``bake_to``)."""
-    from ..operators.objects import last_bake  # bpy inside: imported when a shot runs
-
     return last_bake(obj, generator, strips=True)
 
 
 def _armature_state(generator: str) -> dict:
-    import bpy
-
     state = {}
     for obj in bpy.data.objects:
         if obj.type == "ARMATURE":
@@ -79,8 +86,6 @@ def _armature_state(generator: str) -> dict:
 def _baked_targets(generator: str, before: dict) -> list:
     """The armatures the bake wrote: their bake of the generator (the active action or its own NLA
     strip's) is new or rewritten."""
-    import bpy
-
     targets = []
     for obj in bpy.data.objects:
         action = _bake_of(obj, generator) if obj.type == "ARMATURE" else None
@@ -93,22 +98,18 @@ def _baked_targets(generator: str, before: dict) -> list:
 
 def _open(spec: dict) -> None:
     """Open the shot's scene; raises when it needs Python drivers the run does not trust."""
-    import bpy
-
     trusted = bool(spec.get("trust_scripts"))
     if spec["blend"]:
-        scripts.open_blend(spec["blend"], trusted)
-        refused = [] if trusted else scripts.refused_drivers()
+        open_blend(spec["blend"], trusted)
+        refused = [] if trusted else refused_drivers()
         if refused:
-            raise RuntimeError(scripts.refusal_message(refused))
+            raise RuntimeError(refusal_message(refused))
     else:
         bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
 
 
 def _import(spec: dict) -> str:
     """Import the shot's motion file; the new armature gets the shot's name. Returns that name."""
-    import bpy
-
     imp = spec["import"]
     before = set(bpy.data.objects)
     category, name = imp["operator"].split(".")
@@ -123,14 +124,12 @@ def _import(spec: dict) -> str:
 
 
 def _save_blend(path: Path) -> None:
-    import bpy
-
     path.parent.mkdir(parents=True, exist_ok=True)
-    _sweep(path)
-    tmp = _partial(path, ".blend")
+    sweep(path)
+    tmp = partial(path, ".blend")
     bpy.ops.wm.save_as_mainfile(filepath=str(tmp), copy=True, check_existing=False)
     os.replace(tmp, path)
-    _sweep(path)  # again: a worker killed while saving this shot may have ended only meanwhile
+    sweep(path)  # again: a worker killed while saving this shot may have ended only meanwhile
 
 
 def _export(path: Path, targets: list, fmt: str, generator: str) -> None:
@@ -138,16 +137,14 @@ def _export(path: Path, targets: list, fmt: str, generator: str) -> None:
     writes them) to ``path``, one file per armature (the second and later: ``<stem>.<armature>``).
     FBX and .glb go through a temporary file; a .gltf is written in place (its .bin beside it
     carries the name the .gltf refers to)."""
-    from ..operators.export import export_character  # bpy inside: imported when a shot runs
-
     path.parent.mkdir(parents=True, exist_ok=True)
-    _sweep(path)
+    sweep(path)
     for k, obj in enumerate(targets):
         final = path if k == 0 else path.with_name(f"{path.stem}.{obj.name}{path.suffix}")
         if fmt == "GLTF":
             export_character(obj, final, fmt, generator)
             continue
-        tmp = _partial(final, final.suffix)
+        tmp = partial(final, final.suffix)
         export_character(obj, tmp, fmt, generator)
         os.replace(tmp, final)
 
@@ -160,8 +157,6 @@ def _message(err: BaseException) -> str:
 
 def bake(spec: dict) -> dict:
     """Bake the shot ``spec``; returns its result (status ``done`` or ``failed``, timings in seconds)."""
-    import bpy
-
     t = {"start": time.perf_counter()}
     cpu0 = time.process_time()
     trusted = bool(spec.get("trust_scripts"))
@@ -170,7 +165,7 @@ def bake(spec: dict) -> dict:
     stage = "open"
     try:
         _open(spec)
-        not_run = [] if trusted else scripts.registered_texts()
+        not_run = [] if trusted else registered_texts()
         t["open"] = time.perf_counter()
         stage = "import"
         if spec["import"]:

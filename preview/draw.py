@@ -17,8 +17,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import blf
 import bpy
+import gpu
 import numpy as np
+from gpu_extras.batch import batch_for_shader
 
 GHOST = (1.0, 0.55, 0.1, 0.95)  # bones
 GHOST_STALE = (0.6, 0.6, 0.6, 0.6)  # bones while the settings are invalid
@@ -102,10 +105,6 @@ def _frame() -> float:
 def draw_view(sessions) -> bool:
     """The ghosts, paths, plants and grips of ``sessions`` (inside a POST_VIEW handler); True when
     something was drawn."""
-    # gpu is there only where Blender can draw (not in the bpy wheel's background mode)
-    import gpu
-    from gpu_extras.batch import batch_for_shader
-
     shapes = view_shapes(sessions, _frame())
     if not shapes:
         return False
@@ -125,8 +124,6 @@ def draw_view(sessions) -> bool:
 
 def draw_pixel(sessions) -> None:
     """One status line per session (inside a POST_PIXEL handler)."""
-    import blf  # as gpu: only where Blender can draw
-
     scale = bpy.context.preferences.system.ui_scale
     font = 0
     blf.size(font, FONT_SIZE * scale)

@@ -4,7 +4,8 @@ scene's units.
 Every generator works with +Z up and lengths in metres. An armature whose own axes stand another
 way — a glTF or FBX import keeps a Y-up armature under a rotated (often scaled) object or empty —
 is read into this frame once by the bridge (``operators/bridge.py``: the rest pose, paths and
-meshes), and each engine call (:mod:`.jobs`) hands its Clips back in the armature's own terms.
+meshes), and each generator's call (its spec's ``call``) hands its Clips back in the armature's own
+terms with :func:`clip_to_armature`.
 
 The frame is the similarity ``M = [s·Q | 0]`` from armature space: ``Q`` turns the scene's up, as
 the armature sees it, onto +Z by the shortest arc (no turn about the vertical, so an upright rig
@@ -14,6 +15,8 @@ keeps its own axes exactly), ``s`` is the object's uniform scale in the world. W
     pose             pose_e = M · pose_a · S⁻¹
     pose channels    rotations and scales as they are; locations × s
     object motion    D_a = M⁻¹ · D_e · M
+    a loop           per-loop offset as its carrier's channels, direction of travel turned by Q;
+                     strides, travel and every other figure stay in metres
     engine → world   matrix_world · M⁻¹ (rigid)
 
 Blender's pose evaluation refers to nothing but the rest matrices, so the same channels pose the
@@ -30,6 +33,7 @@ import numpy as np
 from . import transforms as tf
 from .clip import Clip
 from .deform_tree import clip_to_anchors
+from .loop import CycleInfo, cycle_of
 from .skeleton import Skeleton
 
 UP = np.array([0.0, 0.0, 1.0])
@@ -43,8 +47,10 @@ def upright_matrix(matrix_world) -> np.ndarray | None:
     uniform scale (skewed, mirrored, flattened: the generators' own checks say so)."""
     linear = np.asarray(matrix_world, float)[:3, :3]
     scales = np.sqrt(np.sum(linear * linear, axis=0))
-    det = float(np.dot(linear[:, 0], np.cross(linear[:, 1], linear[:, 2])))  # no LAPACK call (see bridge)
-    if not (np.all(np.isfinite(linear)) and scales.min() > 1e-9 and det > 0) or np.ptp(scales) > 1e-4 * scales.max():
+    if not np.all(np.isfinite(linear)):
+        return None
+    det = float(np.linalg.det(linear))
+    if not (scales.min() > 1e-9 and det > 0) or np.ptp(scales) > 1e-4 * scales.max():
         return None
     s = float(scales.mean())
     up = (linear / scales).T @ UP  # the scene's up in armature space
@@ -107,7 +113,23 @@ def _converted(clip: Clip, m: np.ndarray | None, inverse: bool) -> Clip:
             out.object_rotations = tf.quat_continuity(tf.mat3_to_quat(a @ r @ b), axis=0)
         if clip.object_locations is not None:
             out.object_locations = clip.object_locations @ a.T * k
+    loop = cycle_of(clip)
+    if loop is not None:
+        out.metrics = {**clip.metrics, **_loop_converted(loop, m[:3, :3] / s, k, inverse).to_metrics()}
     return out
+
+
+def _loop_converted(loop: CycleInfo, q: np.ndarray, k: float, inverse: bool) -> CycleInfo:
+    """A loop's terms in the other space: the per-loop offset as its carrier's channels convert (a
+    bone's location channels × k; the object's motion turned as well), the direction of travel
+    turned; strides and travel stay in metres."""
+    turn = q.T if inverse else q
+    offset = np.asarray(loop.travel_offset) * k
+    if loop.travel_role == "object":
+        offset = turn @ offset
+    forward = turn @ np.asarray(loop.forward)
+    return replace(loop, travel_offset=(float(offset[0]), float(offset[1]), float(offset[2])),
+                   forward=(float(forward[0]), float(forward[1]), float(forward[2])))
 
 
 def world_of_frame(matrix_world, skeleton: Skeleton) -> np.ndarray:

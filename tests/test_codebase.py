@@ -18,6 +18,9 @@
   import cycle exists among the shipped modules, function-level imports included.
 - At most a handful of imports inside functions in the shipped code, each with a comment saying
   why (an optional module, a package that must import without Blender).
+- What is imported without Blender (the package itself, and the batch modules the pipeline runner
+  and the Dask workers import before or without a Blender: :data:`IMPORTED_WITHOUT_BLENDER`) imports
+  no Blender module at module level, itself or through the project's modules it imports.
 - No function with more than 10 parameters: pass the state object whole.
 - A docstring that names a function (``:func:``/``:meth:``) names one that exists.
 
@@ -311,6 +314,11 @@ MAY_IMPORT = {
 }
 MAX_FUNCTION_LEVEL_IMPORTS = 6  # a handful, each with a comment saying why
 MAX_PARAMETERS = 10
+# Imported where no Blender runs: the package (tools/batch.py loads it first), the batch command's
+# code before its Blender is up (tools/batch.py), the Dask workers' side (batch/dask_plugin.py), the
+# stale-install sweep (tools/batch.py). batch/__init__.py lists which batch modules are which.
+IMPORTED_WITHOUT_BLENDER = ("", "batch.cli", "batch.dask_worker", "batch.dask_plugin", "batch.processes")
+BLENDER_ONLY_MODULES = ("bpy", "mathutils", "bmesh", "gpu", "gpu_extras", "blf")
 
 
 def module_name(path: Path) -> str:
@@ -422,6 +430,63 @@ def rule_no_import_cycles(trees: dict[Path, ast.AST]) -> list[str]:
         "import cycle: " + ", ".join(f"{m} → {t} ({graph[m][t]})" for m in cycle for t in graph[m] if t in cycle)
         for cycle in import_cycles(graph)
     ]
+
+
+def module_level_imports(trees: dict[Path, ast.AST]) -> dict[str, set[str]]:
+    """Module → the project's modules importing it imports at once: its module-level imports and
+    the packages that hold it (importing ``batch.cli`` runs ``batch/__init__.py`` and the root's)."""
+    modules = {module_name(path) for path in trees}
+    graph: dict[str, set[str]] = {}
+    for path, tree in trees.items():
+        source = module_name(path)
+        parts = source.split(".") if source else []
+        targets = {".".join(parts[:k]) for k in range(len(parts))} & modules
+        for target, _line, inside in import_targets(tree, path, modules):
+            while target and target not in modules:
+                target = target.rpartition(".")[0]
+            if not inside and target in modules:
+                targets.add(target)
+        graph[source] = targets - {source}
+    return graph
+
+
+def blender_imports(tree: ast.AST) -> list[tuple[str, int]]:
+    """``(module, line)`` of each module-level import of a Blender-only module (bpy, gpu, …)."""
+    in_function = {id(n) for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                   for n in ast.walk(f)}
+    found = []
+    for node in ast.walk(tree):
+        if id(node) in in_function:
+            continue
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        else:
+            continue
+        found += [(name, node.lineno) for name in names if name.split(".")[0] in BLENDER_ONLY_MODULES]
+    return found
+
+
+def rule_imported_without_blender(trees: dict[Path, ast.AST], entry_points=IMPORTED_WITHOUT_BLENDER) -> list[str]:
+    """Nothing importing one of ``entry_points`` imports (transitively) imports a Blender module at
+    module level."""
+    graph = module_level_imports(trees)
+    paths = {module_name(path): path for path in trees}
+    found = []
+    for entry in entry_points:
+        chain = {entry: [entry]}
+        todo = [entry] if entry in graph else []
+        while todo:
+            module = todo.pop()
+            for name, line in blender_imports(trees[paths[module]]):
+                via = " → ".join(m or "the root package" for m in chain[module])
+                found.append(f"{_relative(paths[module]).as_posix()}:{line}: imports {name}, and is imported "
+                             f"without Blender ({via})")
+            for target in sorted(graph[module] - set(chain)):
+                chain[target] = chain[module] + [target]
+                todo.append(target)
+    return sorted(set(found))
 
 
 def function_level_imports(tree: ast.AST, path: Path, lines: list[str]) -> list[tuple[str, bool]]:
@@ -689,6 +754,21 @@ def test_function_level_imports_need_a_comment():
     assert [commented for _where, commented in found] == [False, True, True, True]
 
 
+def test_rule_imported_without_blender():
+    split = {"batch/__init__.py": '"""The batch command."""\n',
+             "batch/cli.py": "from . import jobfile\n\n\ndef run():\n    from . import shot\n",
+             "batch/jobfile.py": "import tomllib\n",
+             "batch/shot.py": "import bpy\n"}
+    assert rule_imported_without_blender(_trees(split), ("batch.cli",)) == []
+    through_a_module = {**split, "batch/jobfile.py": "from .shot import bake\n"}
+    found = rule_imported_without_blender(_trees(through_a_module), ("batch.cli",))
+    assert len(found) == 1 and "batch/shot.py:1: imports bpy" in found[0] and "cli → batch.jobfile" in found[0]
+    through_the_package = {**split, "batch/__init__.py": "from . import shot\n"}
+    assert rule_imported_without_blender(_trees(through_the_package), ("batch.cli",))
+    drawing = {**split, "batch/jobfile.py": "from gpu_extras.batch import batch_for_shader\n"}
+    assert rule_imported_without_blender(_trees(drawing), ("batch.cli",))
+
+
 def test_rule_function_parameters():
     assert _check(rule_function_parameters, "def f(a, b, c, d, e, f, g, h, i, j, k):\n    pass\n")
     assert _check(rule_function_parameters, "def f(a, *, b, c, d, e, f, g, h, i, j, k):\n    pass\n")
@@ -756,15 +836,9 @@ def test_operator_numbers_are_bounded():
     assert operator_files and _violations(rule_operator_numbers_bounded, operator_files) == []
 
 
-# Functions still being split along their own sections (issue 9); the list may only shrink.
-KNOWN_LONG_FUNCTIONS: set[str] = set()
-
-
 def test_functions_are_short_in_the_engine_and_operators():
     files = [p for p in addon_files() if p.relative_to(REPO_ROOT).parts[0] in (ENGINE_DIR, "operators")]
-    long = {v.split(" is ")[0]: v for v in _violations(rule_function_length, files)}
-    assert set(long) <= KNOWN_LONG_FUNCTIONS, sorted(set(long) - KNOWN_LONG_FUNCTIONS)
-    assert KNOWN_LONG_FUNCTIONS <= set(long), f"split already, remove from the list: {KNOWN_LONG_FUNCTIONS - set(long)}"
+    assert _violations(rule_function_length, files) == []
 
 
 def test_blender_version_is_read_in_one_file_at_most():
@@ -775,22 +849,8 @@ def _shipped_trees() -> dict[Path, ast.AST]:
     return {path: _parse(path) for path in addon_files()}
 
 
-# Current violations of the structure rules that other branches of issue 22 fix; the lead removes
-# each entry once they are merged (the tests fail when an entry is fixed and still listed).
-KNOWN_IMPORT_CYCLES: set[frozenset[str]] = set()
-KNOWN_FUNCTION_LEVEL_IMPORTS = {  # issue 22 item 4: files whose function-level imports their owners rework
-    "batch/__init__.py", "batch/checks.py", "batch/cli.py", "batch/dask_mode.py",
-    "batch/report.py", "batch/scripts.py", "batch/serve.py", "batch/shot.py",  # batch: bpy inside functions
-    "operators/bridge.py",  # control_rig imported inside functions: can move to the top now
-    "procanim_addon/walk/metrics.py",  # the path walk's owner
-}
-KNOWN_MANY_PARAMETERS = {"procanim_addon/walk/feet.py:__init__"}  # issue 22 item 6: FootModel (rigs-any)
-
-
 def test_no_import_cycle_among_shipped_modules():
-    cycles = {frozenset(cycle) for cycle in import_cycles(import_graph(_shipped_trees()))}
-    assert cycles <= KNOWN_IMPORT_CYCLES, rule_no_import_cycles(_shipped_trees())
-    assert KNOWN_IMPORT_CYCLES <= cycles, f"fixed already, remove from the list: {KNOWN_IMPORT_CYCLES - cycles}"
+    assert rule_no_import_cycles(_shipped_trees()) == []
 
 
 def test_imports_point_down():
@@ -800,17 +860,16 @@ def test_imports_point_down():
 def test_function_level_imports_are_few_and_commented():
     found = [(where, commented) for path in addon_files()
              for where, commented in function_level_imports(_parse(path), path, path.read_text().splitlines())]
-    known = {where.split(":")[0] for where, _c in found} & KNOWN_FUNCTION_LEVEL_IMPORTS
-    assert known == KNOWN_FUNCTION_LEVEL_IMPORTS, f"none left, remove: {KNOWN_FUNCTION_LEVEL_IMPORTS - known}"
-    ours = [(where, commented) for where, commented in found if where.split(":")[0] not in known]
-    assert [where for where, commented in ours if not commented] == [], "say why the import is inside a function"
-    assert len(ours) <= MAX_FUNCTION_LEVEL_IMPORTS, [where for where, _c in ours]
+    assert [where for where, commented in found if not commented] == [], "say why the import is inside a function"
+    assert len(found) <= MAX_FUNCTION_LEVEL_IMPORTS, [where for where, _c in found]
+
+
+def test_what_runs_without_blender_imports_none_of_it():
+    assert rule_imported_without_blender(_shipped_trees()) == []
 
 
 def test_no_function_has_more_than_ten_parameters():
-    many = {v.split(" has ")[0] for v in _violations(rule_function_parameters, addon_files())}
-    assert many <= KNOWN_MANY_PARAMETERS, sorted(many - KNOWN_MANY_PARAMETERS)
-    assert KNOWN_MANY_PARAMETERS <= many, f"fixed already, remove from the list: {KNOWN_MANY_PARAMETERS - many}"
+    assert _violations(rule_function_parameters, addon_files()) == []
 
 
 def test_docstrings_name_functions_that_exist():

@@ -87,9 +87,7 @@ def worker() -> int:
     """A worker process: Blender up with the extension from ``$PROCANIM_ZIP``, then shot after shot."""
     t0 = time.perf_counter()
     load_source_package()
-    serve_module = importlib.import_module(f"{PACKAGE}.batch.serve")
-    import bpy  # noqa: F401  (Blender up before the extension is installed)
-
+    serve_module = importlib.import_module(f"{PACKAGE}.batch.serve")  # imports bpy: Blender is up
     install(Path(os.environ["PROCANIM_ZIP"]))
     return serve_module.serve(setup_seconds=time.perf_counter() - t0)
 
@@ -98,21 +96,22 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["worker"]:
         return worker()
     load_source_package()
-    cli = importlib.import_module(f"{PACKAGE}.batch.cli")
-    host = cli.Host("python tools/batch.py", worker_command=[sys.executable, str(Path(__file__).resolve()), "worker"])
+    cli = importlib.import_module(f"{PACKAGE}.batch.cli")  # without Blender: it is brought up by prepare()
+    worker_env: dict = {}
 
-    def prepare() -> None:
-        import bpy  # noqa: F401
-
+    def prepare():
+        """Blender up in this process with the extension installed; what the command runs in it."""
         zip_path = os.environ.get("PROCANIM_ZIP")
         if not zip_path:
             work = Path(tempfile.mkdtemp(prefix="procanim-batch-zip-"))
             CLEANUPS.append(lambda: shutil.rmtree(work, True))
             zip_path = str(build_zip(work))
         install(Path(zip_path))
-        host.worker_env["PROCANIM_ZIP"] = zip_path
+        worker_env["PROCANIM_ZIP"] = zip_path
+        return importlib.import_module(f"{PACKAGE}.batch.command").blender_side()
 
-    host.prepare = prepare
+    worker_command = [sys.executable, str(Path(__file__).resolve()), "worker"]
+    host = cli.Host("python tools/batch.py", prepare, worker_command=worker_command, worker_env=worker_env)
     return cli.main(argv, host)
 
 

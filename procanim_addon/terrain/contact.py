@@ -81,8 +81,7 @@ def heel_local(skeleton, foot: int, toe: int) -> np.ndarray:
     heads, tails = skeleton.heads, skeleton.tails
     low = [tails[foot, 2]] + ([heads[toe, 2], tails[toe, 2]] if toe >= 0 else [])
     heel_world = np.array([heads[foot, 0], heads[foot, 1], min(low)])
-    # the adjugate inverse, not np.linalg.inv: a LAPACK call wakes the BLAS threads
-    return tf.transform_points(affine_inverse(skeleton.matrix_local[foot]), heel_world)
+    return tf.transform_points(np.linalg.inv(skeleton.matrix_local[foot]), heel_world)
 
 
 def gaps(points: np.ndarray, surface, below: bool = False):

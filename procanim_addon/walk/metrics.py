@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import metrics as common
 from ..progress import ProgressFn, no_progress
+from .character import read_character
 from .path import deviation_from_polyline
 from .pose import fk_of, mat_const, vec_const
 
@@ -58,8 +59,6 @@ def contact_quality(skeleton, rigmap, pose: np.ndarray, ground, fps: float, tol:
     penetration_max_cm / _mean_cm / _frac_1cm.
     """
     if char is None:
-        from .character import read_character
-
         char = read_character(skeleton, rigmap)
     speeds, depths = [], []
     for side in ("L", "R"):

@@ -10,6 +10,7 @@ import textwrap
 import bpy
 import harness
 import pytest
+from in_process import in_process_host
 
 JOB = """
 [defaults]
@@ -30,7 +31,7 @@ def write(tmp_path, text: str, inputs):
 
 
 def run(cli, capsys, *args) -> tuple[int, str]:
-    status = cli.main(list(map(str, args)), cli.Host("procanim-test"))
+    status = cli.main(list(map(str, args)), in_process_host(cli))
     out = capsys.readouterr()
     return status, out.out + out.err
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import bpy
 import harness
 import pytest
+from in_process import in_process_host
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -76,7 +77,7 @@ def test_one_failing_shot_fails_alone_and_the_report_says_why(run_batch, inputs,
 
 def bake_shot(cli, job, capsys, *extra) -> tuple[int, str]:
     # the order a Flamenco task uses (docs/batch.md): options, then the job file last
-    status = cli.main(["bake", "--shot", "duck_a", *extra, str(job)], cli.Host("procanim-test"))
+    status = cli.main(["bake", "--shot", "duck_a", *extra, str(job)], in_process_host(cli))
     out = capsys.readouterr()
     return status, out.out + out.err
 
@@ -184,7 +185,7 @@ def test_a_shot_imports_an_fbx_onto_a_new_armature(cli, inputs, tmp_path, capsys
         settings = {{ armature = "Imported", kind = "WALK", steps = 2 }}
         """)
     )
-    status = cli.main(["bake", str(job), "--workers", "0"], cli.Host("procanim-test"))
+    status = cli.main(["bake", str(job), "--workers", "0"], in_process_host(cli))
     text = capsys.readouterr().out
     assert status == 0, text
     metrics = json.loads((tmp_path / "baked" / "fbx_walk.json").read_text())

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import bpy
 import pytest
+from in_process import in_process_host
 from script_checks import (
     check_scripts_not_run,
     check_scripts_run,
@@ -125,7 +126,7 @@ def test_in_process_bakes_run_no_script_of_the_shots(cli, scripted_inputs, tmp_p
     """``--workers 0`` and ``--shot`` in this process, auto-run on: no script runs, the shots bake;
     ``--trust-scripts`` runs them (and bakes again: the trust is part of the content hash)."""
     job, out = write_job(tmp_path, scripted_inputs), tmp_path / "out"
-    host = cli.Host("procanim-test")
+    host = in_process_host(cli)
     clear_markers(scripted_inputs)
     with autorun_here():
         assert bpy.ops.wm.open_mainfile(filepath=str(scripted_inputs["scripted"])) == {"FINISHED"}
@@ -228,7 +229,7 @@ def test_the_scheduler_refuses_a_client_without_a_certificate_of_its_ca(
 
     # the batch command: a certificate is required, and one of another CA is refused
     job, out = write_job(tmp_path, scripted_inputs), tmp_path / "out"
-    host = cli.Host("procanim-test")
+    host = in_process_host(cli)
     flags = {
         "no certificate": ["--tls-ca-file", str(tls.ca)],
         "another CA's": impostor.client_flags(),

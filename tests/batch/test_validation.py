@@ -9,6 +9,7 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+from in_process import in_process_host
 
 GOOD = """
 [defaults]
@@ -33,7 +34,7 @@ def write(tmp_path, text: str, inputs, name="jobs.toml"):
 
 
 def validate(cli, path, capsys, *extra):
-    status = cli.main(["validate", str(path), *extra], cli.Host("procanim-test"))
+    status = cli.main(["validate", str(path), *extra], in_process_host(cli))
     out = capsys.readouterr()
     return status, out.out + out.err
 

@@ -84,20 +84,25 @@ def tilted_human(name: str, under_empty: bool):
 
 
 def import_gltf(path: Path, name: str):
-    """The armature of a glTF file imported with Blender's importer, named ``name``."""
-    before = set(bpy.data.objects)
-    assert bpy.ops.import_scene.gltf(filepath=str(path)) == {"FINISHED"}
-    arm = next(o for o in set(bpy.data.objects) - before if o.type == "ARMATURE")
+    """The armature (with its meshes and parents) that Blender's glTF importer made of a file,
+    appended from the .blend the round trip saved (:func:`round_trip_gltf`), named ``name``."""
+    with bpy.data.libraries.load(str(path), link=False) as (src, dst):
+        dst.objects = src.objects
+    for obj in dst.objects:
+        bpy.context.scene.collection.objects.link(obj)
+    arm = next(o for o in dst.objects if o.type == "ARMATURE")
     arm.name = name
     bpy.context.view_layer.update()
     return arm
 
 
-# Blender's glTF exporter, run in a Blender of its own on the rig saved by the test session: the 4.2
-# exporter sets ``context.window.scene``, which crashes the bpy 4.2 wheel at a later call.
-EXPORT = """
+# Blender's glTF exporter and importer, run in a Blender of their own on the rig saved by the test
+# session, the import saved as a .blend the tests append: the 4.2 exporter sets
+# ``context.window.scene``, which crashes the bpy 4.2 wheel at a later call, and Debian's Blender 4.3
+# crashes in the importer's view-layer update inside a long test session.
+ROUND_TRIP = """
 import os, sys, bpy
-blend, glb = sys.argv[-2:]
+blend, glb, imported = sys.argv[-3:]
 bpy.ops.wm.read_homefile(use_empty=True)
 with bpy.data.libraries.load(blend) as (src, dst):
     dst.objects = src.objects
@@ -105,36 +110,43 @@ for obj in dst.objects:
     bpy.context.scene.collection.objects.link(obj)
     obj.select_set(True)
 assert bpy.ops.export_scene.gltf(filepath=glb, use_selection=True) == {"FINISHED"}
+bpy.ops.wm.read_homefile(use_empty=True)
+assert bpy.ops.import_scene.gltf(filepath=glb) == {"FINISHED"}
+bpy.data.libraries.write(imported, set(bpy.context.scene.objects), fake_user=True)
 os._exit(0)  # the bpy wheels do not always shut down cleanly (conftest.py)
 """
 
 
-def export_gltf(obj, folder: Path, kind: str) -> Path:
-    """``obj`` with its children and parents exported with Blender's glTF exporter to ``kind``.glb."""
+def round_trip_gltf(obj, folder: Path, kind: str) -> Path:
+    """``obj`` with its children and parents exported with Blender's glTF exporter to ``kind``.glb
+    and imported back with its importer, in a Blender of their own; returns the .blend holding
+    what the importer made."""
     family = {obj, *obj.children_recursive}
     top = obj
     while top.parent is not None:
         top = top.parent
         family.add(top)
-    blend, glb = folder / f"{kind}.blend", folder / f"{kind}.glb"
+    blend, glb, imported = folder / f"{kind}.blend", folder / f"{kind}.glb", folder / f"{kind}.imported.blend"
     bpy.data.libraries.write(str(blend), family, fake_user=True)
     blender = [bpy.app.binary_path, "-b", "--factory-startup", "--python-expr"] if bpy.app.binary_path else \
         [sys.executable, "-c"]
-    subprocess.run([*blender, EXPORT, "--", str(blend), str(glb)], check=True, capture_output=True, timeout=600)
-    return glb
+    subprocess.run([*blender, ROUND_TRIP, "--", str(blend), str(glb), str(imported)], check=True,
+                   capture_output=True, timeout=600)
+    assert imported.is_file(), f"the glTF round trip of {kind} saved nothing"
+    return imported
 
 
 @pytest.fixture(scope="session")
 def gltf_files(procanim_extension, rigify_library, tmp_path_factory) -> dict[str, Path]:
     """ProcAnim's human, a generated Rigify human and a Y-up human under a turned, scaled empty,
-    each exported with Blender's glTF exporter once per session."""
+    each exported with Blender's glTF exporter and imported back once per session."""
     folder = tmp_path_factory.mktemp("gltf")
     builds = {"gltf_human": lambda: add_human("Rig"), "gltf_rigify": lambda: add_rigify(rigify_library, "human", "Rig"),
               "gltf_tilted": lambda: tilted_human("Rig", under_empty=True)}
     files = {}
     for kind, build in builds.items():
         harness.reset_scene()
-        files[kind] = export_gltf(build(), folder, kind)
+        files[kind] = round_trip_gltf(build(), folder, kind)
     harness.reset_scene()
     return files
 

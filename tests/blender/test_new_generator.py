@@ -147,6 +147,7 @@ def test_the_batch_command_checks_its_arguments_and_limits(procanim_extension, f
     blend = tmp_path / "scene.blend"
     bpy.ops.wm.save_as_mainfile(filepath=str(blend), copy=True)
     cli = addon_module(procanim_extension, "batch.cli")
+    host = cli.Host("procanim-test", addon_module(procanim_extension, "batch.command").blender_side)
     job = tmp_path / "jobs.toml"
 
     def validate(settings: str) -> tuple[int, str]:
@@ -156,7 +157,7 @@ def test_the_batch_command_checks_its_arguments_and_limits(procanim_extension, f
             generator = "fake_pose"
             settings = {{ armature = "Walker", {settings} }}
             """))
-        status = cli.main(["validate", str(job)], cli.Host("procanim-test"))
+        status = cli.main(["validate", str(job)], host)
         out = capsys.readouterr()
         return status, out.out + out.err
 

@@ -10,6 +10,7 @@ import pytest
 from procanim_addon import rigs
 from procanim_addon import transforms as tf
 from procanim_addon.clip import Clip
+from procanim_addon.loop import cycle_of, repeated
 from procanim_addon.rig_roles import detect
 from procanim_addon.skeleton import Skeleton
 from procanim_addon.upright import (
@@ -140,3 +141,41 @@ def test_a_path_walk_on_a_y_up_centimetre_rig_is_the_upright_rigs_walk():
     assert clip.metrics["skate_mean_cm_s"] == pytest.approx(plain.metrics["skate_mean_cm_s"], abs=1e-6)
     np.testing.assert_allclose(clip.locations, 100.0 * plain.locations, atol=1e-6)
     np.testing.assert_allclose(np.abs(np.sum(clip.rotations * plain.rotations, axis=-1)), 1.0, atol=1e-9)
+
+
+def _loop_walk(sk, rigmap, basis: np.ndarray, **kw) -> Clip:
+    params = PathWalkParams(loop="ROOT_MOTION", loop_cycles=1, **kw)
+    return walk_spec.bake_call(sk, rigmap, None, None, params, basis, float(np.linalg.norm(basis[:3, 0])))[0]
+
+
+def test_a_loop_handed_back_repeats_in_the_armatures_channels():
+    """Root motion on the root bone of a Y-up centimetre rig: the per-loop offset of the root's
+    location channels is handed back in the armature's units, so the closing key continues the
+    channels' advance; the direction of travel is the armature's, the stride in metres."""
+    world = rot_x(90.0) @ scale(0.01)
+    m = upright_matrix(world)
+    sk = upright_skeleton(armature_skeleton(Y_UP_CM), m)
+    human, rigmap = rigs.human_skeleton()
+    plain = cycle_of(_loop_walk(human, rigmap, np.eye(4)))
+    clip = _loop_walk(sk, rigmap, np.eye(4))
+    info = cycle_of(clip)
+    assert info.travel_bone == plain.travel_bone == "root"
+    assert info.cycle_stride_m == pytest.approx(plain.cycle_stride_m, rel=1e-9)
+    closed = repeated(clip).locations[:, clip.index("root")]
+    np.testing.assert_allclose(closed[-1] - closed[-2], closed[1] - closed[0], atol=1e-6)  # cm
+    np.testing.assert_allclose(np.array(info.travel_offset), 100.0 * np.array(plain.travel_offset), atol=1e-6)
+    np.testing.assert_allclose(m[:3, :3] @ info.forward / 0.01, plain.forward, atol=1e-9)
+
+
+def test_a_loop_on_the_object_of_a_turned_scaled_rig_repeats_along_its_heading():
+    """Root motion on the object, turned 90° about z and scaled ×1.2 (its rig read upright at that
+    scale, as the bridge reads it): the per-loop offset is the object's channels' — the closing key
+    continues their advance — and it is the travel in metres."""
+    basis = translate(2.0, 1.0, 0.0) @ rot_z(90.0) @ scale(1.2)
+    human, rigmap = rigs.human_skeleton()
+    sk = upright_skeleton(human, upright_matrix(basis))
+    clip = _loop_walk(sk, rigmap, basis, root_motion="OBJECT")
+    info = cycle_of(clip)
+    channels = repeated(clip).object_locations
+    np.testing.assert_allclose(channels[-1] - channels[-2], channels[1] - channels[0], atol=1e-6)
+    assert np.linalg.norm(info.travel_offset) == pytest.approx(info.travel_m, rel=1e-9)

@@ -1,119 +1,46 @@
-"""Shots on a Dask ``distributed`` cluster (``--scheduler tls://HOST:8786``).
+"""Shots on a Dask ``distributed`` cluster (``--scheduler tls://HOST:8786``): the client's side.
 
 The cluster is plain Dask: ``dask scheduler`` and ``dask worker ADDRESS --nthreads 1`` in an
 environment with the ``bpy`` wheel and dask (see docs/batch.md). Dask schedules the shots, retries a
 task that raised, and re-runs elsewhere the tasks of a worker that died; nothing here schedules
-anything.
-
-Blender must run on the main thread of its process (``wm.open_mainfile`` crashes on another
-thread) and Dask runs tasks on worker threads, so each Dask worker keeps its Blender in one child
-process (:class:`.worker.Worker`, started by the worker plugin of :mod:`.dask_plugin`, which the
-client registers) and the task :func:`bake_shot` hands the shot to it. A child that dies makes the
-task raise; Dask retries it. When the Dask worker itself dies, its child exits with it and the
-scheduler gives the shot to another worker. Outputs are written atomically, so a shot baked twice
-is harmless.
-
-This module is imported by the Dask workers without Blender: stdlib only. The worker plugin loads
-it from the repository's source (as ``procanim.batch.dask_mode``); the task that the client submits
-is made by :func:`.dask_plugin.task`, pickled by value, which calls :func:`bake_shot` here.
+anything. :func:`run` registers the worker plugin (:mod:`.dask_plugin`), which brings up a Blender
+on every worker, and submits one task per shot (made by :func:`.dask_plugin.task`, pickled by
+value, which calls ``bake_shot`` of :mod:`.dask_worker` on the worker).
 
 A Dask cluster runs whatever code its clients send. Over ``tls://`` the client shows the
 certificate and key given with ``--tls-cert``/``--tls-key``, and the scheduler, started with the
 same CA (``--tls-ca-file``), refuses a client without a certificate that CA signed.
+
+Imported by the command only for ``--scheduler``: ``distributed`` is there in the pipeline
+runner's Python (``tools/batch.py``), not in Blender's.
 """
 
 from __future__ import annotations
 
-import atexit
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+import cloudpickle  # type: ignore[import-untyped, unused-ignore]
+from distributed import Client, as_completed
+from distributed.security import Security
+
+from . import dask_plugin
 from .hashing import extension_version
-from .worker import Worker, WorkerDied
 
 ROOT = Path(__file__).resolve().parents[1]  # the repository, when this is the pipeline runner
-_lock = threading.Lock()
-_launch: tuple[list[str], dict, Path | None] | None = None
-_launch_key: str = ""  # what the running Blender was started for (repository and extension version)
-_child: Worker | None = None
 
 
 class DaskUnavailable(RuntimeError):
-    """Dask mode cannot run from here (no ``distributed``, or not the pipeline runner)."""
+    """The cluster cannot run shots from here (not the pipeline runner, TLS files that do not fit,
+    unreachable, no workers, a worker that cannot start Blender): nothing was submitted."""
 
 
-# ------------------------------------------------------------------------------ on the Dask workers
-
-
-def has_child(key: str) -> bool:
-    """True when this worker's Blender runs and was started for ``key`` (see the worker plugin)."""
-    return _child is not None and _child.proc.poll() is None and key == _launch_key
-
-
-def start_child(command: list[str], env: dict, log: Path | None, key: str = "") -> None:
-    """Start this Dask worker's Blender process (called by the worker plugin), replacing one that
-    runs for another key (a new extension version)."""
-    global _launch, _child, _launch_key
-    stop_child()
-    with _lock:
-        _launch, _launch_key = (command, env, log), key
-        _child = Worker(command, env, log)
-
-
-def wait_child_ready() -> None:
-    """Block until the Blender process is up (raises WorkerDied if it could not start)."""
-    with _lock:
-        if _child is not None:
-            _child.wait_ready()
-
-
-def stop_child() -> None:
-    global _child
-    with _lock:
-        if _child is not None:
-            _child.close(timeout=10.0)
-            _child = None
-
-
-atexit.register(stop_child)
-
-
-def bake_shot(spec: dict) -> dict:
-    """The Dask task: bake ``spec`` in this worker's Blender; raises when that Blender died (Dask
-    retries the task, and the next call starts a new Blender)."""
-    global _child
-    with _lock:
-        if _launch is None:
-            raise RuntimeError("the ProcAnim worker plugin has not run on this Dask worker")
-        if _child is None or _child.proc.poll() is not None:
-            _child = Worker(*_launch)
-        try:
-            result = _child.run(spec)
-        except WorkerDied:
-            _child.close(timeout=1.0)
-            _child = None
-            raise
-    try:
-        from distributed import get_worker
-
-        result["dask_worker"] = get_worker().address
-    except (ImportError, ValueError):
-        pass
-    return result
-
-
-# ------------------------------------------------------------------------------ on the client
-
-
-def security(address: str, tls: dict):
+def security(address: str, tls: dict) -> Security | None:
     """The client's ``distributed.security.Security`` for ``address``: None (Dask's own
     configuration) unless the address is ``tls://``; then ``tls`` (``tls_ca_file``,
     ``tls_client_cert``, ``tls_client_key``: paths) over Dask's configuration, which must end with a
     CA and a certificate."""
-    from distributed.security import Security  # (the client's side only: Dask is there, see run())
-
     if not address.startswith("tls://"):
         if tls:
             raise DaskUnavailable(f"--tls-ca-file, --tls-cert and --tls-key need a tls:// address, not {address}")
@@ -143,13 +70,6 @@ def run(
             "--scheduler runs from the pipeline runner in a Python with dask and bpy: "
             "python tools/batch.py bake JOBS --scheduler ADDRESS (see docs/batch.md)"
         )
-    try:
-        import cloudpickle  # type: ignore[import-untyped, unused-ignore]
-        from distributed import Client, as_completed
-
-        from . import dask_plugin
-    except ImportError:
-        raise DaskUnavailable("--scheduler needs dask distributed in this Python (tools/setup_env.sh)") from None
     t0 = time.perf_counter()
     try:
         client = Client(address, timeout="20s", security=security(address, tls or {}))
