@@ -18,9 +18,9 @@ instant nears), then kept from full extension by the soft limit the pelvis keeps
 free to change: a swinging foot moves along the line from the hip (at most :data:`SWING_SHIFT_MAX_M`,
 keeping half its gap to the ground), a rolling foot rolls further or less about its pivot — the heel
 after heel strike, the ball joint and then the toe tip from heel off to toe off — within its range,
-the toes lowered no faster than :data:`HEEL_ROCKER_MAX_DPS` and never rolling back; the planted pivot
-stays where it is (no skate). Where the feet cannot follow, the track is planned again through what
-they give there, and the knee keeps that.
+the toes lowered no faster than :data:`HEEL_ROCKER_MAX_DPS` nor ahead of the planned heel rocker, and
+never rolling back; the planted pivot stays where it is (no skate). Where the feet cannot follow,
+the track is planned again through what they give there, and the knee keeps that.
 """
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ def knee_tracks(char, body: BodyFrames, tracks, feet, p, straight=None) -> dict:
         w = _weights(tr, flex, foot, body.t)
         for _ in range(KNEE_PASSES):
             track = knee_floor(smooth_flexion(flex, w), a, b, p.knee_reach)
-            met = _meet(foot, tr, hip, target, bent_length(a, b, track), p.fps)
+            met = _meet(foot, tr, hip, target, bent_length(a, b, track), body.t)
             got = flexion(a, b, np.linalg.norm(met.ankle - hip, axis=-1))
             held = np.abs(got - track) > KNEE_HELD_RAD
             if not np.any(held):
@@ -135,16 +135,17 @@ def flexion(a: float, b: float, d) -> np.ndarray:
     return np.arccos(np.clip((d * d - a * a - b * b) / (2 * a * b), -1.0, 1.0))
 
 
-def _meet(foot, tr: FootTrack, hip, target, reach, fps: float) -> FootTrack:
-    """``tr`` with its ankles ``reach`` (F,) m from the hip where the foot can: a swinging one moved
-    from ``target`` (:func:`_swing_to_reach`), a rolling one rolled (:func:`_rolls_to_reach`)."""
+def _meet(foot, tr: FootTrack, hip, target, reach, t: np.ndarray) -> FootTrack:
+    """``tr`` with its ankles ``reach`` (F,) m from the hip where the foot can, at frame times ``t``
+    (F,) s: a swinging one moved from ``target`` (:func:`_swing_to_reach`), a rolling one rolled
+    (:func:`_rolls_to_reach`)."""
     d = np.linalg.norm(target - hip, axis=-1)
     swing = tr.phase == SWING
     ankle, rot, toe_rot = target.copy(), tr.rot.copy(), tr.toe_rot.copy()
     if np.any(swing):
         ankle[swing] = _swing_to_reach(foot, hip[swing], target[swing], tr.rot[swing], tr.toe_rot[swing],
                                        d[swing], reach[swing])
-    pitch = _rolls_to_reach(foot, tr, hip, d, reach, fps)
+    pitch = _rolls_to_reach(foot, tr, hip, d, reach, t)
     phase = np.where((tr.phase == BALL) | (tr.phase == TIP), foot.over_toes(tr.step, pitch), tr.phase)
     toe_pitch = foot.toe_pitch_of(tr.step, phase, pitch)
     roll = (tr.step >= 0) & (phase != FLAT)
@@ -243,11 +244,15 @@ def _gaps(ground, points) -> np.ndarray:
     return points[..., 2] - np.where(hit, gz, -np.inf).reshape(points.shape[:2])
 
 
-def _rolls_to_reach(foot, tr: FootTrack, hip, d, reach, fps: float) -> np.ndarray:
-    """(F,) the stance's pitches (rad) at which each rolling foot (about its heel, or over its toes)
-    has its ankle ``reach`` from the hip, within its range (:meth:`~.feet.FootModel.pitch_range`), the
-    toes lowered after heel strike no faster than :data:`HEEL_ROCKER_MAX_DPS` and never rolling back
-    within a stance; the planned pitch where the foot is flat and where the distance is already met."""
+def _rolls_to_reach(foot, tr: FootTrack, hip, d, reach, t: np.ndarray) -> np.ndarray:
+    """(F,) the stance's pitches (rad) at frame times ``t`` (F,) s at which each rolling foot (about its
+    heel, or over its toes) has its ankle ``reach`` from the hip, within its range
+    (:meth:`~.feet.FootModel.pitch_range`), the toes lowered after heel strike no faster than
+    :data:`HEEL_ROCKER_MAX_DPS` — counted from the instant of heel strike (toes up by θ_hs), not from
+    the first frame after it, so a landing just after a frame cannot drop them in one — nor ahead of
+    the planned heel rocker (``tr.pitch``: it eases the foot's turn in from the swing's), and never
+    rolling back within a stance; the planned pitch where the foot is flat and where the distance is
+    already met."""
     pitch = tr.pitch.copy()
     roll = (tr.step >= 0) & (tr.phase != FLAT) & (np.abs(reach - d) > 1e-9)
     if np.any(roll):
@@ -257,9 +262,14 @@ def _rolls_to_reach(foot, tr: FootTrack, hip, d, reach, fps: float) -> np.ndarra
         run = np.cumsum(np.concatenate(([True], tr.step[1:] != tr.step[:-1])))
         off = run * 10.0 * np.pi  # runs apart by more than any pitch: one running extreme for all
         heel = tr.phase == HEEL  # p_i = min(p_i, p_{i−1} + r): r·i + the running minimum of p − r·i
-        ramp = np.radians(HEEL_ROCKER_MAX_DPS) / fps * np.arange(len(pitch))
+        rate = np.radians(HEEL_ROCKER_MAX_DPS)
+        ramp = rate * (t - t[0])
         limited = np.minimum.accumulate(np.where(heel, pitch - ramp - off, np.inf)) + ramp + off
-        pitch = np.where(heel, np.minimum(pitch, limited), pitch)
+        k = np.maximum(tr.step, 0)
+        since_strike = rate * np.maximum(t - foot.tl.land[k], 0.0)
+        # the toes may stay up longer than the planned rocker, never come down ahead of it
+        lowest = np.minimum(np.minimum(limited, -foot.th_hs[k] + since_strike), tr.pitch)
+        pitch = np.where(heel, np.minimum(pitch, lowest), pitch)
         # a running maximum within each stance (the pitch grows from −θ_hs to θ_to)
         pitch[stance] = np.maximum.accumulate(np.where(stance, pitch + off, -np.inf))[stance] - off[stance]
     return pitch
