@@ -11,6 +11,7 @@ armature-space matrix per bone and turned into pose-bone channels parents first 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -167,7 +168,8 @@ def _stairs_swing_times(steps) -> np.ndarray:
 
 
 def generate_path_walk(skeleton, rigmap, path_points, ground=None, params: PathWalkParams | None = None,
-                       progress: ProgressFn | None = no_progress) -> Clip:
+                       progress: ProgressFn | None = no_progress,
+                       replan: Callable[[WalkPlan], WalkPlan] | None = None) -> Clip:
     """Bake a walk along ``path_points`` (N, 3), armature space, onto ``skeleton``.
 
     ground: a :class:`~procanim_addon.ground.Ground` (None: the path's own heights).
@@ -177,11 +179,15 @@ def generate_path_walk(skeleton, rigmap, path_points, ground=None, params: PathW
     holds the quality measures of :func:`~.metrics.walk_metrics`. Raises :class:`InputError` for
     paths of zero length, paths steeper than a ladder, risers too high, treads too short, rigs
     missing leg roles.
+    replan: given the :class:`WalkPlan` (footsteps and timeline), returns the plan walked instead
+    (e.g. a crowd's retimed steps, :mod:`procanim_addon.crowd`); None walks the plan as made.
     """
     p = (params or PathWalkParams()).validate()
     progress = progress or no_progress
     progress(0.0)
     plan = plan_walk(skeleton, rigmap, path_points, ground, p, part(progress, _P_DIVIDE, _P_SUPPORT))
+    if replan is not None:
+        plan = replan(plan)
     char, path, steps, tl, p = plan.char, plan.path, plan.steps, plan.tl, plan.params
     com, feet = solve_support(char, path, plan.ground, steps, tl, p, plan.psi, part(progress, _P_SUPPORT, _P_TRACKS),
                               style=plan.style)

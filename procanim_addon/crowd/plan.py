@@ -1,0 +1,277 @@
+"""The crowd's plan: every walker's place on the floor every Δt, avoiding the others (ORCA).
+
+Each walker follows its route (:mod:`.routes`) on its own clock τ: with nothing in the way its
+preferred velocity takes it where its walk alone would be one step Δt later, so its trace is that
+walk exactly (and :mod:`.engine` keeps that walk key for key). Pushed off its curve it heads back
+over ``return_s``; slowed, its clock slows with it (τ advances by the share of the planned progress
+it made), so it resumes its own walk where it left it instead of hurrying to catch up. Walkers
+standing — before their first step or at their curve's end — do not avoid: the others take all of
+the avoidance around them (share 1 of u). Nearby walkers are found through a grid
+(:mod:`.grid`), at most ``neighbours`` per walker.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..progress import ProgressFn, no_progress
+from .grid import near_pairs
+from .obstacles import obstacle_lines
+from .orca import agent_halfplanes, solve_velocity
+from .routes import SAMPLE_M, Route
+
+ARRIVE_M = 0.02  # a walker this close to its curve's end has arrived
+PROJECT_AHEAD_M = 2.0  # a walker's progress is looked for this far ahead on its curve …
+PROJECT_BEHIND_M = 0.1  # … and this far behind
+EXTRA_TIME = (2.0, 20.0)  # the plan runs at most this many times the longest walk alone, plus s
+EXACT = 1e-12
+KEEP_RIGHT = math.radians(60.0)  # a walker held up turns its preferred velocity up to this much to its right …
+KEEP_RIGHT_FULL = 0.5  # … all of it when the avoidance slows it by this share of its speed …
+UNTURN = math.radians(30.0)  # … and turns back at this rate (rad/s)
+STUCK = 0.8  # a walker slowed by this share of its speed is stuck …
+BACK_OFF = math.radians(60.0)  # … and turns further right at this rate (rad/s) while it is …
+TURN_MAX = math.radians(150.0)  # … up to this: it backs off, to its right, and lets the others by
+ACCELERATION = 1.5  # m/s²: how fast a walker's velocity changes in the plan (a walk starts or stops in about a step)
+
+
+@dataclass
+class Trace:
+    """Where a walker is at each step of the plan (times ``k·Δt``).
+
+    xy:      (K, 2) on the floor (world m)
+    s:       (K,) its progress along its route (m)
+    moved:   the avoidance changed its walk at some step (False: its walk alone, exactly)
+    arrived: (s) when it reached its curve's end; inf when it did not within the plan
+    """
+
+    xy: np.ndarray
+    s: np.ndarray
+    moved: bool
+    arrived: float
+
+
+class _Tables:
+    """The routes as padded arrays: schedules sampled every Δt, curves every SAMPLE_M."""
+
+    def __init__(self, routes: list[Route], dt: float):
+        self.dt = dt
+        n_t = max(int(np.ceil(r.t[-1] / dt)) + 2 for r in routes)
+        n_c = max(len(r.xy) for r in routes)
+        grid = np.arange(n_t) * dt
+        self.sched = np.stack([np.interp(grid, r.t, r.s) for r in routes])
+        self.curve = np.stack([np.concatenate([r.xy, np.repeat(r.xy[-1:], n_c - len(r.xy), axis=0)]) for r in routes])
+        self.length = np.array([r.length for r in routes])
+        self.last = np.array([len(r.xy) - 1 for r in routes])
+
+    def s_free(self, tau: np.ndarray) -> np.ndarray:
+        """(A,) each walker's progress alone at its own times ``tau`` (A,) (s)."""
+        j = np.clip(tau / self.dt, 0.0, self.sched.shape[1] - 1.0)
+        j0 = np.minimum(j.astype(int), self.sched.shape[1] - 2)
+        rows = np.arange(len(tau))
+        f = j - j0
+        return (1 - f) * self.sched[rows, j0] + f * self.sched[rows, j0 + 1]
+
+    def at(self, rows: np.ndarray, s: np.ndarray) -> np.ndarray:
+        """(len(rows), 2) points of the walkers ``rows`` at arc lengths ``s``."""
+        j = np.clip(s / SAMPLE_M, 0.0, self.last[rows].astype(float))
+        j0 = np.minimum(j.astype(int), np.maximum(self.last[rows] - 1, 0))
+        f = (j - j0)[:, None]
+        return (1 - f) * self.curve[rows, j0] + f * self.curve[rows, np.minimum(j0 + 1, self.last[rows])]
+
+    def project(self, rows: np.ndarray, xy: np.ndarray, s_from: np.ndarray) -> np.ndarray:
+        """(len(rows),) the arc length of the point of each walker's curve nearest ``xy``, looked
+        for from ``PROJECT_BEHIND_M`` behind ``s_from`` to ``PROJECT_AHEAD_M`` ahead."""
+        if not len(rows):
+            return np.zeros(0)
+        count = int(np.ceil((PROJECT_AHEAD_M + PROJECT_BEHIND_M) / SAMPLE_M)) + 1
+        j0 = np.clip(np.floor((s_from - PROJECT_BEHIND_M) / SAMPLE_M).astype(int), 0, None)
+        idx = np.minimum(j0[:, None] + np.arange(count + 1)[None, :], self.last[rows][:, None])
+        pts = self.curve[rows[:, None], idx]  # (n, count + 1, 2)
+        a, b = pts[:, :-1], pts[:, 1:]
+        ab = b - a
+        l2 = np.maximum(np.sum(ab * ab, axis=-1), EXACT)
+        t = np.clip(np.sum((xy[:, None, :] - a) * ab, axis=-1) / l2, 0.0, 1.0)
+        d2 = np.sum((a + t[..., None] * ab - xy[:, None, :]) ** 2, axis=-1)
+        k = np.argmin(d2, axis=1)
+        r = np.arange(len(rows))
+        return np.minimum((idx[r, k] + t[r, k] * (idx[r, k + 1] > idx[r, k])) * SAMPLE_M, self.length[rows])
+
+
+@dataclass
+class _State:
+    """The walkers at one step of the plan."""
+
+    xy: np.ndarray
+    vel: np.ndarray
+    s: np.ndarray
+    tau: np.ndarray
+    done: np.ndarray
+    on_track: np.ndarray
+    moved: np.ndarray
+    arrived: np.ndarray
+    turn: np.ndarray
+    stuck: np.ndarray
+
+
+def plan_crowd(routes: list[Route], footprints: tuple, p, progress: ProgressFn = no_progress,
+               partners: dict | None = None) -> list[Trace]:
+    """Every walker's :class:`Trace` (module docstring); ``p``: the :class:`~.params.CrowdParams`;
+    ``partners``: {walker: (partner, gap m)}: two walkers meeting come as close as ``gap`` to
+    each other (their radii give way)."""
+    dt = p.time_step_s
+    tables = _Tables(routes, dt)
+    n = len(routes)
+    partner = -np.ones(n, int)
+    gap = np.full(n, np.inf)
+    for a, (b, g) in (partners or {}).items():
+        partner[a], gap[a] = b, g
+    radius = np.array([r.radius for r in routes])
+    speed = np.array([r.speed for r in routes])
+    v_max = p.speed_up * speed
+    start = np.array([r.start_time for r in routes])
+    end = np.array([r.end_time for r in routes])
+    goal = np.array([r.xy[-1] for r in routes])
+    first = tables.at(np.arange(n), np.zeros(n))
+    st = _State(first, np.zeros((n, 2)), np.zeros(n), np.zeros(n), np.zeros(n, bool), np.ones(n, bool),
+                np.zeros(n, bool), np.full(n, np.inf), np.zeros(n), np.zeros(n))
+    reach = 2 * radius.max() + p.horizon_s * 2 * v_max.max()
+    steps = int(np.ceil((EXTRA_TIME[0] * end.max() + EXTRA_TIME[1]) / dt))
+    xs, ss = [st.xy.copy()], [st.s.copy()]
+    for k in range(1, steps + 1):
+        if k % 10 == 0:
+            progress(min(k / steps, 1.0) if st.done.all() else min(k * dt / max(2 * end.max(), dt), 0.99))
+        active = ~st.done & (st.tau >= start - EXACT)
+        st.tau[~active & ~st.done] += dt  # waiting to start
+        if active.any():
+            _step(st, np.flatnonzero(active), tables, goal, (radius, partner, gap), speed, v_max, footprints, reach, p)
+        at_end = (st.tau >= end) | (st.s >= tables.length - EXACT)
+        st.done |= active & at_end & (np.linalg.norm(st.xy - goal, axis=1) < ARRIVE_M)
+        st.arrived = np.where(st.done & ~np.isfinite(st.arrived), k * dt, st.arrived)
+        xs.append(st.xy.copy())
+        ss.append(st.s.copy())
+        if st.done.all():
+            break
+    progress(1.0)
+    xy, s = np.stack(xs, axis=1), np.stack(ss, axis=1)
+    return [Trace(xy[a], s[a], bool(st.moved[a]), float(st.arrived[a])) for a in range(n)]
+
+
+def _preferred(st: _State, rows, tables: _Tables, goal, speed, v_max, dt: float, return_s: float):
+    """(v_pref (n, 2), progress wanted (n,)): along the curve as the walk alone goes from the
+    walker's own time τ, plus the way back to the curve over ``return_s``; at the schedule's end,
+    straight to the curve's end."""
+    s_now, s_next = tables.s_free(st.tau[rows]), tables.s_free(st.tau[rows] + dt)
+    ds = np.maximum(s_next - s_now, 0.0)
+    here = tables.at(rows, st.s[rows])
+    along = (tables.at(rows, st.s[rows] + ds) - here) / dt
+    off = here - st.xy[rows]
+    v = np.where(st.on_track[rows, None], along, along + off / return_s)
+    to_goal = goal[rows] - st.xy[rows]
+    dist = np.linalg.norm(to_goal, axis=1)
+    ending = (s_now >= tables.length[rows] - EXACT) & ~st.on_track[rows]
+    homing = to_goal * (np.minimum(speed[rows], dist / (2 * dt)) / np.maximum(dist, EXACT))[:, None]
+    v = np.where(ending[:, None], homing, v)
+    norm = np.linalg.norm(v, axis=1)
+    cap = v_max[rows]
+    v = v * np.where(norm > cap, cap / np.maximum(norm, EXACT), 1.0)[:, None]
+    return v, ds
+
+
+def _step(st: _State, rows, tables: _Tables, goal, sizes: tuple, speed, v_max, footprints, reach, p) -> None:
+    """One step Δt of the walkers ``rows`` (moving on their schedules), in place; ``sizes``:
+    (radius (A,), partner (A,) or −1, gap to the partner (A,))."""
+    dt = p.time_step_s
+    v_pref, ds = _preferred(st, rows, tables, goal, speed, v_max, dt, p.return_s)
+    v_new, changed = _avoid(st, rows, v_pref, _lines(st, rows, sizes, footprints, reach, p), v_max, dt)
+    exact = st.on_track[rows] & ~changed
+    ex, off = rows[exact], rows[~exact]
+    # on track: exactly the walk alone
+    st.s[ex] = np.minimum(st.s[ex] + ds[exact], tables.length[ex])
+    st.xy[ex] = tables.at(ex, st.s[ex])
+    st.tau[ex] += dt
+    st.vel[ex] = v_new[exact]
+    # off track: moved by the plan's velocity (as fast as a walk can change it), its progress and
+    # clock from where it got
+    if len(off):
+        v = _walkable(st, off, v_new[~exact], dt)
+        st.on_track[off] = False
+        st.moved[off] = True
+        st.xy[off] = st.xy[off] + v * dt
+        st.vel[off] = v
+        s_new = np.maximum(tables.project(off, st.xy[off], st.s[off]), st.s[off])
+        want = ds[~exact]
+        share = np.where(want > EXACT, np.clip((s_new - st.s[off]) / np.maximum(want, EXACT), 0.0, 1.0), 1.0)
+        st.s[off] = s_new
+        st.tau[off] += share * dt
+
+
+def _avoid(st: _State, rows, v_pref, lines, v_max, dt: float):
+    """(velocities (n, 2), changed (n,)): ORCA's velocity for each walker of ``rows`` whose
+    preferred one leaves a half-plane (linear program 2, or 3), the preferred one otherwise."""
+    v_new = v_pref.copy()
+    changed = np.zeros(len(rows), bool)
+    for k, (hard, soft) in enumerate(lines):
+        a = rows[k]
+        every = hard + soft
+        pref = (float(v_pref[k, 0]), float(v_pref[k, 1]))
+        if not any((pref[0] - qx) * nx + (pref[1] - qy) * ny < -1e-9 for qx, qy, nx, ny in every):
+            continue
+        cap = float(v_max[a])
+        v = solve_velocity(every, len(hard), pref, cap)
+        slowed = 1.0 - math.hypot(*v) / max(math.hypot(*pref), EXACT)
+        # keep right: a walker held up turns its preferred velocity to its right, the more the
+        # slower it has to go, and turns back slowly (ORCA alone only slows both walkers of a
+        # head-on meeting, and a crowd that meets in one place jams)
+        st.stuck[a] = st.stuck[a] + dt if slowed > STUCK else 0.0
+        want = KEEP_RIGHT * min(max(slowed, 0.0) / KEEP_RIGHT_FULL, 1.0) + BACK_OFF * st.stuck[a]
+        st.turn[a] = min(max(want, st.turn[a] - UNTURN * dt), TURN_MAX)
+        if st.turn[a] > 0.0:
+            c, sn = math.cos(st.turn[a]), math.sin(st.turn[a])
+            v = solve_velocity(every, len(hard), (c * pref[0] + sn * pref[1], -sn * pref[0] + c * pref[1]), cap)
+        v_new[k] = v
+        changed[k] = True
+    return v_new, changed
+
+
+def _walkable(st: _State, rows, v_want, dt: float) -> np.ndarray:
+    """(n, 2) the velocities a walk can take toward ``v_want``: they change by at most
+    :data:`ACCELERATION` (a walk starts, stops and turns aside over a step or so)."""
+    v_old = st.vel[rows]
+    dv = v_want - v_old
+    size = np.linalg.norm(dv, axis=1)
+    return v_old + dv * np.minimum(1.0, ACCELERATION * dt / np.maximum(size, EXACT))[:, None]
+
+
+def _lines(st: _State, rows, sizes: tuple, footprints, reach: float, p) -> list[tuple[list, list]]:
+    """Per walker of ``rows``: (its obstacles' half-planes, its ORCA half-planes with its nearest
+    ``p.neighbours`` walkers, nearest first)."""
+    dt = p.time_step_s
+    radius, partner, gap = sizes
+    out: list[tuple[list, list]] = [([], []) for _ in rows]
+    if footprints:
+        for k, hard in enumerate(obstacle_lines(list(footprints), st.xy[rows], radius[rows], reach,
+                                                p.obstacle_horizon_s, dt)):
+            out[k][0].extend(hard)
+    i, j = near_pairs(st.xy, reach)
+    slot = -np.ones(len(st.xy), int)
+    slot[rows] = np.arange(len(rows))
+    keep = slot[i] >= 0
+    i, j = i[keep], j[keep]
+    if not len(i):
+        return out
+    first = np.searchsorted(i, i, "left")
+    keep = (np.arange(len(i)) - first) < p.neighbours
+    i, j = i[keep], j[keep]
+    avoiding = slot >= 0  # the walkers moving this step
+    share = np.where(avoiding[j], 0.5, 1.0)
+    vel_j = np.where(avoiding[j, None], st.vel[j], 0.0)
+    r = np.where(partner[i] == j, np.minimum(radius[i] + radius[j], gap[i]), radius[i] + radius[j])
+    u, n = agent_halfplanes(st.xy[j] - st.xy[i], st.vel[i] - vel_j, r, share, p.horizon_s, dt)
+    q = st.vel[i] + share[:, None] * u
+    for a, qx, qy, nx, ny in zip(slot[i].tolist(), q[:, 0].tolist(), q[:, 1].tolist(), n[:, 0].tolist(),
+                                 n[:, 1].tolist()):
+        out[a][1].append((qx, qy, nx, ny))
+    return out
