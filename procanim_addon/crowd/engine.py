@@ -37,7 +37,10 @@ from .routes import check_upright, route_of, to_armature, to_world
 from .variation import vary
 
 # Progress: where each part of the work starts (fractions of the whole crowd)
-_P_PLANS, _P_CROWD, _P_WALKS, _P_GREET, _P_MEASURE = 0.0, 0.1, 0.2, 0.9, 0.97
+_P_PLANS, _P_CROWD, _P_WALKS, _P_REPAIR, _P_GREET, _P_MEASURE = 0.0, 0.1, 0.2, 0.8, 0.9, 0.97
+REPAIRS = 3  # rounds of planning again where two walks came too close
+REPAIR_TOLERANCE_M = 0.04  # … closer than twice the personal radius by more than this
+REPAIR_MARGIN_M = 0.1  # each round widens the margin of the walkers planned again by this
 
 
 @dataclass
@@ -103,7 +106,7 @@ def generate_crowd(walkers: list[Walker], params: CrowdParams | None = None,
     progress(0.0)
     varied = [vary(w.params, p.variation, p.seed, i) for i, w in enumerate(walkers)]
     points = [np.asarray(w.points, float) for w in walkers]
-    meetings, notes = _meetings(walkers, points, p) if p.greet else ([], {})
+    meetings, notes = _meetings(walkers, points, [v[0] for v in varied], p) if p.greet else ([], {})
     for m in meetings:
         for k, who in ((0, m.a), (1, m.b)):
             w = walkers[who]
@@ -113,8 +116,15 @@ def generate_crowd(walkers: list[Walker], params: CrowdParams | None = None,
     for i, w in enumerate(walkers):
         prepared.append(_prepare(w, points[i], *varied[i], scales[i]))
         progress(_P_CROWD * (i + 1) / len(walkers))
-    traces, routes = _plan(prepared, meetings, p, part(progress, _P_CROWD, _P_WALKS))
-    results = _walk(prepared, traces, routes, p, part(progress, _P_WALKS, _P_GREET))
+    partners = {}
+    for m in meetings:
+        partners[m.a], partners[m.b] = m.b, m.a
+    traces, routes = _plan(prepared, partners, p, part(progress, _P_CROWD, _P_WALKS))
+    results = [_walk_one(x, None if traces is None else traces[i], routes[i], p, part(progress, _P_WALKS + (
+        _P_REPAIR - _P_WALKS) * i / len(prepared), _P_WALKS + (_P_REPAIR - _P_WALKS) * (i + 1) / len(prepared)))
+        for i, x in enumerate(prepared)]
+    if traces is not None:
+        _repair(results, traces, routes, prepared, partners, p, part(progress, _P_REPAIR, _P_GREET))
     handshakes = _greet(results, prepared, meetings, p, fps, part(progress, _P_GREET, _P_MEASURE))
     for i, note in notes.items():
         results[i].note = note
@@ -123,8 +133,9 @@ def generate_crowd(walkers: list[Walker], params: CrowdParams | None = None,
     return CrowdResult([r.clip for r in results], results, report, handshakes)
 
 
-def _meetings(walkers, points, p) -> tuple[list, dict]:
-    """The meetings of the crowd and, per walker that does not meet, why."""
+def _meetings(walkers, points, params: list, p) -> tuple[list, dict]:
+    """The meetings of the crowd and, per walker that does not meet, why (``params``: each
+    walker's path walk settings)."""
     ends, heads = [], []
     for w, pts in zip(walkers, points):
         world = to_world(np.asarray(w.world, float), pts)[:, :2]
@@ -140,13 +151,16 @@ def _meetings(walkers, points, p) -> tuple[list, dict]:
     pairs, why = greet.pair_walkers(ends, heads, names, p.greet_distance_m, p.handshake.max_facing_deg)
     meetings = []
     for a, b in pairs:
+        rest = tuple((walkers[k].skeleton, walkers[k].rigmap) for k in (a, b))
         try:
-            gap = greet.meeting_gap((walkers[a].skeleton, walkers[a].rigmap), (walkers[b].skeleton, walkers[b].rigmap),
-                                    p.handshake)
+            stood = tuple((greet.standing(sk, rm, params[k]), rm) for (sk, rm), k in zip(rest, (a, b)))
+            settings = greet.handshake_settings(p.handshake, rest, stood)
+            gap = greet.meeting_gap(stood[0], stood[1], settings)
         except InputError as err:
-            why[a] = why[b] = f"cannot shake hands with {names[b if a else a]}: {err}"
+            why[a] = f"cannot shake hands with {names[b]}: {err}"
+            why[b] = f"cannot shake hands with {names[a]}: {err}"
             continue
-        meetings.append(greet.meeting_of(a, b, ends, gap))
+        meetings.append(greet.meeting_of(a, b, ends, gap, settings))
     return meetings, why
 
 
@@ -166,41 +180,68 @@ def _prepare(w: Walker, points, params, delay: float, scale: float) -> _Prepared
     return _Prepared(w, points, params, delay, hook(plan) if hook else plan, hook, scale)
 
 
-def _plan(prepared: list[_Prepared], meetings, p: CrowdParams, progress: ProgressFn):
+def _plan(prepared: list[_Prepared], partners: dict, p: CrowdParams, progress: ProgressFn):
     """(traces or None when nothing avoids, routes)."""
     routes = [route_of(x.plan, np.asarray(x.walker.world, float), x.scale, p.personal_radius_m + p.margin_m)
               for x in prepared]
     if p.personal_radius_m <= 0 and not p.obstacles:
         return None, routes
-    partners = {}
-    for m in meetings:
-        partners[m.a] = (m.b, m.gap)
-        partners[m.b] = (m.a, m.gap)
     return plan_crowd(routes, p.obstacles, p, progress, partners), routes
 
 
-def _walk(prepared: list[_Prepared], traces, routes, p: CrowdParams, progress: ProgressFn) -> list[CrowdWalker]:
-    """Each walker's clip: its walk alone, or its trace walked (module docstring)."""
-    out = []
-    n = len(prepared)
-    for i, x in enumerate(prepared):
-        w = x.walker
-        step = part(progress, i / n, (i + 1) / n)
-        trace = None if traces is None else traces[i]
-        try:
-            if trace is None or not trace.moved:
-                clip = generate_path_walk(w.skeleton, w.rigmap, x.points, w.ground, x.params, step, replan=x.replan)
-                out.append(CrowdWalker(w.name, clip, routes[i].xy, delay_s=x.delay))
-                continue
-            legs = legs_of(trace.xy, trace.s, p.time_step_s, routes[i].speed)
-            ww = WalkerWalk(w.skeleton, w.rigmap, w.ground, x.params, np.asarray(w.world, float), x.scale,
-                            _heights(x.plan, routes[i]), p.speed_up)
-            clip, legs = walk_legs(ww, legs, int(x.params.frame_start), step)
-        except InputError as err:
-            raise InputError(f"Walker '{w.name}': {err}") from None
-        out.append(CrowdWalker(w.name, clip, np.concatenate([leg.xy for leg in legs]), True,
-                               list(clip.metrics.pop("crowd_stops", [])), x.delay))
-    return out
+def _walk_one(x: _Prepared, trace, route, p: CrowdParams, progress: ProgressFn) -> CrowdWalker:
+    """A walker's clip: its walk alone (no trace, or one the plan left alone), or its trace walked."""
+    w = x.walker
+    try:
+        if trace is None or not trace.moved:
+            clip = generate_path_walk(w.skeleton, w.rigmap, x.points, w.ground, x.params, progress, replan=x.replan)
+            return CrowdWalker(w.name, clip, route.xy, delay_s=x.delay)
+        legs = legs_of(trace.xy, trace.s, p.time_step_s, route.speed)
+        ww = WalkerWalk(w.skeleton, w.rigmap, w.ground, x.params, np.asarray(w.world, float), x.scale,
+                        _heights(x.plan, route), p.speed_up)
+        clip, legs = walk_legs(ww, legs, int(x.params.frame_start), progress)
+    except InputError as err:
+        raise InputError(f"Walker '{w.name}': {err}") from None
+    return CrowdWalker(w.name, clip, np.concatenate([leg.xy for leg in legs]), True,
+                       list(clip.metrics.pop("crowd_stops", [])), x.delay)
+
+
+def _repair(results, traces, routes, prepared, partners: dict, p: CrowdParams, progress: ProgressFn) -> None:
+    """Where two walks come closer than the plan allowed (the steps follow the plan to a few
+    centimetres; where a plan asks for more than a walk can do, further), the walker that strayed
+    more from its plan is planned again — the others, as walked, fixed — with a wider margin, and
+    walked again (in place; at most :data:`REPAIRS` rounds)."""
+    limit = 2 * p.personal_radius_m - REPAIR_TOLERANCE_M
+    dt = p.time_step_s
+    for rounds in range(REPAIRS):
+        frames, xyz = _realised(results, prepared)
+        f, i, j, d = close_pairs(xyz[..., :2], limit, {(min(a, b), max(a, b)) for a, b in partners.items()})
+        if not len(d):
+            return
+        t = (frames - frames[0]) / prepared[0].params.fps
+        stray = np.zeros((2, len(d)))
+        for k, who in enumerate((i, j)):
+            step = np.minimum(np.round(t[f] / dt).astype(int), [len(traces[a].xy) - 1 for a in who])
+            planned = np.array([traces[a].xy[s_] for a, s_ in zip(who.tolist(), step.tolist())])
+            stray[k] = np.linalg.norm(xyz[f, who, :2] - planned, axis=1)
+        redo = sorted(set(np.where(stray[0] > stray[1], i, j).tolist()))
+        steps = np.arange(max(len(tr.xy) for tr in traces) + int(round(t[-1] / dt)) + 1) * dt
+        fixed = {a: np.column_stack([np.interp(steps, t, xyz[:, a, c]) for c in range(2)])
+                 for a in range(len(results)) if a not in redo}
+        wider = [dataclasses.replace(r, radius=r.radius + REPAIR_MARGIN_M * (rounds + 1)) if a in redo else r
+                 for a, r in enumerate(routes)]
+        again = plan_crowd(wider, p.obstacles, p, no_progress, partners, fixed)
+        for a in redo:
+            traces[a] = again[a]
+            results[a] = _walk_one(prepared[a], again[a], routes[a], p, no_progress)
+        progress((rounds + 1) / REPAIRS)
+
+
+def _realised(results, prepared) -> tuple[np.ndarray, np.ndarray]:
+    """(frames (F,), pelvises (F, A, 3) world m): every walker's pelvis on every frame of the crowd."""
+    tracks = [pelvis_world(x.walker.skeleton, x.walker.rigmap, r.clip, x.walker.world)
+              for r, x in zip(results, prepared)]
+    return on_frames(tracks, [r.clip for r in results])
 
 
 def _heights(plan, route):
@@ -216,7 +257,7 @@ def _greet(results, prepared, meetings, p: CrowdParams, fps: float, progress: Pr
         a, b = results[m.a], results[m.b]
         rigs = tuple((prepared[i].walker.skeleton, prepared[i].walker.rigmap) for i in (m.a, m.b))
         worlds = tuple(np.asarray(prepared[i].walker.world, float) for i in (m.a, m.b))
-        clip_a, clip_b, report = greet.shake_hands((a.clip, b.clip), rigs, worlds, p.handshake, fps)
+        clip_a, clip_b, report = greet.shake_hands((a.clip, b.clip), rigs, worlds, m.settings, fps)
         a.clip, b.clip = clip_a, clip_b
         a.partner, b.partner = b.name, a.name
         a.spot, b.spot = m.spots[0], m.spots[1]
@@ -230,10 +271,7 @@ def _greet(results, prepared, meetings, p: CrowdParams, fps: float, progress: Pr
 def _report(results, prepared, meetings, p: CrowdParams) -> dict:
     """The crowd's figures: closest pelvises (meeting pairs apart), when the crowd has finished,
     how far each walker ends from its curve's end."""
-    clips = [r.clip for r in results]
-    tracks = [pelvis_world(x.walker.skeleton, x.walker.rigmap, r.clip, x.walker.world)
-              for r, x in zip(results, prepared)]
-    frames, xyz = on_frames(tracks, clips)
+    frames, xyz = _realised(results, prepared)
     skip = {(min(m.a, m.b), max(m.a, m.b)) for m in meetings}
     reach = max(2 * p.personal_radius_m, 0.01) + 0.5
     f, i, j, d = close_pairs(xyz[..., :2], reach, skip)

@@ -29,8 +29,12 @@ from ..errors import InputError
 from ..frames import character_frame
 from ..handshake import generate_handshake
 from ..skeleton import Skeleton
+from ..walk import generate_path_walk
 
 PROBE_M = 0.8  # the probe stands the two this far apart (m, root to root)
+PROBE_WALK_LEGS = 2.0  # a walker's standing pose is read from a walk this many leg lengths long
+PROBES = 4  # at most this many probes
+PROBE_STAND_S = 1.0  # … that stands this long first (its first frame before any weight shift)
 SPARE_M = 0.01  # the spots are this much closer than the probe's no-step distance (m)
 LEAD_M = 0.4  # each walker's last straight run toward its partner (m)
 JOIN_AHEAD_M = 0.05  # the curve is cut where the run still lies this far ahead of it (m)
@@ -40,13 +44,14 @@ CUT_STEP_M = 0.05
 @dataclass
 class Meeting:
     """Walkers ``a`` (the initiator) and ``b`` stop at ``spots`` (2, 2) world m facing ``facing``
-    (2, 2) unit vectors, ``gap`` m apart."""
+    (2, 2) unit vectors, ``gap`` m apart, and shake hands with ``settings``."""
 
     a: int
     b: int
     spots: np.ndarray
     facing: np.ndarray
     gap: float
+    settings: object
 
 
 def pair_walkers(ends: np.ndarray, headings: np.ndarray, names: list[str], distance: float,
@@ -87,31 +92,55 @@ def pair_walkers(ends: np.ndarray, headings: np.ndarray, names: list[str], dista
     return pairs, why
 
 
+def standing(skeleton: Skeleton, rigmap, params) -> Skeleton:
+    """The skeleton re-rested at the walker's standing pose (its walk's first frame; the walk
+    stops in the same pose), at the origin, facing +x: what a handshake after the walk starts from."""
+    leg = character_frame(skeleton, rigmap).leg_length
+    probe = dataclasses.replace(params, frame_start=1, stand_s=PROBE_STAND_S, root_motion="BONE")
+    clip = generate_path_walk(skeleton, rigmap, np.array([[0.0, 0.0, 0.0], [PROBE_WALK_LEGS * leg, 0.0, 0.0]]),
+                              None, probe)
+    return rested_at(skeleton, clip, 0)
+
+
+def handshake_settings(handshake, rest: tuple, stood: tuple):
+    """The handshake's settings for two walkers: its point of contact where the handshake puts it
+    for the two characters in their rest poses (``contact_drop_forearms`` is measured from the rest
+    poses' elbows; a walker's arms hang lower than most rest poses hold them). ``rest``, ``stood``:
+    ((skeleton, rigmap), …) at rest and standing (:func:`standing`)."""
+    lower = []
+    for (sk, rm), (st, _) in zip(rest, stood):
+        elbow, forearm = rm.index(sk, "forearm.R"), float(sk.lengths[rm.index(sk, "forearm.R")])
+        lower.append((sk.heads[elbow, 2] - st.heads[elbow, 2], forearm))
+    drop = handshake.contact_drop_forearms - np.mean([d for d, _ in lower]) / np.mean([f for _, f in lower])
+    return dataclasses.replace(handshake, contact_drop_forearms=float(max(drop, 0.0)))
+
+
 def meeting_gap(a: tuple, b: tuple, handshake) -> float:
-    """How far apart (m, root to root) two characters (skeleton, rigmap) stand to shake hands
-    without a step: a probe at rest :data:`PROBE_M` apart, facing, less the steps it asks for."""
-    worlds = []
-    for k, (sk, rm) in enumerate((a, b)):
-        fwd = character_frame(sk, rm).forward
-        want = np.array([1.0, 0.0, 0.0]) if k == 0 else np.array([-1.0, 0.0, 0.0])
-        m = np.eye(4)
-        m[:3, :3] = tf.quat_to_mat3(tf.rotation_between(fwd, want))
-        m[0, 3] = 0.0 if k == 0 else PROBE_M
-        worlds.append(m)
+    """How far apart (m, root to root) two standing characters ((skeleton, rigmap), from
+    :func:`standing`: at the origin facing +x) stand to shake hands without a step: probes from
+    :data:`PROBE_M` apart, facing, each closer by the steps the last one asked for."""
     probe = dataclasses.replace(handshake, neutral_frames=1, dummy_frames=2, response_frames=0, approach_frames=2,
                                 shake_frames=2, secondary_shakes=0, retreat_frames=2, hold_frames=0)
-    _, _, report = generate_handshake((a[0], a[1], worlds[0]), (b[0], b[1], worlds[1]), probe)
-    return PROBE_M - report["step_initiator_m"] - report["step_partner_m"] - SPARE_M
+    gap = PROBE_M
+    for _ in range(PROBES):
+        face = np.diag([-1.0, -1.0, 1.0, 1.0])
+        face[0, 3] = gap
+        _, _, report = generate_handshake((a[0], a[1], np.eye(4)), (b[0], b[1], face), probe)
+        steps = report["step_initiator_m"] + report["step_partner_m"]
+        if steps <= 0.0:
+            break
+        gap -= steps
+    return gap - SPARE_M
 
 
-def meeting_of(a: int, b: int, ends: np.ndarray, gap: float) -> Meeting:
+def meeting_of(a: int, b: int, ends: np.ndarray, gap: float, settings) -> Meeting:
     """The spots of a pair: the middle of their curve ends, ``gap`` apart along the line between
     them, each facing the other."""
     u = ends[b] - ends[a]
     u = u / max(np.linalg.norm(u), 1e-9)
     mid = 0.5 * (ends[a] + ends[b])
     spots = np.array([mid - 0.5 * gap * u, mid + 0.5 * gap * u])
-    return Meeting(a, b, spots, np.array([u, -u]), gap)
+    return Meeting(a, b, spots, np.array([u, -u]), gap, settings)
 
 
 def approach(points_world: np.ndarray, spot: np.ndarray, facing: np.ndarray) -> np.ndarray:

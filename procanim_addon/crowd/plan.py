@@ -3,8 +3,9 @@
 Each walker follows its route (:mod:`.routes`) on its own clock τ: with nothing in the way its
 preferred velocity takes it where its walk alone would be one step Δt later, so its trace is that
 walk exactly (and :mod:`.engine` keeps that walk key for key). Pushed off its curve it heads back
-over ``return_s``; slowed, its clock slows with it (τ advances by the share of the planned progress
-it made), so it resumes its own walk where it left it instead of hurrying to catch up. Walkers
+over ``return_s``; slowed, its clock slows with it (τ is the time its walk alone is where it has
+got to along its curve), so it resumes its own walk where it left it instead of hurrying to catch
+up. Walkers
 standing — before their first step or at their curve's end — do not avoid: the others take all of
 the avoidance around them (share 1 of u). Nearby walkers are found through a grid
 (:mod:`.grid`), at most ``neighbours`` per walker.
@@ -28,12 +29,14 @@ PROJECT_AHEAD_M = 2.0  # a walker's progress is looked for this far ahead on its
 PROJECT_BEHIND_M = 0.1  # … and this far behind
 EXTRA_TIME = (2.0, 20.0)  # the plan runs at most this many times the longest walk alone, plus s
 EXACT = 1e-12
+ON_CURVE_M = 1e-6  # lengths along a route this close are the same place
 KEEP_RIGHT = math.radians(60.0)  # a walker held up turns its preferred velocity up to this much to its right …
 KEEP_RIGHT_FULL = 0.5  # … all of it when the avoidance slows it by this share of its speed …
 UNTURN = math.radians(30.0)  # … and turns back at this rate (rad/s)
-STUCK = 0.8  # a walker slowed by this share of its speed is stuck …
-BACK_OFF = math.radians(60.0)  # … and turns further right at this rate (rad/s) while it is …
-TURN_MAX = math.radians(150.0)  # … up to this: it backs off, to its right, and lets the others by
+NO_TURN_M = 1.0  # a walker this close to its curve's end heads straight for it
+GIVE_UP_S = 10.0  # a walker held still for this long, no nearer its curve's end, stops where it is
+GIVE_UP_M = 0.05  # (nearer by this much; still: slower than GIVE_UP_SPEED m/s)
+GIVE_UP_SPEED = 0.1
 ACCELERATION = 1.5  # m/s²: how fast a walker's velocity changes in the plan (a walk starts or stops in about a step)
 
 
@@ -66,13 +69,21 @@ class _Tables:
         self.length = np.array([r.length for r in routes])
         self.last = np.array([len(r.xy) - 1 for r in routes])
 
-    def s_free(self, tau: np.ndarray) -> np.ndarray:
-        """(A,) each walker's progress alone at its own times ``tau`` (A,) (s)."""
+    def s_free(self, rows: np.ndarray, tau: np.ndarray) -> np.ndarray:
+        """(len(rows),) the walkers' progress alone (m) at their own times ``tau`` (s)."""
         j = np.clip(tau / self.dt, 0.0, self.sched.shape[1] - 1.0)
         j0 = np.minimum(j.astype(int), self.sched.shape[1] - 2)
-        rows = np.arange(len(tau))
         f = j - j0
         return (1 - f) * self.sched[rows, j0] + f * self.sched[rows, j0 + 1]
+
+    def t_first(self, rows: np.ndarray, s: np.ndarray) -> np.ndarray:
+        """(len(rows),) the first time each walker's walk alone is ``s`` along its route (s)."""
+        sched = self.sched[rows]
+        j = np.clip(np.sum(sched < s[:, None], axis=1), 1, sched.shape[1] - 1)
+        r = np.arange(len(rows))
+        lo, hi = sched[r, j - 1], sched[r, j]
+        f = np.clip((s - lo) / np.maximum(hi - lo, EXACT), 0.0, 1.0)
+        return (j - 1 + f) * self.dt
 
     def at(self, rows: np.ndarray, s: np.ndarray) -> np.ndarray:
         """(len(rows), 2) points of the walkers ``rows`` at arc lengths ``s``."""
@@ -113,21 +124,24 @@ class _State:
     moved: np.ndarray
     arrived: np.ndarray
     turn: np.ndarray
-    stuck: np.ndarray
+    best: np.ndarray
+    since: np.ndarray
 
 
 def plan_crowd(routes: list[Route], footprints: tuple, p, progress: ProgressFn = no_progress,
-               partners: dict | None = None) -> list[Trace]:
+               partners: dict | None = None, fixed: dict | None = None) -> list[Trace]:
     """Every walker's :class:`Trace` (module docstring); ``p``: the :class:`~.params.CrowdParams`;
-    ``partners``: {walker: (partner, gap m)}: two walkers meeting come as close as ``gap`` to
-    each other (their radii give way)."""
+    ``partners``: {walker: the walker it meets}: the two do not avoid each other (their curves
+    lead them to spots apart, facing); ``fixed``: {walker: (K, 2) where it is every Δt (world m)}:
+    walkers that go their own way, the others avoiding them (their traces are those given)."""
     dt = p.time_step_s
     tables = _Tables(routes, dt)
     n = len(routes)
     partner = -np.ones(n, int)
-    gap = np.full(n, np.inf)
-    for a, (b, g) in (partners or {}).items():
-        partner[a], gap[a] = b, g
+    for a, b in (partners or {}).items():
+        partner[a] = b
+    fixed = fixed or {}
+    held = np.array(sorted(fixed), int)
     radius = np.array([r.radius for r in routes])
     speed = np.array([r.speed for r in routes])
     v_max = p.speed_up * speed
@@ -135,35 +149,53 @@ def plan_crowd(routes: list[Route], footprints: tuple, p, progress: ProgressFn =
     end = np.array([r.end_time for r in routes])
     goal = np.array([r.xy[-1] for r in routes])
     first = tables.at(np.arange(n), np.zeros(n))
-    st = _State(first, np.zeros((n, 2)), np.zeros(n), np.zeros(n), np.zeros(n, bool), np.ones(n, bool),
-                np.zeros(n, bool), np.full(n, np.inf), np.zeros(n), np.zeros(n))
+    st = _State(first, np.zeros((n, 2)), np.zeros(n), np.zeros(n), np.isin(np.arange(n), held), np.ones(n, bool),
+                np.zeros(n, bool), np.full(n, np.inf), np.zeros(n), np.full(n, np.inf), np.zeros(n))
     reach = 2 * radius.max() + p.horizon_s * 2 * v_max.max()
     steps = int(np.ceil((EXTRA_TIME[0] * end.max() + EXTRA_TIME[1]) / dt))
     xs, ss = [st.xy.copy()], [st.s.copy()]
     for k in range(1, steps + 1):
         if k % 10 == 0:
-            progress(min(k / steps, 1.0) if st.done.all() else min(k * dt / max(2 * end.max(), dt), 0.99))
+            progress(min(k * dt / max(2 * end.max(), dt), 0.99))
+        for a in held.tolist():  # where the fixed walkers are, and how fast they go
+            track = fixed[a]
+            st.xy[a] = track[min(k, len(track) - 1)]
+            st.vel[a] = (st.xy[a] - track[min(k - 1, len(track) - 1)]) / dt
         active = ~st.done & (st.tau >= start - EXACT)
         st.tau[~active & ~st.done] += dt  # waiting to start
         if active.any():
-            _step(st, np.flatnonzero(active), tables, goal, (radius, partner, gap), speed, v_max, footprints, reach, p)
-        at_end = (st.tau >= end) | (st.s >= tables.length - EXACT)
-        st.done |= active & at_end & (np.linalg.norm(st.xy - goal, axis=1) < ARRIVE_M)
-        st.arrived = np.where(st.done & ~np.isfinite(st.arrived), k * dt, st.arrived)
+            _step(st, np.flatnonzero(active), tables, goal, (radius, partner), speed, v_max, footprints, reach, p)
+        _arrive(st, active, tables, goal, end, k * dt, dt)
         xs.append(st.xy.copy())
         ss.append(st.s.copy())
-        if st.done.all():
+        if st.done.all() and (not len(held) or k >= max(len(fixed[a]) for a in held.tolist())):
             break
     progress(1.0)
     xy, s = np.stack(xs, axis=1), np.stack(ss, axis=1)
     return [Trace(xy[a], s[a], bool(st.moved[a]), float(st.arrived[a])) for a in range(n)]
 
 
+def _arrive(st: _State, active, tables: _Tables, goal, end, now: float, dt: float) -> None:
+    """The walkers that arrive at their curve's end this step, or give up (one held still for
+    :data:`GIVE_UP_S`, no nearer it, stops where it is), stop: they stand still from now on."""
+    at_end = (st.tau >= end) | (st.s >= tables.length - ON_CURVE_M)
+    to_goal = np.linalg.norm(st.xy - goal, axis=1)
+    arrived = active & at_end & (to_goal < ARRIVE_M)
+    nearer = to_goal < st.best - GIVE_UP_M
+    st.best = np.where(nearer, to_goal, st.best)
+    moving = np.linalg.norm(st.vel, axis=1) > GIVE_UP_SPEED
+    st.since = np.where(nearer | moving | ~active, 0.0, st.since + dt)
+    stop = arrived | (active & (st.since > GIVE_UP_S))
+    st.done |= stop
+    st.vel[stop] = 0.0
+    st.arrived = np.where(arrived, now, st.arrived)
+
+
 def _preferred(st: _State, rows, tables: _Tables, goal, speed, v_max, dt: float, return_s: float):
     """(v_pref (n, 2), progress wanted (n,)): along the curve as the walk alone goes from the
     walker's own time τ, plus the way back to the curve over ``return_s``; at the schedule's end,
     straight to the curve's end."""
-    s_now, s_next = tables.s_free(st.tau[rows]), tables.s_free(st.tau[rows] + dt)
+    s_now, s_next = tables.s_free(rows, st.tau[rows]), tables.s_free(rows, st.tau[rows] + dt)
     ds = np.maximum(s_next - s_now, 0.0)
     here = tables.at(rows, st.s[rows])
     along = (tables.at(rows, st.s[rows] + ds) - here) / dt
@@ -171,7 +203,7 @@ def _preferred(st: _State, rows, tables: _Tables, goal, speed, v_max, dt: float,
     v = np.where(st.on_track[rows, None], along, along + off / return_s)
     to_goal = goal[rows] - st.xy[rows]
     dist = np.linalg.norm(to_goal, axis=1)
-    ending = (s_now >= tables.length[rows] - EXACT) & ~st.on_track[rows]
+    ending = (s_now >= tables.length[rows] - ON_CURVE_M) & ~st.on_track[rows]
     homing = to_goal * (np.minimum(speed[rows], dist / (2 * dt)) / np.maximum(dist, EXACT))[:, None]
     v = np.where(ending[:, None], homing, v)
     norm = np.linalg.norm(v, axis=1)
@@ -182,10 +214,11 @@ def _preferred(st: _State, rows, tables: _Tables, goal, speed, v_max, dt: float,
 
 def _step(st: _State, rows, tables: _Tables, goal, sizes: tuple, speed, v_max, footprints, reach, p) -> None:
     """One step Δt of the walkers ``rows`` (moving on their schedules), in place; ``sizes``:
-    (radius (A,), partner (A,) or −1, gap to the partner (A,))."""
+    (radius (A,), the walker each meets (A,), or −1)."""
     dt = p.time_step_s
     v_pref, ds = _preferred(st, rows, tables, goal, speed, v_max, dt, p.return_s)
-    v_new, changed = _avoid(st, rows, v_pref, _lines(st, rows, sizes, footprints, reach, p), v_max, dt)
+    near_end = np.linalg.norm(goal[rows] - st.xy[rows], axis=1)
+    v_new, changed = _avoid(st, rows, v_pref, _lines(st, rows, sizes, footprints, reach, p), v_max, dt, near_end)
     exact = st.on_track[rows] & ~changed
     ex, off = rows[exact], rows[~exact]
     # on track: exactly the walk alone
@@ -201,16 +234,14 @@ def _step(st: _State, rows, tables: _Tables, goal, sizes: tuple, speed, v_max, f
         st.moved[off] = True
         st.xy[off] = st.xy[off] + v * dt
         st.vel[off] = v
-        s_new = np.maximum(tables.project(off, st.xy[off], st.s[off]), st.s[off])
-        want = ds[~exact]
-        share = np.where(want > EXACT, np.clip((s_new - st.s[off]) / np.maximum(want, EXACT), 0.0, 1.0), 1.0)
-        st.s[off] = s_new
-        st.tau[off] += share * dt
+        st.s[off] = np.maximum(tables.project(off, st.xy[off], st.s[off]), st.s[off])
+        st.tau[off] = np.maximum(st.tau[off], tables.t_first(off, st.s[off]))
 
 
-def _avoid(st: _State, rows, v_pref, lines, v_max, dt: float):
+def _avoid(st: _State, rows, v_pref, lines, v_max, dt: float, near_end):
     """(velocities (n, 2), changed (n,)): ORCA's velocity for each walker of ``rows`` whose
-    preferred one leaves a half-plane (linear program 2, or 3), the preferred one otherwise."""
+    preferred one leaves a half-plane (linear program 2, or 3), the preferred one otherwise;
+    ``near_end``: (n,) each walker's distance to its curve's end (m)."""
     v_new = v_pref.copy()
     changed = np.zeros(len(rows), bool)
     for k, (hard, soft) in enumerate(lines):
@@ -225,9 +256,8 @@ def _avoid(st: _State, rows, v_pref, lines, v_max, dt: float):
         # keep right: a walker held up turns its preferred velocity to its right, the more the
         # slower it has to go, and turns back slowly (ORCA alone only slows both walkers of a
         # head-on meeting, and a crowd that meets in one place jams)
-        st.stuck[a] = st.stuck[a] + dt if slowed > STUCK else 0.0
-        want = KEEP_RIGHT * min(max(slowed, 0.0) / KEEP_RIGHT_FULL, 1.0) + BACK_OFF * st.stuck[a]
-        st.turn[a] = min(max(want, st.turn[a] - UNTURN * dt), TURN_MAX)
+        want = KEEP_RIGHT * min(max(slowed, 0.0) / KEEP_RIGHT_FULL, 1.0)
+        st.turn[a] = max(want, st.turn[a] - UNTURN * dt) if near_end[k] > NO_TURN_M else 0.0
         if st.turn[a] > 0.0:
             c, sn = math.cos(st.turn[a]), math.sin(st.turn[a])
             v = solve_velocity(every, len(hard), (c * pref[0] + sn * pref[1], -sn * pref[0] + c * pref[1]), cap)
@@ -249,7 +279,7 @@ def _lines(st: _State, rows, sizes: tuple, footprints, reach: float, p) -> list[
     """Per walker of ``rows``: (its obstacles' half-planes, its ORCA half-planes with its nearest
     ``p.neighbours`` walkers, nearest first)."""
     dt = p.time_step_s
-    radius, partner, gap = sizes
+    radius, partner = sizes
     out: list[tuple[list, list]] = [([], []) for _ in rows]
     if footprints:
         for k, hard in enumerate(obstacle_lines(list(footprints), st.xy[rows], radius[rows], reach,
@@ -259,7 +289,7 @@ def _lines(st: _State, rows, sizes: tuple, footprints, reach: float, p) -> list[
     slot = -np.ones(len(st.xy), int)
     slot[rows] = np.arange(len(rows))
     keep = slot[i] >= 0
-    i, j = i[keep], j[keep]
+    i, j = i[keep & (partner[i] != j)], j[keep & (partner[i] != j)]  # two meeting walkers stop apart
     if not len(i):
         return out
     first = np.searchsorted(i, i, "left")
@@ -267,9 +297,7 @@ def _lines(st: _State, rows, sizes: tuple, footprints, reach: float, p) -> list[
     i, j = i[keep], j[keep]
     avoiding = slot >= 0  # the walkers moving this step
     share = np.where(avoiding[j], 0.5, 1.0)
-    vel_j = np.where(avoiding[j, None], st.vel[j], 0.0)
-    r = np.where(partner[i] == j, np.minimum(radius[i] + radius[j], gap[i]), radius[i] + radius[j])
-    u, n = agent_halfplanes(st.xy[j] - st.xy[i], st.vel[i] - vel_j, r, share, p.horizon_s, dt)
+    u, n = agent_halfplanes(st.xy[j] - st.xy[i], st.vel[i] - st.vel[j], radius[i] + radius[j], share, p.horizon_s, dt)
     q = st.vel[i] + share[:, None] * u
     for a, qx, qy, nx, ny in zip(slot[i].tolist(), q[:, 0].tolist(), q[:, 1].tolist(), n[:, 0].tolist(),
                                  n[:, 1].tolist()):

@@ -7,8 +7,9 @@ walk is given, so feet are planted and steps are steps (a sidestep is a step ont
    :data:`STOP_SPEED` of its own speed for :data:`STOP_MIN_S`), it stops: the trace is cut there
    into legs; each leg is a path walk of its own that starts from standing and stops standing (the
    path walk's own start and stop, Tsutsuguchi et al. 2000 do not model them), and the walker
-   stands between them. A leg too short for a step, or one that would start on a stair's edge, is
-   joined to the next (the stop is dropped).
+   stands between them, facing the way it arrived (the next leg leaves that way, then turns onto
+   the trace). A leg too short for a step, or one that would start on a stair's edge, is joined
+   to the next (the stop is dropped).
 2. **The path** of a leg is the trace itself (world → armature space), its heights the curve's
    (the ground's, when there is one: the path walk drops it onto the ground).
 3. **The timing**: the heel strikes come when the trace reaches the COM's place at heel strike
@@ -38,6 +39,7 @@ SLOW_MAX = 1.9  # a step takes at most this many times its own time (slower ones
 RESTART_S = 0.6  # a walker stands at least this long between two legs (s: its weight shift)
 MIN_LEG_M = 0.5  # a leg shorter than this (m) is no walk: its stop is dropped
 DEDUPE_M = 0.01  # trace points closer than this are one point
+LEAD_M = 0.3  # a leg after a stop leaves straight along the way the walker stands for this long (m)
 
 
 @dataclass
@@ -89,10 +91,46 @@ def legs_of(xy: np.ndarray, s: np.ndarray, dt: float, speed: float) -> list[Leg]
     last = int(len(xy) - 1 - np.argmax(still[::-1])) if still.any() else 0
     cuts = [(a + b) // 2 for a, b in stops(xy, dt, speed, first, last)]
     bounds = [0] + cuts + [len(xy) - 1]
-    out = []
-    for a, b in zip(bounds[:-1], bounds[1:]):
-        out.append(_leg(xy, s, dt, a, b))
+    return [_leg(xy, s, dt, a, b) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def facing(legs: list[Leg]) -> list[Leg]:
+    """The legs with each stop between them faced one way: the leg before arrives straight over
+    its last :data:`LEAD_M`, the leg after leaves straight the same way over its first (the path
+    walk stops facing its path's last direction and starts facing its first); points of the traces
+    nearer the stop than that are left out."""
+    out = list(legs)
+    for k in range(1, len(out)):
+        before, after = out[k - 1], out[k]
+        stop = before.xy[-1]
+        far = np.flatnonzero(np.linalg.norm(before.xy - stop, axis=1) >= LEAD_M)
+        ahead = np.linalg.norm(after.xy - stop, axis=1) >= LEAD_M
+        if not len(far) or not ahead.any():
+            continue
+        keep = np.arange(len(before.xy)) <= far[-1]
+        h = (stop - before.xy[far[-1]]) / np.linalg.norm(stop - before.xy[far[-1]])
+        corner = stop - LEAD_M * h
+        arc = before.arc[far[-1]] + np.linalg.norm(corner - before.xy[far[-1]])
+        out[k - 1] = _with_points(before, keep, arc, corner, -1)
+        first = int(np.argmax(ahead))
+        out[k] = _with_points(after, np.arange(len(after.xy)) >= first, after.arc[first], stop + LEAD_M * h, 1)
     return out
+
+
+def _with_points(leg: Leg, keep: np.ndarray, arc_at: float, point: np.ndarray, where: int) -> Leg:
+    """The leg's points ``keep`` with its end (``where`` −1: the last, 1: the first) and ``point``
+    (at arc length ``arc_at`` of the old leg) between it and them."""
+    t_at, s_at = leg.time_at(arc_at), np.interp(arc_at, leg.arc, leg.s_route)
+    if where > 0:
+        xy = np.concatenate([leg.xy[:1], point[None], leg.xy[keep]])
+        t = np.concatenate([leg.t[:1], [t_at], leg.t[keep]])
+        sr = np.concatenate([leg.s_route[:1], [s_at], leg.s_route[keep]])
+    else:
+        xy = np.concatenate([leg.xy[keep], point[None], leg.xy[-1:]])
+        t = np.concatenate([leg.t[keep], [t_at], leg.t[-1:]])
+        sr = np.concatenate([leg.s_route[keep], [s_at], leg.s_route[-1:]])
+    arc = np.concatenate(([0.0], np.cumsum(np.linalg.norm(np.diff(xy, axis=0), axis=1))))
+    return Leg(xy, np.maximum.accumulate(t), arc, leg.t_start, sr)
 
 
 def _leg(xy, s, dt: float, a: int, b: int) -> Leg:
@@ -144,7 +182,7 @@ def walk_legs(ww: WalkerWalk, legs: list[Leg], frame_start: int, progress=None) 
     """The walker's clip over its legs (each a path walk, one after the other on consecutive
     frames, standing between them) and the legs walked (short ones and ones that could not be
     walked joined to their neighbours)."""
-    legs = _walkable(legs)
+    legs = facing(_walkable(legs))
     while True:
         try:
             return _walk(ww, legs, frame_start, progress), legs
@@ -154,6 +192,7 @@ def walk_legs(ww: WalkerWalk, legs: list[Leg], frame_start: int, progress=None) 
             k = failed.index
             legs = legs[:k - 1] + [join(legs[k - 1], legs[k])] + legs[k + 1:] if k > 0 else \
                 [join(legs[0], legs[1])] + legs[2:]
+            legs = facing(legs)
 
 
 def _walkable(legs: list[Leg]) -> list[Leg]:
