@@ -255,6 +255,7 @@ def _greet(results, prepared, meetings, p: CrowdParams, fps: float, progress: Pr
     reports = []
     for k, m in enumerate(meetings):
         a, b = results[m.a], results[m.b]
+        start = max(a.clip.frames[-1], b.clip.frames[-1]) + 1 - max(a.clip.frames[0], b.clip.frames[0])
         rigs = tuple((prepared[i].walker.skeleton, prepared[i].walker.rigmap) for i in (m.a, m.b))
         worlds = tuple(np.asarray(prepared[i].walker.world, float) for i in (m.a, m.b))
         clip_a, clip_b, report = greet.shake_hands((a.clip, b.clip), rigs, worlds, m.settings, fps)
@@ -262,7 +263,8 @@ def _greet(results, prepared, meetings, p: CrowdParams, fps: float, progress: Pr
         a.partner, b.partner = b.name, a.name
         a.spot, b.spot = m.spots[0], m.spots[1]
         report = {k_: v for k_, v in report.items() if k_ != "curves"}
-        report.update({"initiator": a.name, "partner": b.name, "gap_m": m.gap})
+        report.update({"initiator": a.name, "partner": b.name, "gap_m": m.gap,
+                       "frame_start": float(max(clip_a.frames[0], clip_b.frames[0]) + start)})
         reports.append(report)
         progress((k + 1) / len(meetings))
     return reports

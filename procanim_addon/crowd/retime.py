@@ -148,7 +148,10 @@ def _leg(xy, s, dt: float, a: int, b: int) -> Leg:
         keep[np.flatnonzero(keep)[-2]] = False  # the end point stands for the last close one
     moving = np.flatnonzero(np.linalg.norm(pts - pts[0], axis=1) > 1e-6)
     t_start = float(t[moving[0] - 1]) if len(moving) else float(t[0])
+    away = np.flatnonzero(np.linalg.norm(pts - pts[-1], axis=1) >= DEDUPE_M)
+    arrive = float(t[away[-1] + 1]) if len(away) else float(t[-1])  # the end is reached, not left
     p, tt, ss = pts[keep], t[keep], sr[keep]
+    tt[-1] = min(tt[-1], arrive)
     arc = np.concatenate(([0.0], np.cumsum(np.linalg.norm(np.diff(p, axis=0), axis=1))))
     tt = np.maximum.accumulate(np.maximum(tt, t_start))
     tt[0] = t_start
