@@ -18,6 +18,7 @@ Everything is deterministic: the same walkers and settings give the same keys.
 from __future__ import annotations
 
 import dataclasses
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -29,6 +30,7 @@ from ..walk import generate_path_walk
 from ..walk.gait import plan_walk
 from ..walk.timing import timeline_of
 from . import greet
+from .grid import near_pairs
 from .measure import close_pairs, on_frames, pelvis_world
 from .params import CrowdParams, Walker, check_walkers
 from .plan import plan_crowd
@@ -103,6 +105,7 @@ def generate_crowd(walkers: list[Walker], params: CrowdParams | None = None,
     scales, fps = check_walkers(walkers)
     for w in walkers:
         check_upright(w.name, np.asarray(w.world, float))
+    clock = _Clock()
     progress(0.0)
     varied = [vary(w.params, p.variation, p.seed, i) for i, w in enumerate(walkers)]
     points = [np.asarray(w.points, float) for w in walkers]
@@ -119,18 +122,39 @@ def generate_crowd(walkers: list[Walker], params: CrowdParams | None = None,
     partners = {}
     for m in meetings:
         partners[m.a], partners[m.b] = m.b, m.a
+    clock.lap("prepare")
     traces, routes = _plan(prepared, partners, p, part(progress, _P_CROWD, _P_WALKS))
-    results = [_walk_one(x, None if traces is None else traces[i], routes[i], p, part(progress, _P_WALKS + (
-        _P_REPAIR - _P_WALKS) * i / len(prepared), _P_WALKS + (_P_REPAIR - _P_WALKS) * (i + 1) / len(prepared)))
-        for i, x in enumerate(prepared)]
-    if traces is not None:
+    clock.lap("plan")
+    n = len(prepared)
+    results = [_walk_one(x, None if traces is None else traces[i], routes[i], p,
+                         part(progress, _P_WALKS + (_P_REPAIR - _P_WALKS) * i / n,
+                              _P_WALKS + (_P_REPAIR - _P_WALKS) * (i + 1) / n)) for i, x in enumerate(prepared)]
+    clock.lap("walks")
+    replanned = [] if traces is None else \
         _repair(results, traces, routes, prepared, partners, p, part(progress, _P_REPAIR, _P_GREET))
+    clock.lap("repair")
     handshakes = _greet(results, prepared, meetings, p, fps, part(progress, _P_GREET, _P_MEASURE))
+    clock.lap("greet")
     for i, note in notes.items():
         results[i].note = note
-    report = _report(results, prepared, meetings, p)
+    report = _report(results, prepared, routes, meetings, p)
+    clock.lap("measure")
+    report.update(clock.laps, repair_rounds=len(replanned), replanned=len(set().union(*replanned)))
     progress(1.0)
     return CrowdResult([r.clip for r in results], results, report, handshakes)
+
+
+class _Clock:
+    """CPU time (this thread's) of each stage of a bake, for the report: ``cpu_<stage>_s``."""
+
+    def __init__(self):
+        self.laps: dict[str, float] = {}
+        self._last = time.thread_time()
+
+    def lap(self, stage: str) -> None:
+        now = time.thread_time()
+        self.laps[f"cpu_{stage}_s"] = now - self._last
+        self._last = now
 
 
 def _meetings(walkers, points, params: list, p) -> tuple[list, dict]:
@@ -182,7 +206,7 @@ def _prepare(w: Walker, points, params, delay: float, scale: float) -> _Prepared
 
 def _plan(prepared: list[_Prepared], partners: dict, p: CrowdParams, progress: ProgressFn):
     """(traces or None when nothing avoids, routes)."""
-    routes = [route_of(x.plan, np.asarray(x.walker.world, float), x.scale, p.personal_radius_m + p.margin_m)
+    routes = [route_of(x.plan, np.asarray(x.walker.world, float), x.scale, p.personal_radius_m, p.margin_m)
               for x in prepared]
     if p.personal_radius_m <= 0 and not p.obstacles:
         return None, routes
@@ -198,7 +222,7 @@ def _walk_one(x: _Prepared, trace, route, p: CrowdParams, progress: ProgressFn) 
             return CrowdWalker(w.name, clip, route.xy, delay_s=x.delay)
         legs = legs_of(trace.xy, trace.s, p.time_step_s, route.speed)
         ww = WalkerWalk(w.skeleton, w.rigmap, w.ground, x.params, np.asarray(w.world, float), x.scale,
-                        _heights(x.plan, route), p.speed_up)
+                        _heights(x.plan, route), p.speed_up, route.speed)
         clip, legs = walk_legs(ww, legs, int(x.params.frame_start), progress)
     except InputError as err:
         raise InputError(f"Walker '{w.name}': {err}") from None
@@ -206,18 +230,21 @@ def _walk_one(x: _Prepared, trace, route, p: CrowdParams, progress: ProgressFn) 
                        list(clip.metrics.pop("crowd_stops", [])), x.delay)
 
 
-def _repair(results, traces, routes, prepared, partners: dict, p: CrowdParams, progress: ProgressFn) -> None:
+def _repair(results, traces, routes, prepared, partners: dict, p: CrowdParams, progress: ProgressFn) -> list:
     """Where two walks come closer than the plan allowed (the steps follow the plan to a few
     centimetres; where a plan asks for more than a walk can do, further), the walker that strayed
     more from its plan is planned again — the others, as walked, fixed — with a wider margin, and
-    walked again (in place; at most :data:`REPAIRS` rounds)."""
+    walked again (in place; at most :data:`REPAIRS` rounds). Returns the walkers planned again,
+    per round."""
     limit = 2 * p.personal_radius_m - REPAIR_TOLERANCE_M
     dt = p.time_step_s
+    done: list[set] = []
+    skip = {(min(a, b), max(a, b)) for a, b in partners.items()} | crowded_ends(routes, limit)
     for rounds in range(REPAIRS):
         frames, xyz = _realised(results, prepared)
-        f, i, j, d = close_pairs(xyz[..., :2], limit, {(min(a, b), max(a, b)) for a, b in partners.items()})
+        f, i, j, d = close_pairs(xyz[..., :2], limit, skip)
         if not len(d):
-            return
+            return done
         t = (frames - frames[0]) / prepared[0].params.fps
         stray = np.zeros((2, len(d)))
         for k, who in enumerate((i, j)):
@@ -228,13 +255,26 @@ def _repair(results, traces, routes, prepared, partners: dict, p: CrowdParams, p
         steps = np.arange(max(len(tr.xy) for tr in traces) + int(round(t[-1] / dt)) + 1) * dt
         fixed = {a: np.column_stack([np.interp(steps, t, xyz[:, a, c]) for c in range(2)])
                  for a in range(len(results)) if a not in redo}
-        wider = [dataclasses.replace(r, radius=r.radius + REPAIR_MARGIN_M * (rounds + 1)) if a in redo else r
+        wider = [dataclasses.replace(r, margin=r.margin + REPAIR_MARGIN_M * (rounds + 1)) if a in redo else r
                  for a, r in enumerate(routes)]
         again = plan_crowd(wider, p.obstacles, p, no_progress, partners, fixed)
         for a in redo:
             traces[a] = again[a]
             results[a] = _walk_one(prepared[a], again[a], routes[a], p, no_progress)
+        done.append(set(redo))
         progress((rounds + 1) / REPAIRS)
+    return done
+
+
+def crowded_ends(routes, limit: float) -> set:
+    """{(i, j)}, i < j: walkers whose curves start, or end, closer than ``limit`` (m) to each other:
+    no plan keeps those apart (they stand there)."""
+    out = set()
+    for k in (0, -1):
+        xy = np.array([r.xy[k] for r in routes])
+        i, j = near_pairs(xy, limit)
+        out |= {(a, b) for a, b in zip(i.tolist(), j.tolist()) if a < b}
+    return out
 
 
 def _realised(results, prepared) -> tuple[np.ndarray, np.ndarray]:
@@ -270,9 +310,10 @@ def _greet(results, prepared, meetings, p: CrowdParams, fps: float, progress: Pr
     return reports
 
 
-def _report(results, prepared, meetings, p: CrowdParams) -> dict:
-    """The crowd's figures: closest pelvises (meeting pairs apart), when the crowd has finished,
-    how far each walker ends from its curve's end."""
+def _report(results, prepared, routes, meetings, p: CrowdParams) -> dict:
+    """The crowd's figures: closest pelvises (meeting pairs apart), the pairs whose curves start or
+    end closer than twice the personal radius, when the crowd has finished, how far each walker
+    ends from its curve's end."""
     frames, xyz = _realised(results, prepared)
     skip = {(min(m.a, m.b), max(m.a, m.b)) for m in meetings}
     reach = max(2 * p.personal_radius_m, 0.01) + 0.5
@@ -283,7 +324,9 @@ def _report(results, prepared, meetings, p: CrowdParams) -> dict:
         end = to_world(np.asarray(x.walker.world, float), x.points[-1:])[0, :2]
         r.end_gap_m = float(np.linalg.norm(pelvis_world(x.walker.skeleton, x.walker.rigmap, r.clip,
                                                         x.walker.world)[-1, :2] - end))
+    crowded = crowded_ends(routes, 2 * p.personal_radius_m) if p.personal_radius_m > 0 else set()
     return {
+        "crowded_ends": ", ".join(f"{results[a].name} – {results[b].name}" for a, b in sorted(crowded)),
         "walkers": len(results),
         "moved": int(sum(r.moved for r in results)),
         "meetings": len(meetings),

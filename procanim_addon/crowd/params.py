@@ -73,7 +73,7 @@ class CrowdParams:
     horizon_s: float = 4.0
     obstacle_horizon_s: float = 1.0
     neighbours: int = 10
-    margin_m: float = 0.08
+    margin_m: float = 0.15
     speed_up: float = 1.2
     return_s: float = 1.5
 

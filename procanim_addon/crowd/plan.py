@@ -37,6 +37,8 @@ NO_TURN_M = 1.0  # a walker this close to its curve's end heads straight for it
 GIVE_UP_S = 10.0  # a walker held still for this long, no nearer its curve's end, stops where it is
 GIVE_UP_M = 0.05  # (nearer by this much; still: slower than GIVE_UP_SPEED m/s)
 GIVE_UP_SPEED = 0.1
+STOPPED_SPEED = 0.05  # m/s: a walker slower than this has stopped …
+STAND_S = 1.5  # … and stands this long (s) before it walks on: the walk's stop and start take that
 ACCELERATION = 1.5  # m/s²: how fast a walker's velocity changes in the plan (a walk starts or stops in about a step)
 
 
@@ -126,6 +128,42 @@ class _State:
     turn: np.ndarray
     best: np.ndarray
     since: np.ndarray
+    stand: np.ndarray
+
+
+@dataclass
+class _Crowd:
+    """What stays the same over the plan: the routes as tables, each walker's curve end (A, 2),
+    radius, margin, speed alone and fastest speed (A,), the walker it meets (or −1), when its walk
+    alone starts and ends (A,) s, the obstacles, how far avoidance looks (m) and the settings."""
+
+    tables: _Tables
+    goal: np.ndarray
+    radius: np.ndarray
+    margin: np.ndarray
+    speed: np.ndarray
+    v_max: np.ndarray
+    partner: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    footprints: tuple
+    reach: float
+    p: object
+
+
+def _crowd(routes: list[Route], footprints: tuple, p, partners: dict | None) -> _Crowd:
+    n = len(routes)
+    partner = -np.ones(n, int)
+    for a, b in (partners or {}).items():
+        partner[a] = b
+    radius = np.array([r.radius for r in routes])
+    margin = np.array([r.margin for r in routes])
+    speed = np.array([r.speed for r in routes])
+    v_max = p.speed_up * speed
+    reach = 2 * float((radius + margin).max()) + p.horizon_s * 2 * float(v_max.max())
+    return _Crowd(_Tables(routes, p.time_step_s), np.array([r.xy[-1] for r in routes]), radius, margin, speed, v_max,
+                  partner, np.array([r.start_time for r in routes]), np.array([r.end_time for r in routes]),
+                  tuple(footprints), reach, p)
 
 
 def plan_crowd(routes: list[Route], footprints: tuple, p, progress: ProgressFn = no_progress,
@@ -134,38 +172,28 @@ def plan_crowd(routes: list[Route], footprints: tuple, p, progress: ProgressFn =
     ``partners``: {walker: the walker it meets}: the two do not avoid each other (their curves
     lead them to spots apart, facing); ``fixed``: {walker: (K, 2) where it is every Δt (world m)}:
     walkers that go their own way, the others avoiding them (their traces are those given)."""
+    c = _crowd(routes, footprints, p, partners)
     dt = p.time_step_s
-    tables = _Tables(routes, dt)
     n = len(routes)
-    partner = -np.ones(n, int)
-    for a, b in (partners or {}).items():
-        partner[a] = b
     fixed = fixed or {}
     held = np.array(sorted(fixed), int)
-    radius = np.array([r.radius for r in routes])
-    speed = np.array([r.speed for r in routes])
-    v_max = p.speed_up * speed
-    start = np.array([r.start_time for r in routes])
-    end = np.array([r.end_time for r in routes])
-    goal = np.array([r.xy[-1] for r in routes])
-    first = tables.at(np.arange(n), np.zeros(n))
+    first = c.tables.at(np.arange(n), np.zeros(n))
     st = _State(first, np.zeros((n, 2)), np.zeros(n), np.zeros(n), np.isin(np.arange(n), held), np.ones(n, bool),
-                np.zeros(n, bool), np.full(n, np.inf), np.zeros(n), np.full(n, np.inf), np.zeros(n))
-    reach = 2 * radius.max() + p.horizon_s * 2 * v_max.max()
-    steps = int(np.ceil((EXTRA_TIME[0] * end.max() + EXTRA_TIME[1]) / dt))
+                np.zeros(n, bool), np.full(n, np.inf), np.zeros(n), np.full(n, np.inf), np.zeros(n), np.zeros(n))
+    steps = int(np.ceil((EXTRA_TIME[0] * c.end.max() + EXTRA_TIME[1]) / dt))
     xs, ss = [st.xy.copy()], [st.s.copy()]
     for k in range(1, steps + 1):
         if k % 10 == 0:
-            progress(min(k * dt / max(2 * end.max(), dt), 0.99))
+            progress(min(k * dt / max(2 * c.end.max(), dt), 0.99))
         for a in held.tolist():  # where the fixed walkers are, and how fast they go
             track = fixed[a]
             st.xy[a] = track[min(k, len(track) - 1)]
             st.vel[a] = (st.xy[a] - track[min(k - 1, len(track) - 1)]) / dt
-        active = ~st.done & (st.tau >= start - EXACT)
+        active = ~st.done & (st.tau >= c.start - EXACT)
         st.tau[~active & ~st.done] += dt  # waiting to start
         if active.any():
-            _step(st, np.flatnonzero(active), tables, goal, (radius, partner), speed, v_max, footprints, reach, p)
-        _arrive(st, active, tables, goal, end, k * dt, dt)
+            _step(st, np.flatnonzero(active), c)
+        _arrive(st, active, c, k * dt)
         xs.append(st.xy.copy())
         ss.append(st.s.copy())
         if st.done.all() and (not len(held) or k >= max(len(fixed[a]) for a in held.tolist())):
@@ -175,50 +203,53 @@ def plan_crowd(routes: list[Route], footprints: tuple, p, progress: ProgressFn =
     return [Trace(xy[a], s[a], bool(st.moved[a]), float(st.arrived[a])) for a in range(n)]
 
 
-def _arrive(st: _State, active, tables: _Tables, goal, end, now: float, dt: float) -> None:
+def _arrive(st: _State, active, c: _Crowd, now: float) -> None:
     """The walkers that arrive at their curve's end this step, or give up (one held still for
     :data:`GIVE_UP_S`, no nearer it, stops where it is), stop: they stand still from now on."""
-    at_end = (st.tau >= end) | (st.s >= tables.length - ON_CURVE_M)
-    to_goal = np.linalg.norm(st.xy - goal, axis=1)
+    at_end = (st.tau >= c.end) | (st.s >= c.tables.length - ON_CURVE_M)
+    to_goal = np.linalg.norm(st.xy - c.goal, axis=1)
     arrived = active & at_end & (to_goal < ARRIVE_M)
     nearer = to_goal < st.best - GIVE_UP_M
     st.best = np.where(nearer, to_goal, st.best)
     moving = np.linalg.norm(st.vel, axis=1) > GIVE_UP_SPEED
-    st.since = np.where(nearer | moving | ~active, 0.0, st.since + dt)
+    st.since = np.where(nearer | moving | ~active, 0.0, st.since + c.p.time_step_s)
     stop = arrived | (active & (st.since > GIVE_UP_S))
     st.done |= stop
     st.vel[stop] = 0.0
     st.arrived = np.where(arrived, now, st.arrived)
 
 
-def _preferred(st: _State, rows, tables: _Tables, goal, speed, v_max, dt: float, return_s: float):
+def _preferred(st: _State, rows, c: _Crowd):
     """(v_pref (n, 2), progress wanted (n,)): along the curve as the walk alone goes from the
     walker's own time τ, plus the way back to the curve over ``return_s``; at the schedule's end,
     straight to the curve's end."""
+    dt, tables = c.p.time_step_s, c.tables
     s_now, s_next = tables.s_free(rows, st.tau[rows]), tables.s_free(rows, st.tau[rows] + dt)
     ds = np.maximum(s_next - s_now, 0.0)
     here = tables.at(rows, st.s[rows])
     along = (tables.at(rows, st.s[rows] + ds) - here) / dt
     off = here - st.xy[rows]
-    v = np.where(st.on_track[rows, None], along, along + off / return_s)
-    to_goal = goal[rows] - st.xy[rows]
+    v = np.where(st.on_track[rows, None], along, along + off / c.p.return_s)
+    to_goal = c.goal[rows] - st.xy[rows]
     dist = np.linalg.norm(to_goal, axis=1)
     ending = (s_now >= tables.length[rows] - ON_CURVE_M) & ~st.on_track[rows]
-    homing = to_goal * (np.minimum(speed[rows], dist / (2 * dt)) / np.maximum(dist, EXACT))[:, None]
+    homing = to_goal * (np.minimum(c.speed[rows], dist / (2 * dt)) / np.maximum(dist, EXACT))[:, None]
     v = np.where(ending[:, None], homing, v)
     norm = np.linalg.norm(v, axis=1)
-    cap = v_max[rows]
+    cap = c.v_max[rows]
     v = v * np.where(norm > cap, cap / np.maximum(norm, EXACT), 1.0)[:, None]
     return v, ds
 
 
-def _step(st: _State, rows, tables: _Tables, goal, sizes: tuple, speed, v_max, footprints, reach, p) -> None:
-    """One step Δt of the walkers ``rows`` (moving on their schedules), in place; ``sizes``:
-    (radius (A,), the walker each meets (A,), or −1)."""
-    dt = p.time_step_s
-    v_pref, ds = _preferred(st, rows, tables, goal, speed, v_max, dt, p.return_s)
-    near_end = np.linalg.norm(goal[rows] - st.xy[rows], axis=1)
-    v_new, changed = _avoid(st, rows, v_pref, _lines(st, rows, sizes, footprints, reach, p), v_max, dt, near_end)
+def _step(st: _State, rows, c: _Crowd) -> None:
+    """One step Δt of the walkers ``rows`` (moving on their schedules), in place."""
+    dt, tables = c.p.time_step_s, c.tables
+    v_pref, ds = _preferred(st, rows, c)
+    near_end = np.linalg.norm(c.goal[rows] - st.xy[rows], axis=1)
+    walking = np.zeros(len(st.xy), bool)  # the margin is for walkers whose steps follow the plan
+    walking[rows] = (st.stand[rows] <= 0) & (near_end >= NO_TURN_M)
+    v_new, changed = _avoid(st, rows, v_pref, _lines(st, rows, c.radius + c.margin * walking, c), c.v_max, dt,
+                            near_end)
     exact = st.on_track[rows] & ~changed
     ex, off = rows[exact], rows[~exact]
     # on track: exactly the walk alone
@@ -230,6 +261,12 @@ def _step(st: _State, rows, tables: _Tables, goal, sizes: tuple, speed, v_max, f
     # clock from where it got
     if len(off):
         v = _walkable(st, off, v_new[~exact], dt)
+        # a walker that comes to a stop stands a while (a walk stops and starts again over steps)
+        ending = near_end[~exact] < NO_TURN_M
+        was = np.linalg.norm(st.vel[off], axis=1) >= STOPPED_SPEED
+        stopped = (np.linalg.norm(v, axis=1) < STOPPED_SPEED) & was
+        st.stand[off] = np.where(stopped & ~ending, STAND_S, np.maximum(st.stand[off] - dt, 0.0))
+        v[st.stand[off] > 0] = 0.0
         st.on_track[off] = False
         st.moved[off] = True
         st.xy[off] = st.xy[off] + v * dt
@@ -246,6 +283,10 @@ def _avoid(st: _State, rows, v_pref, lines, v_max, dt: float, near_end):
     changed = np.zeros(len(rows), bool)
     for k, (hard, soft) in enumerate(lines):
         a = rows[k]
+        if st.stand[a] > 0:  # standing: keeps still (others avoid it)
+            v_new[k] = 0.0
+            changed[k] = True
+            continue
         every = hard + soft
         pref = (float(v_pref[k, 0]), float(v_pref[k, 1]))
         if not any((pref[0] - qx) * nx + (pref[1] - qy) * ny < -1e-9 for qx, qy, nx, ny in every):
@@ -275,17 +316,18 @@ def _walkable(st: _State, rows, v_want, dt: float) -> np.ndarray:
     return v_old + dv * np.minimum(1.0, ACCELERATION * dt / np.maximum(size, EXACT))[:, None]
 
 
-def _lines(st: _State, rows, sizes: tuple, footprints, reach: float, p) -> list[tuple[list, list]]:
+def _lines(st: _State, rows, radius, c: _Crowd) -> list[tuple[list, list]]:
     """Per walker of ``rows``: (its obstacles' half-planes, its ORCA half-planes with its nearest
-    ``p.neighbours`` walkers, nearest first)."""
+    ``neighbours`` walkers, nearest first); ``radius`` (A,): each walker's size this step (m)."""
+    p = c.p
     dt = p.time_step_s
-    radius, partner = sizes
+    partner = c.partner
     out: list[tuple[list, list]] = [([], []) for _ in rows]
-    if footprints:
-        for k, hard in enumerate(obstacle_lines(list(footprints), st.xy[rows], radius[rows], reach,
+    if c.footprints:
+        for k, hard in enumerate(obstacle_lines(list(c.footprints), st.xy[rows], radius[rows], c.reach,
                                                 p.obstacle_horizon_s, dt)):
             out[k][0].extend(hard)
-    i, j = near_pairs(st.xy, reach)
+    i, j = near_pairs(st.xy, c.reach)
     slot = -np.ones(len(st.xy), int)
     slot[rows] = np.arange(len(rows))
     keep = slot[i] >= 0
@@ -295,7 +337,7 @@ def _lines(st: _State, rows, sizes: tuple, footprints, reach: float, p) -> list[
     first = np.searchsorted(i, i, "left")
     keep = (np.arange(len(i)) - first) < p.neighbours
     i, j = i[keep], j[keep]
-    avoiding = slot >= 0  # the walkers moving this step
+    avoiding = (slot >= 0) & ~(st.stand > 0)  # the walkers moving this step (not standing)
     share = np.where(avoiding[j], 0.5, 1.0)
     u, n = agent_halfplanes(st.xy[j] - st.xy[i], st.vel[i] - st.vel[j], radius[i] + radius[j], share, p.horizon_s, dt)
     q = st.vel[i] + share[:, None] * u

@@ -4,7 +4,8 @@ The avoidance never moves a body the path walk made: it changes the path and the
 walk is given, so feet are planted and steps are steps (a sidestep is a step onto the detour).
 
 1. **Stops.** Where the plan holds the walker nearly still for a while (slower than
-   :data:`STOP_SPEED` of its own speed for :data:`STOP_MIN_S`), it stops: the trace is cut there
+   :data:`STOP_SPEED` of its own speed for :data:`STOP_MIN_S`), it stops on one spot (the little
+   the plan creeps meanwhile left out) from when it gets there to when it leaves: the trace is cut there
    into legs; each leg is a path walk of its own that starts from standing and stops standing (the
    path walk's own start and stop, Tsutsuguchi et al. 2000 do not model them), and the walker
    stands between them, facing the way it arrived (the next leg leaves that way, then turns onto
@@ -12,7 +13,9 @@ walk is given, so feet are planted and steps are steps (a sidestep is a step ont
    to the next (the stop is dropped).
 2. **The path** of a leg is the trace itself (world → armature space), its heights the curve's
    (the ground's, when there is one: the path walk drops it onto the ground).
-3. **The timing**: the heel strikes come when the trace reaches the COM's place at heel strike
+3. **The steps** are shorter where the trace is slower than the walk alone (:func:`stride_share`:
+   step ∝ √speed, down to :data:`SHORTEST_STEP` of the stride; the path walk's ``stride_at``).
+4. **The timing**: the heel strikes come when the trace reaches the COM's place at heel strike
    (:func:`~.routes.schedule_points`' relation, read backwards), each step kept within
    ``1/speed_up``–:data:`SLOW_MAX` times its own time (faster or slower steps would not be a
    walk: the trace is then followed as closely as those allow), through
@@ -32,11 +35,13 @@ from ..walk import generate_path_walk
 from ..walk.timing import timeline_of
 from .routes import schedule_points, to_armature
 
-STOP_SPEED = 0.3  # × the walker's own speed: slower than this (smoothed over a step) is standing …
+STOP_SPEED = 0.2  # × the walker's own speed: slower than this (smoothed over a step) is standing …
 STOP_MIN_S = 1.0  # … when it lasts this long (s)
 SMOOTH_S = 0.6  # the trace's speed is smoothed over this (s) to find stops
 SLOW_MAX = 1.9  # a step takes at most this many times its own time (slower ones look like slow motion)
-RESTART_S = 0.6  # a walker stands at least this long between two legs (s: its weight shift)
+SHORTEST_STEP = 0.5  # a walker slowing down shortens its steps down to this share of its stride
+SMOOTH_POINTS = 9  # the trace's speed for the steps' length: a running mean over this many points
+RESTART_S = 0.3  # a walker stands at least this long between two legs (s)
 MIN_LEG_M = 0.5  # a leg shorter than this (m) is no walk: its stop is dropped
 DEDUPE_M = 0.01  # trace points closer than this are one point
 LEAD_M = 0.3  # a leg after a stop leaves straight along the way the walker stands for this long (m)
@@ -89,7 +94,12 @@ def legs_of(xy: np.ndarray, s: np.ndarray, dt: float, speed: float) -> list[Leg]
     first = int(np.argmax(moved)) if moved.any() else len(xy) - 1
     still = np.linalg.norm(xy - xy[-1], axis=1) > 1e-6
     last = int(len(xy) - 1 - np.argmax(still[::-1])) if still.any() else 0
-    cuts = [(a + b) // 2 for a, b in stops(xy, dt, speed, first, last)]
+    xy, s = np.array(xy, float), np.array(s, float)
+    cuts = []
+    for a, b in stops(xy, dt, speed, first, last):
+        mid = (a + b) // 2
+        xy[a:b + 1], s[a:b + 1] = xy[mid], s[mid]  # it stands on one spot (what it creeps is left out)
+        cuts.append(mid)
     bounds = [0] + cuts + [len(xy) - 1]
     return [_leg(xy, s, dt, a, b) for a, b in zip(bounds[:-1], bounds[1:])]
 
@@ -169,7 +179,7 @@ def join(a: Leg, b: Leg) -> Leg:
 class WalkerWalk:
     """What a leg's path walk needs besides the leg: the walker's rig, ground and settings, its
     world matrix, metres per armature unit, the armature-space heights along its route
-    (``route_z``: progress m → z) and the plan's speed-up limit."""
+    (``route_z``: progress m → z), the plan's speed-up limit and the walker's speed alone (m/s)."""
 
     skeleton: object
     rigmap: object
@@ -179,6 +189,7 @@ class WalkerWalk:
     scale: float
     route_z: object
     speed_up: float
+    speed: float
 
 
 def walk_legs(ww: WalkerWalk, legs: list[Leg], frame_start: int, progress=None) -> tuple[Clip, list[Leg]]:
@@ -199,16 +210,29 @@ def walk_legs(ww: WalkerWalk, legs: list[Leg], frame_start: int, progress=None) 
 
 
 def _walkable(legs: list[Leg]) -> list[Leg]:
-    """Legs too short for a walk joined to the next (the last one to the one before)."""
+    """Legs too short for a walk left out: the walker stands through them (the leg after starts
+    where the short one did); a short last leg is joined to the one before (the walk ends at the
+    curve's end)."""
     out: list[Leg] = []
-    for leg in legs:
-        if out and out[-1].length < MIN_LEG_M:
-            out[-1] = join(out[-1], leg)
-        else:
-            out.append(leg)
+    carry = None  # where the walker still stands: the start of the legs left out
+    for k, leg in enumerate(legs):
+        if leg.length < MIN_LEG_M and k < len(legs) - 1:
+            carry = leg.xy[0] if carry is None else carry
+            continue
+        if carry is not None:
+            leg = _from(leg, carry)
+            carry = None
+        out.append(leg)
     if len(out) > 1 and out[-1].length < MIN_LEG_M:
         out[-2:] = [join(out[-2], out[-1])]
     return out
+
+
+def _from(leg: Leg, start: np.ndarray) -> Leg:
+    """The leg starting from ``start`` (where the walker stands) instead of its own first point."""
+    xy = np.concatenate([start[None], leg.xy[1:]])
+    arc = np.concatenate(([0.0], np.cumsum(np.linalg.norm(np.diff(xy, axis=0), axis=1))))
+    return Leg(xy, leg.t, arc, leg.t_start, leg.s_route)
 
 
 class _LegFailed(Exception):
@@ -232,7 +256,8 @@ def _walk(ww: WalkerWalk, legs: list[Leg], frame_start: int, progress) -> Clip:
         pts[:, 2] = z
         p = dataclasses.replace(ww.params, frame_start=frame)
         try:
-            clip = generate_path_walk(ww.skeleton, ww.rigmap, pts, ww.ground, p, replan=hook)
+            clip = generate_path_walk(ww.skeleton, ww.rigmap, pts, ww.ground, p, replan=hook,
+                                      stride_at=stride_share(leg, ww.speed, ww.scale))
         except InputError as err:
             raise _LegFailed(k, err) from None
         if k > 0:  # standing from the last leg's last frame until this one's first step
@@ -244,6 +269,25 @@ def _walk(ww: WalkerWalk, legs: list[Leg], frame_start: int, progress) -> Clip:
     clip = concatenate(clips)
     clip.metrics["crowd_stops"] = stops
     return clip
+
+
+def stride_share(leg: Leg, speed: float, scale: float):
+    """The share of its stride a walker takes along a leg (armature units along the path → 0–1):
+    √(v / v_alone) of the trace's speed v there (smoothed over :data:`SMOOTH_S`), as measured gait
+    keeps step length ∝ cadence (the walk ratio, Sekiya et al. 1997: so step ∝ √speed), at least
+    :data:`SHORTEST_STEP`; None where the trace is never slower than the walk alone."""
+    dt = np.diff(leg.t)
+    ok = dt > 1e-9
+    if not ok.any():
+        return None
+    mid = 0.5 * (leg.arc[1:] + leg.arc[:-1])[ok]
+    v = np.diff(leg.arc)[ok] / dt[ok]
+    kernel = np.ones(min(SMOOTH_POINTS, len(v)))
+    v = np.convolve(v, kernel, mode="same") / np.convolve(np.ones(len(v)), kernel, mode="same")
+    share = np.clip(np.sqrt(np.maximum(v, 0.0) / max(speed, 1e-9)), SHORTEST_STEP, 1.0)
+    if np.all(share >= 1.0):
+        return None
+    return lambda s: float(np.interp(s * scale, mid, share))
 
 
 def _retimer(leg: Leg, ww: WalkerWalk, t0: float, least_stand: float, stand_end: float, starts: list):

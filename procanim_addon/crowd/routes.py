@@ -55,7 +55,9 @@ class Route:
 
     xy:       (M, 2) its path (the path walk's, corners rounded) every :data:`SAMPLE_M` of arc length
     t, s:     its walk alone: the COM's arc length along ``xy`` (m) at times ``t`` (s), piecewise linear
-    radius:   its personal radius plus the plan's margin (m)
+    radius:   its personal radius (m)
+    margin:   how much further the plan keeps it from the others while it walks (m: its steps
+              follow the plan to a few centimetres; standing, it is where the plan has it)
     speed:    its walking speed alone between the first and the last heel strike (m/s)
     """
 
@@ -63,6 +65,7 @@ class Route:
     t: np.ndarray
     s: np.ndarray
     radius: float
+    margin: float
     speed: float
 
     @property
@@ -87,7 +90,7 @@ class Route:
         return (1 - f) * self.xy[j0] + f * self.xy[j0 + 1]
 
 
-def route_of(plan, world: np.ndarray, scale: float, radius: float) -> Route:
+def route_of(plan, world: np.ndarray, scale: float, radius: float, margin: float) -> Route:
     """The :class:`Route` of a walker from its path walk plan and its armature's world matrix
     (``scale``: metres per armature unit)."""
     t, s = schedule_points(plan)
@@ -100,4 +103,4 @@ def route_of(plan, world: np.ndarray, scale: float, radius: float) -> Route:
     s_world = s * scale * (arc[-1] / max(path.length * scale, 1e-12))  # the path's arc in world metres
     walking = (t[-3] - t[2]) if len(t) > 4 else 0.0
     speed = (s_world[-3] - s_world[2]) / walking if walking > 1e-6 else float(np.max(np.diff(s_world)) / 0.5)
-    return Route(xy_new, t, s_world, radius, max(float(speed), 0.1))
+    return Route(xy_new, t, s_world, radius, margin, max(float(speed), 0.1))

@@ -245,7 +245,7 @@ def test_a_walker_held_up_stops_and_stands_with_planted_feet():
     xy = np.column_stack([s, np.zeros_like(s)])
     legs = legs_of(xy, s, dt, 1.1)
     assert len(legs) == 2
-    ww = WalkerWalk(SK, RM, FlatGround(0.0), PathWalkParams(), np.eye(4), 1.0, lambda q: np.zeros(len(q)), 1.2)
+    ww = WalkerWalk(SK, RM, FlatGround(0.0), PathWalkParams(), np.eye(4), 1.0, lambda q: np.zeros(len(q)), 1.2, 1.1)
     clip, legs = walk_legs(ww, legs, 1)
     assert len(clip.metrics["crowd_stops"]) == 1
     first, last = clip.metrics["crowd_stops"][0]

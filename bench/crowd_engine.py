@@ -1,0 +1,139 @@
+"""Crowd engine bench: a plaza crossed by 100 walkers for about 1,000 frames, with avoidance beside
+today's crowd (each walker's path walk alone, ``jobs.crowd``), and how the cost grows with the
+number of walkers.
+
+    <venv>/bin/python bench/crowd_engine.py                      (no Blender needed)
+    <venv>/bin/python bench/crowd_engine.py --sizes 25,50        (the growth table only for these)
+    <venv>/bin/python bench/crowd_engine.py --walkers 100 --sizes ""   (the first table only)
+
+The plaza: ProcAnim's 1.75 m human, walkers starting on a circle of 24 m radius at seeded random
+angles, each walking a straight curve to a point of the circle opposite (±35°; no two starting or
+ending within 0.7 m of each other: there they would stand closer than the radii allow), flat ground,
+24 fps, ``variation`` 0.5 (seed 1; start delays up to half a second); about 46 m and 1,000 frames
+each. With avoidance: personal radius 0.3 m (``procanim_addon.crowd.generate_crowd``). Today's
+crowd: the same walkers' path walks, one after the other, as ``procanim.crowd_walk`` bakes them
+(``jobs.crowd``). Times are this process's CPU time (one BLAS thread, as the extension sets) and
+wall time; "per 1k" is seconds per 1,000 character-frames (the frames of all walkers' clips).
+Printed beside them: the stages of the avoiding crowd (plan, walks, repair rounds), the closest
+two pelvises come on any frame (FK), how many walkers gave way and the last frame.
+
+The growth table runs the same plaza (same size, so denser) with 25, 50, 100 and 200 walkers; the
+exponent k of time ∝ walkers^k (least squares, log–log) says how the cost grows: the walks grow
+with the walkers (k = 1), the plan with their neighbours (a grid, ``crowd.grid``). The figures are
+printed only (no ``BENCH`` records): ``tools/bench.sh`` takes this bench in when the crowd's
+operator is registered.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from procanim_addon import jobs  # noqa: E402
+from procanim_addon.crowd import CrowdParams, Walker, generate_crowd  # noqa: E402
+from procanim_addon.crowd.variation import vary  # noqa: E402
+from procanim_addon.ground import FlatGround  # noqa: E402
+from procanim_addon.rigs import human_skeleton  # noqa: E402
+from procanim_addon.threads import limit_blas_threads  # noqa: E402
+from procanim_addon.walk import PathWalkParams  # noqa: E402
+
+RADIUS_M = 24.0
+SPREAD_DEG = 35.0
+APART_M = 0.7  # no two walkers start or end closer than this (m)
+VARIATION, SEED = 0.5, 1
+
+
+def plaza(n: int, seed: int = 0) -> list[Walker]:
+    """``n`` walkers crossing the plaza (module docstring), no two starting or ending closer than
+    :data:`APART_M`."""
+    rng = np.random.default_rng(seed)
+    sk, rm = human_skeleton(1.75)
+    starts, ends = [], []
+    while len(starts) < n:
+        a = rng.uniform(0, 2 * np.pi)
+        b = a + np.pi + np.radians(rng.uniform(-SPREAD_DEG, SPREAD_DEG))
+        s, e = RADIUS_M * np.array([np.cos(a), np.sin(a)]), RADIUS_M * np.array([np.cos(b), np.sin(b)])
+        if all(np.linalg.norm(s - x) >= APART_M and np.linalg.norm(e - y) >= APART_M for x, y in zip(starts, ends)):
+            starts.append(s)
+            ends.append(e)
+    return [Walker(f"W{i:03d}", sk, rm, np.array([[*s, 0.0], [*e, 0.0]]), FlatGround(0.0), PathWalkParams())
+            for i, (s, e) in enumerate(zip(starts, ends))]
+
+
+def today(walkers: list[Walker]):
+    """Today's crowd of the same walkers: each its path walk, with the settings the variation gives it."""
+    calls = []
+    for i, w in enumerate(walkers):
+        params, _ = vary(w.params, VARIATION, SEED, i)
+        calls.append(jobs.EngineCall(jobs.path_walk, (w.skeleton, w.rigmap, w.points, w.ground, params, np.eye(4),
+                                                     1.0)))
+    return jobs.crowd(calls)
+
+
+def timed(fn):
+    c0, w0 = time.process_time(), time.perf_counter()
+    out = fn()
+    return out, time.process_time() - c0, time.perf_counter() - w0
+
+
+def first_table(n: int) -> None:
+    walkers = plaza(n)
+    clips, cpu0, wall0 = timed(lambda: today(walkers))
+    frames0 = sum(c.frame_count for c in clips)
+    result, cpu1, wall1 = timed(lambda: generate_crowd(walkers, CrowdParams(variation=VARIATION, seed=SEED)))
+    frames1 = sum(c.frame_count for c in result.clips)
+    rep = result.report
+    print(f"\n{n} walkers crossing a {2 * RADIUS_M:.0f} m plaza, flat ground, 24 fps, variation {VARIATION}")
+    print(f"{'crowd':<34} {'char-frames':>11} {'CPU s':>7} {'per 1k':>7} {'wall s':>7} {'per 1k':>7}")
+    for name, frames, cpu, wall in (("today's (jobs.crowd, no avoidance)", frames0, cpu0, wall0),
+                                    ("avoiding (crowd.generate_crowd)", frames1, cpu1, wall1)):
+        print(f"{name:<34} {frames:>11,} {cpu:>7.1f} {1000 * cpu / frames:>7.3f} {wall:>7.1f} "
+              f"{1000 * wall / frames:>7.3f}")
+    print(f"stages (CPU s): plan {rep['cpu_plan_s']:.2f}, walks {rep['cpu_walks_s']:.2f}, repair "
+          f"{rep['cpu_repair_s']:.2f} ({rep['repair_rounds']} rounds, {rep['replanned']} walkers again), "
+          f"prepare {rep['cpu_prepare_s']:.2f}, measure {rep['cpu_measure_s']:.2f}")
+    print(f"closest pelvises {100 * rep['closest_pelvis_m']:.1f} cm (at least {100 * (2 * 0.3 - 0.05):.0f}), "
+          f"{rep['moved']} of {n} gave way, largest end gap {100 * rep['largest_end_gap_m']:.1f} cm, "
+          f"last frame {rep['last_frame']:.0f} (alone: {max(c.frames[-1] for c in clips):.0f})")
+
+
+def growth_table(sizes: list[int]) -> None:
+    rows = []
+    print(f"\nCost with the number of walkers (the same {2 * RADIUS_M:.0f} m plaza: denser as they grow)")
+    print(f"{'walkers':>7} {'char-frames':>11} {'CPU s':>7} {'per 1k':>7} {'plan s':>7} {'walks s':>7} "
+          f"{'repair s':>8} {'closest cm':>10} {'last frame':>10}")
+    for n in sizes:
+        result, cpu, _ = timed(lambda n=n: generate_crowd(plaza(n), CrowdParams(variation=VARIATION, seed=SEED)))
+        rep = result.report
+        frames = sum(c.frame_count for c in result.clips)
+        rows.append((n, cpu, rep["cpu_plan_s"]))
+        print(f"{n:>7} {frames:>11,} {cpu:>7.1f} {1000 * cpu / frames:>7.3f} {rep['cpu_plan_s']:>7.2f} "
+              f"{rep['cpu_walks_s']:>7.1f} {rep['cpu_repair_s']:>8.1f} {100 * rep['closest_pelvis_m']:>10.1f} "
+              f"{rep['last_frame']:>10.0f}")
+    if len(rows) > 1:
+        n, cpu, plan = (np.log(np.array(x, float)) for x in zip(*rows))
+        print(f"growth exponent k (time ∝ walkers^k): all {np.polyfit(n, cpu, 1)[0]:.2f}, "
+              f"plan {np.polyfit(n, plan, 1)[0]:.2f}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--walkers", type=int, default=100)
+    ap.add_argument("--sizes", default="25,50,100,200")
+    args = ap.parse_args()
+    limit_blas_threads()
+    first_table(args.walkers)
+    sizes = [int(x) for x in args.sizes.split(",") if x.strip()]
+    if sizes:
+        growth_table(sizes)
+
+
+if __name__ == "__main__":
+    main()
