@@ -4,7 +4,14 @@ number of walkers.
 
     <venv>/bin/python bench/crowd_engine.py                      (no Blender needed)
     <venv>/bin/python bench/crowd_engine.py --sizes 25,50        (the growth table only for these)
-    <venv>/bin/python bench/crowd_engine.py --walkers 100 --sizes ""   (the first table only)
+    <venv>/bin/python bench/crowd_engine.py --walkers 100 --sizes "" --no-scenes   (the plaza only)
+
+First the acceptance scenes of ``tests/engine/test_crowd.py`` (20 walkers crossing a 6 m circle,
+with and without variation; two head-on; two meeting), measured as the tests measure them: the
+closest two pelvises on any frame (cm), the largest mean foot skate in contact of a walker (cm/s),
+the largest distance of a walker's last pelvis from its curve's end (cm), the crowd's frames over
+the slowest walker's alone, and for the meeting the largest distance between the two right hands'
+grip points in the shake (cm).
 
 The plaza: ProcAnim's 1.75 m human, walkers starting on a circle of 24 m radius at seeded random
 angles, each walking a straight curve to a point of the circle opposite (±35°; no two starting or
@@ -123,12 +130,77 @@ def growth_table(sizes: list[int]) -> None:
               f"plan {np.polyfit(n, plan, 1)[0]:.2f}")
 
 
+def scenes_table() -> None:
+    """The acceptance scenes of the engine tests, measured the same way (FK of the clips)."""
+    from procanim_addon.walk import generate_path_walk
+    from procanim_addon.walk.metrics import contact_quality
+
+    sk, rm = human_skeleton(1.75)
+    hips = rm.index(sk, "hips")
+
+    def walker(name, a, b):
+        return Walker(name, sk, rm, np.array([[a[0], a[1], 0.0], [b[0], b[1], 0.0]]), FlatGround(0.0), PathWalkParams())
+
+    ring = [walker(f"C{i}", (6 * np.cos(x), 6 * np.sin(x)), (-6 * np.cos(x), -6 * np.sin(x)))
+            for i, x in enumerate(2 * np.pi * np.arange(20) / 20)]
+    scenes = [("20 crossing a 6 m circle", ring, CrowdParams()),
+              ("20 crossing, variation 1 (seed 1)", ring, CrowdParams(variation=1.0, seed=1)),
+              ("2 head-on on one line", [walker("A", (0, 0), (10, 0)), walker("B", (10, 0), (0, 0))], CrowdParams()),
+              ("2 meeting (ends 1.2 m apart)", [walker("A", (-5, 0.3), (-0.6, 0)), walker("B", (5, -0.2), (0.6, 0))],
+               CrowdParams(greet=True))]
+    print("\nAcceptance scenes (engine tests), measured by FK of the clips; personal radius 0.3 m")
+    print(f"{'scene':<34} {'closest cm':>10} {'skate cm/s':>10} {'end gap cm':>10} {'time/alone':>10} "
+          f"{'grip cm':>8} {'CPU s':>6}")
+    for name, walkers, p in scenes:
+        result, cpu, _ = timed(lambda w=walkers, p=p: generate_crowd(w, p))
+        pel = [sk.fk(c.locations, c.rotations)[:, hips, :3, 3] for c in result.clips]
+        lo, hi = min(c.frames[0] for c in result.clips), max(c.frames[-1] for c in result.clips)
+        frames = np.arange(lo, hi + 1)
+        xy = np.stack([q[np.clip((frames - c.frames[0]).astype(int), 0, len(q) - 1), :2]
+                       for c, q in zip(result.clips, pel)], axis=1)
+        d = np.linalg.norm(xy[:, :, None] - xy[:, None], axis=-1)
+        d[:, np.arange(len(pel)), np.arange(len(pel))] = np.inf
+        if p.greet:
+            d[:] = np.inf  # the two meeting come as close as the handshake needs
+        skate = max(contact_quality(sk, rm, sk.fk(c.locations, c.rotations), FlatGround(0.0), 24.0)["skate_mean_cm_s"]
+                    for c in result.clips)
+        gap = max(np.linalg.norm(q[-1, :2] - w.points[-1, :2]) for q, w in zip(pel, walkers))
+        alone = max(generate_path_walk(w.skeleton, w.rigmap, w.points, w.ground, w.params).frame_count for w in walkers)
+        grip = grip_error_cm(result, sk, rm) if result.handshakes else float("nan")
+        closest = "–" if p.greet else f"{100 * d.min():.1f}"
+        print(f"{name:<34} {closest:>10} {skate:>10.2f} {100 * gap:>10.1f} {(hi - lo + 1) / alone:>10.2f} "
+              f"{grip:>8.4f} {cpu:>6.1f}")
+
+
+def grip_error_cm(result, sk, rm) -> float:
+    """The largest distance between the two right hands' grip points in the shake (cm): each
+    character's grip point as the handshake defines it on the pose it stands in when it begins."""
+    from procanim_addon.handshake import HandshakeParams
+    from procanim_addon.handshake.character import prepare_character
+    from procanim_addon.skeleton import Skeleton
+
+    hs = result.handshakes[0]
+    k0 = int(hs["frame_start"] - result.clips[0].frames[0])
+    both = (np.array(list(hs["phase_initiator"])) == "S") & (np.array(list(hs["phase_partner"])) == "S")
+    shake = np.flatnonzero(both) + k0
+    grips = []
+    for c in result.clips:
+        stood = sk.fk(c.locations[k0 - 1:k0], c.rotations[k0 - 1:k0])[0]
+        ch = prepare_character("c", Skeleton(sk.names, sk.parents, stood, sk.lengths), rm, np.eye(4), "DLS",
+                               HandshakeParams())
+        grips.append(ch.grip_world(sk.fk(c.locations[shake], c.rotations[shake])))
+    return 100 * float(np.linalg.norm(grips[0] - grips[1], axis=1).max())
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--walkers", type=int, default=100)
     ap.add_argument("--sizes", default="25,50,100,200")
+    ap.add_argument("--no-scenes", action="store_true", help="leave out the acceptance scenes")
     args = ap.parse_args()
     limit_blas_threads()
+    if not args.no_scenes:
+        scenes_table()
     first_table(args.walkers)
     sizes = [int(x) for x in args.sizes.split(",") if x.strip()]
     if sizes:

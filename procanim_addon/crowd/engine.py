@@ -252,7 +252,7 @@ def _repair(results, traces, routes, prepared, partners: dict, p: CrowdParams, p
             planned = np.array([traces[a].xy[s_] for a, s_ in zip(who.tolist(), step.tolist())])
             stray[k] = np.linalg.norm(xyz[f, who, :2] - planned, axis=1)
         redo = sorted(set(np.where(stray[0] > stray[1], i, j).tolist()))
-        steps = np.arange(max(len(tr.xy) for tr in traces) + int(round(t[-1] / dt)) + 1) * dt
+        steps = np.arange(max(max(len(tr.xy) for tr in traces), int(round(t[-1] / dt)) + 1)) * dt
         fixed = {a: np.column_stack([np.interp(steps, t, xyz[:, a, c]) for c in range(2)])
                  for a in range(len(results)) if a not in redo}
         wider = [dataclasses.replace(r, margin=r.margin + REPAIR_MARGIN_M * (rounds + 1)) if a in redo else r

@@ -177,6 +177,9 @@ def plan_crowd(routes: list[Route], footprints: tuple, p, progress: ProgressFn =
     n = len(routes)
     fixed = fixed or {}
     held = np.array(sorted(fixed), int)
+    longest = max((len(fixed[a]) for a in held.tolist()), default=0)
+    tracks = np.stack([np.concatenate([fixed[a], np.repeat(fixed[a][-1:], longest - len(fixed[a]), axis=0)])
+                       for a in held.tolist()]) if len(held) else np.zeros((0, 1, 2))
     first = c.tables.at(np.arange(n), np.zeros(n))
     st = _State(first, np.zeros((n, 2)), np.zeros(n), np.zeros(n), np.isin(np.arange(n), held), np.ones(n, bool),
                 np.zeros(n, bool), np.full(n, np.inf), np.zeros(n), np.full(n, np.inf), np.zeros(n), np.zeros(n))
@@ -185,10 +188,9 @@ def plan_crowd(routes: list[Route], footprints: tuple, p, progress: ProgressFn =
     for k in range(1, steps + 1):
         if k % 10 == 0:
             progress(min(k * dt / max(2 * c.end.max(), dt), 0.99))
-        for a in held.tolist():  # where the fixed walkers are, and how fast they go
-            track = fixed[a]
-            st.xy[a] = track[min(k, len(track) - 1)]
-            st.vel[a] = (st.xy[a] - track[min(k - 1, len(track) - 1)]) / dt
+        if len(held):  # where the fixed walkers are, and how fast they go
+            st.xy[held] = tracks[:, min(k, longest - 1)]
+            st.vel[held] = (st.xy[held] - tracks[:, min(k - 1, longest - 1)]) / dt
         active = ~st.done & (st.tau >= c.start - EXACT)
         st.tau[~active & ~st.done] += dt  # waiting to start
         if active.any():
@@ -196,7 +198,7 @@ def plan_crowd(routes: list[Route], footprints: tuple, p, progress: ProgressFn =
         _arrive(st, active, c, k * dt)
         xs.append(st.xy.copy())
         ss.append(st.s.copy())
-        if st.done.all() and (not len(held) or k >= max(len(fixed[a]) for a in held.tolist())):
+        if st.done.all() and k >= longest:
             break
     progress(1.0)
     xy, s = np.stack(xs, axis=1), np.stack(ss, axis=1)

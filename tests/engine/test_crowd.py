@@ -20,7 +20,7 @@ from procanim_addon import jobs
 from procanim_addon.crowd import CrowdParams, Walker, footprint, generate_crowd
 from procanim_addon.crowd.obstacles import nearest
 from procanim_addon.errors import InputError
-from procanim_addon.ground import FlatGround
+from procanim_addon.ground import FlatGround, StairsGround
 from procanim_addon.handshake import HandshakeParams
 from procanim_addon.handshake.character import prepare_character
 from procanim_addon.rigs import human_skeleton
@@ -232,6 +232,24 @@ def test_walkers_keep_clear_of_obstacles():
         assert np.linalg.norm(pelvis(c)[-1, :2] - w.points[-1, :2]) <= 1.0
     alone = generate_crowd(walkers, CrowdParams(personal_radius_m=0.0))
     assert nearest(box, pelvis(alone.clips[0])[:, :2])[0].min() < RADIUS - 0.1  # the curve runs that close
+
+
+def test_walkers_passing_on_a_staircase_step_on_its_treads():
+    """Two walkers going up and down the same staircase mesh, head-on, and one crossing its landing:
+    they keep their distance and their feet stay planted on the ground the path walk drops them onto."""
+    stairs = StairsGround(origin=(0, 0), direction=(1, 0), start=3.0, tread=0.32, riser=0.16, steps_up=5,
+                          landing=1.2, steps_down=5)
+    walkers = [Walker("Up", SK, RM, np.array([[0, 0, 0], [10, 0, 0.0]]), stairs),
+               Walker("Down", SK, RM, np.array([[10, 0.1, 0], [0, 0.1, 0.0]]), stairs),
+               Walker("Across", SK, RM, np.array([[5.3, -4, 0], [5.3, 4, 0.0]]), stairs)]
+    result = generate_crowd(walkers, CrowdParams())
+    assert closest_pelvises(result.clips) >= 2 * RADIUS - 0.05
+    for w, c in zip(walkers, result.clips):
+        q = contact_quality(SK, RM, SK.fk(c.locations, c.rotations), stairs, 24.0)
+        assert q["skate_mean_cm_s"] < SKATE_CM_S, w.name
+        assert np.linalg.norm(pelvis(c)[-1, :2] - w.points[-1, :2]) <= 1.0
+    up = pelvis(result.clips[0])
+    assert up[:, 2].max() - up[0, 2] > 0.6  # it climbed the flight
 
 
 def test_a_walker_held_up_stops_and_stands_with_planted_feet():
