@@ -13,9 +13,10 @@ the largest distance of a walker's last pelvis from its curve's end (cm), the cr
 the slowest walker's alone, and for the meeting the largest distance between the two right hands'
 grip points in the shake (cm).
 
-The plaza: ProcAnim's 1.75 m human, walkers starting on a circle of 24 m radius at seeded random
-angles, each walking a straight curve to a point of the circle opposite (±35°; no two starting or
-ending within 0.7 m of each other: there they would stand closer than the radii allow), flat ground,
+The plaza: ProcAnim's 1.75 m human, walkers starting on a circle of 24 m radius (evenly spaced,
+jittered at seeded random), each walking a straight curve to a point of the circle about opposite
+(±35°; no two starting or ending within 0.7 m of each other: there they would stand closer than
+the radii allow), flat ground,
 24 fps, ``variation`` 0.5 (seed 1; start delays up to half a second); about 46 m and 1,000 frames
 each. With avoidance: personal radius 0.3 m (``procanim_addon.crowd.generate_crowd``). Today's
 crowd: the same walkers' path walks, one after the other, as ``procanim.crowd_walk`` bakes them
@@ -58,20 +59,24 @@ VARIATION, SEED = 0.5, 1
 
 
 def plaza(n: int, seed: int = 0) -> list[Walker]:
-    """``n`` walkers crossing the plaza (module docstring), no two starting or ending closer than
-    :data:`APART_M`."""
+    """``n`` walkers crossing the plaza (module docstring): starts and ends in ``n`` slots evenly
+    spaced round the circle (jittered while they stay :data:`APART_M` apart), each walker's end the
+    slot that ranks as its wanted end (opposite its start, ±``SPREAD_DEG``) does among all wanted."""
     rng = np.random.default_rng(seed)
     sk, rm = human_skeleton(1.75)
-    starts, ends = [], []
-    while len(starts) < n:
-        a = rng.uniform(0, 2 * np.pi)
-        b = a + np.pi + np.radians(rng.uniform(-SPREAD_DEG, SPREAD_DEG))
-        s, e = RADIUS_M * np.array([np.cos(a), np.sin(a)]), RADIUS_M * np.array([np.cos(b), np.sin(b)])
-        if all(np.linalg.norm(s - x) >= APART_M and np.linalg.norm(e - y) >= APART_M for x, y in zip(starts, ends)):
-            starts.append(s)
-            ends.append(e)
-    return [Walker(f"W{i:03d}", sk, rm, np.array([[*s, 0.0], [*e, 0.0]]), FlatGround(0.0), PathWalkParams())
-            for i, (s, e) in enumerate(zip(starts, ends))]
+    gap = 2 * np.pi / n
+    jitter = max(0.0, (gap * RADIUS_M - APART_M) / 2) / RADIUS_M
+    starts = np.arange(n) * gap + rng.uniform(-jitter, jitter, n)
+    wanted = starts + np.pi + np.radians(rng.uniform(-SPREAD_DEG, SPREAD_DEG, n))
+    slots = np.arange(n) * gap + rng.uniform(-jitter, jitter, n) + np.pi
+    order = np.argsort(wanted, kind="stable")
+    ends = np.empty(n)
+    ends[order] = np.sort(slots)
+    out = []
+    for i, (a, b) in enumerate(zip(starts, ends)):
+        pts = RADIUS_M * np.array([[np.cos(a), np.sin(a), 0.0], [np.cos(b), np.sin(b), 0.0]])
+        out.append(Walker(f"W{i:03d}", sk, rm, pts, FlatGround(0.0), PathWalkParams()))
+    return out
 
 
 def today(walkers: list[Walker]):

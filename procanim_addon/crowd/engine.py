@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..clip import Clip
+from ..curves import gaussian_smooth
 from ..errors import InputError
 from ..progress import ProgressFn, no_progress, part
 from ..walk import generate_path_walk
@@ -43,6 +44,7 @@ _P_PLANS, _P_CROWD, _P_WALKS, _P_REPAIR, _P_GREET, _P_MEASURE = 0.0, 0.1, 0.2, 0
 REPAIRS = 3  # rounds of planning again where two walks came too close
 REPAIR_TOLERANCE_M = 0.04  # … closer than twice the personal radius by more than this
 REPAIR_MARGIN_M = 0.1  # each round widens the margin of the walkers planned again by this
+FIXED_SMOOTH_S = 0.3  # walked pelvis tracks are smoothed over this (Gaussian σ, s) to be avoided
 
 
 @dataclass
@@ -234,26 +236,25 @@ def _repair(results, traces, routes, prepared, partners: dict, p: CrowdParams, p
     """Where two walks come closer than the plan allowed (the steps follow the plan to a few
     centimetres; where a plan asks for more than a walk can do, further), the walker that strayed
     more from its plan is planned again — the others, as walked, fixed — with a wider margin, and
-    walked again (in place; at most :data:`REPAIRS` rounds). Returns the walkers planned again,
-    per round."""
+    walked again; at most :data:`REPAIRS` rounds, the best of them kept (fewest pairs too close,
+    then the closest pair furthest apart), in place. Returns the walkers planned again, per round."""
     limit = 2 * p.personal_radius_m - REPAIR_TOLERANCE_M
-    dt = p.time_step_s
-    done: list[set] = []
     skip = {(min(a, b), max(a, b)) for a, b in partners.items()} | crowded_ends(routes, limit)
-    for rounds in range(REPAIRS):
+    done: list[set] = []
+    best = None
+    for rounds in range(REPAIRS + 1):
         frames, xyz = _realised(results, prepared)
         f, i, j, d = close_pairs(xyz[..., :2], limit, skip)
-        if not len(d):
-            return done
+        score = (len({(a, b) for a, b in zip(i.tolist(), j.tolist())}), -float(d.min()) if len(d) else 0.0)
+        if best is None or score < best[0]:
+            best = (score, list(results), list(traces))
+        if not len(d) or rounds == REPAIRS:
+            break
+        redo = _strayed(traces, frames, xyz, (f, i, j), prepared[0].params.fps, p.time_step_s)
         t = (frames - frames[0]) / prepared[0].params.fps
-        stray = np.zeros((2, len(d)))
-        for k, who in enumerate((i, j)):
-            step = np.minimum(np.round(t[f] / dt).astype(int), [len(traces[a].xy) - 1 for a in who])
-            planned = np.array([traces[a].xy[s_] for a, s_ in zip(who.tolist(), step.tolist())])
-            stray[k] = np.linalg.norm(xyz[f, who, :2] - planned, axis=1)
-        redo = sorted(set(np.where(stray[0] > stray[1], i, j).tolist()))
-        steps = np.arange(max(max(len(tr.xy) for tr in traces), int(round(t[-1] / dt)) + 1)) * dt
-        fixed = {a: np.column_stack([np.interp(steps, t, xyz[:, a, c]) for c in range(2)])
+        steps = np.arange(max(max(len(tr.xy) for tr in traces), int(round(t[-1] / p.time_step_s)) + 1))
+        fixed = {a: _smooth(np.column_stack([np.interp(steps * p.time_step_s, t, xyz[:, a, c]) for c in range(2)]),
+                            p.time_step_s)
                  for a in range(len(results)) if a not in redo}
         wider = [dataclasses.replace(r, margin=r.margin + REPAIR_MARGIN_M * (rounds + 1)) if a in redo else r
                  for a, r in enumerate(routes)]
@@ -263,7 +264,26 @@ def _repair(results, traces, routes, prepared, partners: dict, p: CrowdParams, p
             results[a] = _walk_one(prepared[a], again[a], routes[a], p, no_progress)
         done.append(set(redo))
         progress((rounds + 1) / REPAIRS)
+    results[:], traces[:] = best[1], best[2]
     return done
+
+
+def _strayed(traces, frames, xyz, pairs: tuple, fps: float, dt: float) -> list[int]:
+    """Of each pair (frame index, i, j) too close, the walker further from its plan then."""
+    f, i, j = pairs
+    t = (frames - frames[0]) / fps
+    stray = np.zeros((2, len(f)))
+    for k, who in enumerate((i, j)):
+        step = np.minimum(np.round(t[f] / dt).astype(int), [len(traces[a].xy) - 1 for a in who])
+        planned = np.array([traces[a].xy[s_] for a, s_ in zip(who.tolist(), step.tolist())])
+        stray[k] = np.linalg.norm(xyz[f, who, :2] - planned, axis=1)
+    return sorted(set(np.where(stray[0] > stray[1], i, j).tolist()))
+
+
+def _smooth(track: np.ndarray, dt: float) -> np.ndarray:
+    """(K, 2) a walked pelvis track with its sway from step to step smoothed out (over
+    :data:`FIXED_SMOOTH_S`): the velocities the plan reads from it are the walker's, not its sway's."""
+    return gaussian_smooth(track, FIXED_SMOOTH_S / dt)
 
 
 def crowded_ends(routes, limit: float) -> set:
