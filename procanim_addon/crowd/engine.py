@@ -236,8 +236,9 @@ def _repair(results, traces, routes, prepared, partners: dict, p: CrowdParams, p
     """Where two walks come closer than the plan allowed (the steps follow the plan to a few
     centimetres; where a plan asks for more than a walk can do, further), the walker that strayed
     more from its plan is planned again — the others, as walked, fixed — with a wider margin, and
-    walked again; at most :data:`REPAIRS` rounds, the best of them kept (fewest pairs too close,
-    then the closest pair furthest apart), in place. Returns the walkers planned again, per round."""
+    walked again; at most :data:`REPAIRS` rounds, while each improves on the one before (fewer
+    pairs too close, or the closest pair further apart), the best kept, in place. Returns the
+    walkers planned again, per round."""
     limit = 2 * p.personal_radius_m - REPAIR_TOLERANCE_M
     skip = {(min(a, b), max(a, b)) for a, b in partners.items()} | crowded_ends(routes, limit)
     done: list[set] = []
@@ -246,8 +247,9 @@ def _repair(results, traces, routes, prepared, partners: dict, p: CrowdParams, p
         frames, xyz = _realised(results, prepared)
         f, i, j, d = close_pairs(xyz[..., :2], limit, skip)
         score = (len({(a, b) for a, b in zip(i.tolist(), j.tolist())}), -float(d.min()) if len(d) else 0.0)
-        if best is None or score < best[0]:
-            best = (score, list(results), list(traces))
+        if best is not None and score >= best[0]:
+            break  # no better than the best so far: a crowd too dense for its walks to follow the plan
+        best = (score, list(results), list(traces))
         if not len(d) or rounds == REPAIRS:
             break
         redo = _strayed(traces, frames, xyz, (f, i, j), prepared[0].params.fps, p.time_step_s)
