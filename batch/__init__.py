@@ -5,34 +5,18 @@ arguments, the outputs); the command checks the whole file, then bakes the shots
 on a pool of worker processes or on a Dask cluster, skipping those whose outputs were already made
 from the same inputs, and writes a report. See docs/batch.md.
 
-The modules that the pipeline side imports without Blender (the job file, the hash, the worker
-pipes, Dask) are stdlib only; tqdm and dask are used when present, never shipped.
+The package is imported both inside Blender and outside it (the pipeline runner before its Blender
+is up, Dask workers, which never start one), so its modules are of two kinds, and importing this
+package imports neither:
+
+* **inside Blender** (``import bpy`` at the top): ``command`` (the command registered in a Blender
+  binary; what the command runs in Blender), ``checks`` (a job against the operators' RNA),
+  ``shot`` (bake one shot), ``serve`` (a worker process's loop);
+* **never Blender** (stdlib, the engine's registry; dask where it is there): ``cli`` (the command:
+  arguments, plan, modes, report), ``jobfile``, ``hashing``, ``scripts`` (the trust rule),
+  ``outputs`` (atomic files), ``report``, ``processes``, ``worker`` and ``local`` (worker processes
+  and the local pool), ``dask_client``, ``dask_worker`` and ``dask_plugin`` (``--scheduler``).
+
+Only the entry points import the first kind: the extension's ``register()`` (``command``),
+``tools/batch.py`` once its Blender is up (``command``, ``serve``), and ``command`` itself.
 """
-
-from __future__ import annotations
-
-COMMAND = "procanim"
-_handle = None
-
-
-def _execute(argv: list[str]) -> int:
-    from . import cli
-
-    return cli.main(argv, cli.blender_binary_host())
-
-
-def register():
-    """Register the ``procanim`` command (``blender -c procanim ...``)."""
-    global _handle
-    import bpy
-
-    _handle = bpy.utils.register_cli_command(COMMAND, _execute)
-
-
-def unregister():
-    global _handle
-    import bpy
-
-    if _handle is not None:
-        bpy.utils.unregister_cli_command(_handle)
-        _handle = None

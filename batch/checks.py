@@ -26,6 +26,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import bpy
+
+from ..operators import generators
 from .jobfile import Shot
 
 IMPORT_FIXED = ("filepath", "filter_glob", "files", "directory")
@@ -33,8 +36,6 @@ IMPORT_FIXED = ("filepath", "filter_glob", "files", "directory")
 
 def operator_arguments(operator_id: str) -> dict:
     """``{name: RNA property}`` of an operator (``"procanim.path_walk"``); KeyError if not registered."""
-    import bpy
-
     category, name = operator_id.split(".")
     try:
         op = getattr(getattr(bpy.ops, category), name)
@@ -47,13 +48,12 @@ def operator_arguments(operator_id: str) -> dict:
 def sidebar_settings(operator_id: str) -> dict:
     """``{name: RNA property}`` of the sidebar settings of the generator behind ``operator_id``
     (``scene.procanim.<settings>``; empty when it has none)."""
-    import bpy
-
-    from ..procanim_addon import registry
-
-    entry = registry.BY_ID.get(operator_id.removeprefix("procanim."))
+    try:
+        settings_name = generators.get(operator_id.removeprefix("procanim.")).settings_name
+    except KeyError:  # not a generator's operator
+        settings_name = ""
     scene = bpy.types.Scene.bl_rna.properties.get("procanim")
-    group = scene.fixed_type.properties.get(entry.settings) if entry is not None and scene is not None else None
+    group = scene.fixed_type.properties.get(settings_name) if settings_name and scene is not None else None
     if group is None or group.type != "POINTER":
         return {}
     return {p.identifier: p for p in group.fixed_type.properties if p.identifier != "rna_type"}
@@ -143,8 +143,6 @@ def object_arguments(operator_id: str) -> list[str]:
 
 def blend_objects(path: Path, cache: dict) -> tuple[list[str] | None, str | None]:
     """The object names in the .blend at ``path`` (without opening it), or (None, why not)."""
-    import bpy
-
     libraries: Any = bpy.data.libraries  # (the 4.2 stubs type load() as returning None)
     if path not in cache:
         try:

@@ -2,7 +2,8 @@
 
 The hash (SHA-256, hex) covers what decides the bake: the bytes of the input files (the .blend,
 the imported BVH/FBX), the generator and its validated settings, the importer's settings, the
-extension's version and Blender's version. The shot's name and its output paths are not in it.
+extension's version, Blender's version, and whether the shot's own scripts were trusted (a trusted
+bake may differ: what the scripts did is in it). The shot's name and its output paths are not in it.
 Files that the .blend itself references (linked libraries, textures) are not read.
 
 A shot is *done* for a hash when every output exists and its metrics JSON (written last, after
@@ -38,7 +39,9 @@ def file_digest(path: Path) -> str:
     return h.hexdigest()
 
 
-def shot_hash(shot: Shot, blender_version: str, digests: dict[Path, str] | None = None) -> str:
+def shot_hash(
+    shot: Shot, blender_version: str, digests: dict[Path, str] | None = None, trust_scripts: bool = False
+) -> str:
     """The shot's content hash. ``digests`` caches file digests (shots often share a .blend)."""
     digests = {} if digests is None else digests
     files = []
@@ -58,6 +61,8 @@ def shot_hash(shot: Shot, blender_version: str, digests: dict[Path, str] | None 
         "import": imported,
         "files": files,
     }
+    if trust_scripts:  # only when set: an untrusted bake's hash does not depend on this option
+        content["trust_scripts"] = True
     return hashlib.sha256(json.dumps(content, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 

@@ -3,8 +3,9 @@
 A job file (paths are relative to the file itself)::
 
     [defaults]                       # every shot starts from these
-    output_dir = "baked"             # <output_dir>/<shot>.blend, .json (metrics) and .fbx
+    output_dir = "baked"             # <output_dir>/<shot>.blend, .json (metrics), .fbx and .glb
     fbx = false                      # also export an FBX of the baked armatures
+    gltf = false                     # also export a glTF binary (.glb; a file name ending .gltf: separate)
     blend = "scenes/street.blend"    # a default input scene
     generator = "path_walk"
 
@@ -34,8 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 SHOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-SHOT_KEYS = ("generator", "blend", "import", "settings", "output", "metrics", "fbx", "output_dir")
-DEFAULT_KEYS = ("generator", "blend", "output_dir", "fbx")
+SHOT_KEYS = ("generator", "blend", "import", "settings", "output", "metrics", "fbx", "gltf", "output_dir")
+DEFAULT_KEYS = ("generator", "blend", "output_dir", "fbx", "gltf")
 IMPORTERS = {".bvh": "import_anim.bvh", ".fbx": "import_scene.fbx"}
 DEFAULT_OUTPUT_DIR = "baked"
 
@@ -70,6 +71,7 @@ class Shot:
     metrics: Path
     fbx: Path | None = None
     imported: Import | None = None
+    gltf: Path | None = None
 
     @property
     def operator(self) -> str:
@@ -82,7 +84,7 @@ class Shot:
 
     def outputs(self) -> list[Path]:
         """Every file the shot writes; the metrics JSON (written last) comes last."""
-        return [p for p in (self.output, self.fbx) if p is not None] + [self.metrics]
+        return [p for p in (self.output, self.fbx, self.gltf) if p is not None] + [self.metrics]
 
     def spec(self, input_hash: str) -> dict:
         """What a worker needs to bake the shot: plain JSON (absolute paths)."""
@@ -104,6 +106,7 @@ class Shot:
             "output": str(self.output),
             "metrics": str(self.metrics),
             "fbx": str(self.fbx) if self.fbx else None,
+            "gltf": str(self.gltf) if self.gltf else None,
             "input_hash": input_hash,
         }
 
@@ -223,17 +226,25 @@ def _shot(path, name, raw, defaults, per_generator, generators, output_dir, erro
     out_dir = (base / out_dir).resolve()
     output = _output(base, merged.get("output"), out_dir / f"{name}.blend", ".blend", f"{where}: output", errors)
     metrics = _output(base, merged.get("metrics"), output.with_suffix(".json"), ".json", f"{where}: metrics", errors)
-    fbx_value = merged.get("fbx", False)
-    fbx = None
-    if isinstance(fbx_value, bool):
-        fbx = output.with_suffix(".fbx") if fbx_value else None
-    elif isinstance(fbx_value, str):
-        fbx = _output(base, fbx_value, output.with_suffix(".fbx"), ".fbx", f"{where}: fbx", errors)
-    else:
-        errors.append(f"{where}: fbx: must be true, false or a file name, got {_kind(fbx_value)}")
+    fbx = _export(base, merged.get("fbx", False), output, (".fbx",), f"{where}: fbx", errors)
+    gltf = _export(base, merged.get("gltf", False), output, (".glb", ".gltf"), f"{where}: gltf", errors)
     if len(errors) > n_errors or not isinstance(generator, str):
         return None
-    return Shot(name, generator, blend, settings, output, metrics, fbx, imported)
+    return Shot(name, generator, blend, settings, output, metrics, fbx, imported, gltf)
+
+
+def _export(base: Path, value, output: Path, suffixes: tuple[str, ...], where: str, errors: list[str]) -> Path | None:
+    """An export's file: ``true`` → beside the output .blend with the first of ``suffixes``, a name
+    ending in one of them, ``false`` → None."""
+    if isinstance(value, bool):
+        return output.with_suffix(suffixes[0]) if value else None
+    if isinstance(value, str) and value:
+        file = (base / value).resolve()
+        if file.suffix.lower() not in suffixes:
+            errors.append(f"{where}: '{value}' must end in {' or '.join(suffixes)}")
+        return file
+    errors.append(f"{where}: must be true, false or a file name, got {_kind(value)}")
+    return None
 
 
 def _input_file(base: Path, value, where: str, errors: list[str], suffixes: tuple[str, ...]) -> Path | None:

@@ -1,7 +1,8 @@
 """Running shots on this machine: in this process, or on a pool of worker processes.
 
 * :func:`run_inline` bakes the shots one after another in the running Blender (``--workers 0``,
-  and ``--shot NAME`` for render-farm tasks).
+  and ``--shot NAME`` for render-farm tasks), with the bake it is handed (``shot.bake``: this
+  module itself never needs Blender).
 * :func:`run_pool` starts ``n`` workers (:class:`.worker.Worker`, each keeps one Blender loaded)
   and hands shots to whichever is free through a ``concurrent.futures`` thread pool — one thread per
   worker, waiting on its pipe. A worker that dies while baking (a crash) is replaced and the shot
@@ -16,8 +17,8 @@ import queue
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from pathlib import Path
 
+from ..procanim_addon.threads import limit_blas_threads
 from .worker import Worker, WorkerDied
 
 
@@ -27,6 +28,7 @@ class WorkerSetupError(RuntimeError):
 
 OnResult = Callable[[dict, dict], None]
 StartWorker = Callable[[int], Worker]
+Bake = Callable[[dict], dict]  # a shot spec → its result (shot.bake, in this process's Blender)
 
 
 def failed(spec: dict, message: str, **extra) -> dict:
@@ -34,10 +36,8 @@ def failed(spec: dict, message: str, **extra) -> dict:
     return {"shot": spec["name"], "status": "failed", "message": message, **extra}
 
 
-def run_inline(specs: list[dict], on_result: OnResult) -> None:
-    from ..procanim_addon.threads import limit_blas_threads
-    from .shot import bake
-
+def run_inline(specs: list[dict], bake: Bake, on_result: OnResult) -> None:
+    """Bake ``specs`` one after another with ``bake`` in this process."""
     limit_blas_threads()  # as in a worker: OpenBLAS's idle threads would spin on the other core
 
     for spec in specs:
@@ -106,10 +106,3 @@ def run_pool(specs: list[dict], n: int, start_worker: StartWorker, on_result: On
         for w in list(started):
             w.close()
     return {"workers": n, "worker_startup_s": startups, "ready_s": max(startups, default=0.0), "done_s": done_s}
-
-
-def log_path(log_dir: Path | None, name: str) -> Path | None:
-    if log_dir is None:
-        return None
-    log_dir.mkdir(parents=True, exist_ok=True)
-    return log_dir / name

@@ -13,7 +13,12 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from .shot import write_json
+from .outputs import write_json
+
+try:  # the pipeline runner's environment has tqdm; Blender's own Python need not (never shipped)
+    from tqdm import tqdm  # type: ignore[import-untyped, import-not-found, unused-ignore]
+except ImportError:
+    tqdm = None
 
 STATUSES = ("done", "skipped", "failed")
 
@@ -27,13 +32,8 @@ class Progress:
         self.quiet = quiet
         self.t0 = time.perf_counter()
         self.bar = None
-        if not quiet and total and sys.stderr.isatty():
-            try:
-                from tqdm import tqdm  # type: ignore[import-untyped, import-not-found, unused-ignore]
-            except ImportError:
-                tqdm = None
-            if tqdm is not None:
-                self.bar = tqdm(total=total, unit="shot", desc="baking", dynamic_ncols=True)
+        if not quiet and total and sys.stderr.isatty() and tqdm is not None:
+            self.bar = tqdm(total=total, unit="shot", desc="baking", dynamic_ncols=True)
 
     def update(self, name: str, result: dict) -> None:
         if result["status"] == "done":

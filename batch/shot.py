@@ -1,11 +1,13 @@
 """Bake one shot inside a running Blender (a batch worker, or the command's own process).
 
 :func:`bake` takes the plain spec of :meth:`jobfile.Shot.spec` and: opens the input .blend
-(``wm.open_mainfile``; an empty scene when the shot only imports), imports the motion file with
+(``wm.open_mainfile``, its scripts off unless the spec trusts them, see :mod:`.scripts`; an
+empty scene when the shot only imports), imports the motion file with
 Blender's importer onto a new armature when asked, runs the generator operator with the shot's
-settings, saves the scene to the output .blend, exports the FBX when asked, and writes the metrics
-JSON. Each file is written to a temporary name in the output folder and moved into place with
-``os.replace``; the metrics JSON comes last, so a shot is complete exactly when its JSON is there
+settings, saves the scene to the output .blend, exports the FBX and the glTF when asked
+(``operators/export.py``, the settings ``procanim.export`` uses), and writes the metrics
+JSON. Each file is written to a temporary name in the output folder and moved into place
+(:mod:`.outputs`); the metrics JSON comes last, so a shot is complete exactly when its JSON is there
 with the shot's content hash (see :mod:`.hashing`).
 
 Never raises for a shot's own problem: the result is ``{"status": "failed", "message": ...}``
@@ -25,57 +27,69 @@ import time
 import traceback
 from pathlib import Path
 
+import bpy
+
+from ..operators.export import export_character
+from ..operators.objects import last_bake
 from .hashing import extension_version
-from .worker import process_alive
+from .outputs import partial, sweep, write_json
+from .scripts import ANIMATED_DATA, refusal_message
+
+# ------------------------------------------------------------------ the .blend's own scripts (scripts.py)
 
 
-def _partial(final: Path, suffix: str) -> Path:
-    """A temporary file next to ``final`` that names this host and process (see :func:`_sweep`)."""
-    return final.with_name(f".{final.stem}.{socket.gethostname()}.{os.getpid()}.partial{suffix}")
+def open_blend(path: str, trusted: bool) -> None:
+    """Open ``path`` as the current file; its scripts run only when ``trusted``."""
+    bpy.ops.wm.open_mainfile(filepath=path, load_ui=False, use_scripts=trusted)
 
 
-def _sweep(final: Path) -> None:
-    """Remove temporary files of ``final`` left by processes of this host that no longer exist
-    (a worker killed while writing)."""
-    host = socket.gethostname()
-    for stale in final.parent.glob(f".{final.stem}.{host}.*.partial*"):
-        pid = stale.name[len(f".{final.stem}.{host}.") :].split(".")[0]
-        if pid.isdigit() and int(pid) != os.getpid() and not process_alive(int(pid)):
-            stale.unlink(missing_ok=True)
+def refused_drivers() -> list[str]:
+    """The drivers of the open file that Blender refused to run (``owner: path[index] = expression``).
+
+    Evaluates the scene once: Blender decides per driver, when it first evaluates it."""
+    bpy.context.view_layer.update()
+    if not bpy.app.autoexec_fail:  # set when Blender skipped a script of this file
+        return []
+    found = []
+    for collection in ANIMATED_DATA:
+        for owner in getattr(bpy.data, collection):
+            animation = getattr(owner, "animation_data", None)
+            for fcurve in animation.drivers if animation is not None else ():
+                driver = fcurve.driver
+                if driver.type == "SCRIPTED" and not driver.is_valid and not driver.is_simple_expression:
+                    found.append(f"{owner.name}: {fcurve.data_path}[{fcurve.array_index}] = {driver.expression}")
+    return found
 
 
-
-def write_json(path: Path, data: dict) -> None:
-    """Write ``data`` as JSON to ``path`` atomically (temporary file, then ``os.replace``)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _partial(path, ".json")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=1, sort_keys=True)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+def registered_texts() -> list[str]:
+    """The text blocks of the open file registered as modules (run at load only when trusted)."""
+    return sorted(text.name for text in bpy.data.texts if text.use_module)
 
 
-def _armature_state() -> dict:
-    import bpy
+# ------------------------------------------------------------------ the shot
 
+
+def _bake_of(obj, generator: str):
+    """The armature's bake of ``generator``: its active action, or its own NLA strip's (``bake_to``)."""
+    return last_bake(obj, generator, strips=True)
+
+
+def _armature_state(generator: str) -> dict:
     state = {}
     for obj in bpy.data.objects:
         if obj.type == "ARMATURE":
-            action = obj.animation_data.action if obj.animation_data else None
+            action = _bake_of(obj, generator)
             state[obj.name] = (action.name if action else None, action.procanim.metrics_json if action else None)
     return state
 
 
 def _baked_targets(generator: str, before: dict) -> list:
-    """The armatures the bake wrote: their action is the generator's and it is new or rewritten."""
-    import bpy
-
+    """The armatures the bake wrote: their bake of the generator (the active action or its own NLA
+    strip's) is new or rewritten."""
     targets = []
     for obj in bpy.data.objects:
-        ad = obj.animation_data if obj.type == "ARMATURE" else None
-        action = ad.action if ad else None
-        if action is None or action.procanim.generator != generator or action.procanim.owner != obj.name:
+        action = _bake_of(obj, generator) if obj.type == "ARMATURE" else None
+        if action is None or action.procanim.owner != obj.name:
             continue
         if before.get(obj.name) != (action.name, action.procanim.metrics_json):
             targets.append(obj)
@@ -83,18 +97,19 @@ def _baked_targets(generator: str, before: dict) -> list:
 
 
 def _open(spec: dict) -> None:
-    import bpy
-
+    """Open the shot's scene; raises when it needs Python drivers the run does not trust."""
+    trusted = bool(spec.get("trust_scripts"))
     if spec["blend"]:
-        bpy.ops.wm.open_mainfile(filepath=spec["blend"], load_ui=False)
+        open_blend(spec["blend"], trusted)
+        refused = [] if trusted else refused_drivers()
+        if refused:
+            raise RuntimeError(refusal_message(refused))
     else:
         bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
 
 
 def _import(spec: dict) -> str:
     """Import the shot's motion file; the new armature gets the shot's name. Returns that name."""
-    import bpy
-
     imp = spec["import"]
     before = set(bpy.data.objects)
     category, name = imp["operator"].split(".")
@@ -109,38 +124,29 @@ def _import(spec: dict) -> str:
 
 
 def _save_blend(path: Path) -> None:
-    import bpy
-
     path.parent.mkdir(parents=True, exist_ok=True)
-    _sweep(path)
-    tmp = _partial(path, ".blend")
+    sweep(path)
+    tmp = partial(path, ".blend")
     bpy.ops.wm.save_as_mainfile(filepath=str(tmp), copy=True, check_existing=False)
     os.replace(tmp, path)
-    _sweep(path)  # again: a worker killed while saving this shot may have ended only meanwhile
+    sweep(path)  # again: a worker killed while saving this shot may have ended only meanwhile
 
 
-def _export_fbx(path: Path, targets: list) -> None:
-    import bpy
-
+def _export(path: Path, targets: list, fmt: str, generator: str) -> None:
+    """Each baked armature, its meshes and its bake (``operators/export.py``, as ``procanim.export``
+    writes them) to ``path``, one file per armature (the second and later: ``<stem>.<armature>``).
+    FBX and .glb go through a temporary file; a .gltf is written in place (its .bin beside it
+    carries the name the .gltf refers to)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    _sweep(path)
-    tmp = _partial(path, ".fbx")
-    for obj in bpy.context.view_layer.objects:
-        obj.select_set(False)
-    for obj in targets:
-        for part in (obj, *obj.children_recursive):
-            if part.name in bpy.context.view_layer.objects:
-                part.select_set(True)
-    bpy.ops.export_scene.fbx(
-        filepath=str(tmp),
-        use_selection=True,
-        object_types={"ARMATURE", "MESH"},
-        bake_anim=True,
-        bake_anim_use_all_actions=False,
-        bake_anim_use_nla_strips=False,
-        add_leaf_bones=False,
-    )
-    os.replace(tmp, path)
+    sweep(path)
+    for k, obj in enumerate(targets):
+        final = path if k == 0 else path.with_name(f"{path.stem}.{obj.name}{path.suffix}")
+        if fmt == "GLTF":
+            export_character(obj, final, fmt, generator)
+            continue
+        tmp = partial(final, final.suffix)
+        export_character(obj, tmp, fmt, generator)
+        os.replace(tmp, final)
 
 
 def _message(err: BaseException) -> str:
@@ -151,21 +157,22 @@ def _message(err: BaseException) -> str:
 
 def bake(spec: dict) -> dict:
     """Bake the shot ``spec``; returns its result (status ``done`` or ``failed``, timings in seconds)."""
-    import bpy
-
     t = {"start": time.perf_counter()}
     cpu0 = time.process_time()
+    trusted = bool(spec.get("trust_scripts"))
     result = {"shot": spec["name"], "status": "failed", "pid": os.getpid(), "host": socket.gethostname()}
+    result["trust_scripts"] = trusted
     stage = "open"
     try:
         _open(spec)
+        not_run = [] if trusted else registered_texts()
         t["open"] = time.perf_counter()
         stage = "import"
         if spec["import"]:
             _import(spec)
         t["import"] = time.perf_counter()
         stage = "bake"
-        before = _armature_state()
+        before = _armature_state(spec["generator"])
         category, name = spec["operator"].split(".")
         outcome = getattr(getattr(bpy.ops, category), name)(**spec["settings"])
         t["bake"] = time.perf_counter()
@@ -179,7 +186,11 @@ def bake(spec: dict) -> dict:
         t["save"] = time.perf_counter()
         stage = "fbx"
         if spec["fbx"]:
-            _export_fbx(Path(spec["fbx"]), targets)
+            _export(Path(spec["fbx"]), targets, "FBX", spec["generator"])
+        stage = "gltf"
+        if spec.get("gltf"):
+            gltf = Path(spec["gltf"])
+            _export(gltf, targets, "GLTF" if gltf.suffix.lower() == ".gltf" else "GLB", spec["generator"])
         t["fbx"] = time.perf_counter()
     except Exception as err:  # the shot fails alone; the worker goes on with the next one
         result["message"] = f"{stage}: {_message(err)}"
@@ -197,10 +208,10 @@ def bake(spec: dict) -> dict:
     armatures = [
         {
             "armature": obj.name,
-            "action": obj.animation_data.action.name,
-            "metrics": json.loads(obj.animation_data.action.procanim.metrics_json or "{}"),
+            "action": action.name,
+            "metrics": json.loads(action.procanim.metrics_json or "{}"),
         }
-        for obj in targets
+        for obj, action in ((o, _bake_of(o, spec["generator"])) for o in targets)
     ]
     metrics = {
         "shot": spec["name"],
@@ -208,11 +219,13 @@ def bake(spec: dict) -> dict:
         "input_hash": spec["input_hash"],
         "settings": spec["settings"],
         "inputs": {"blend": spec["blend"], "import": spec["import"]},
-        "outputs": {"blend": spec["output"], "fbx": spec["fbx"], "metrics": spec["metrics"]},
+        "outputs": {"blend": spec["output"], "fbx": spec["fbx"], "gltf": spec.get("gltf"), "metrics": spec["metrics"]},
         "armatures": armatures,
         "blender": bpy.app.version_string,
         "extension": extension_version(),
         "worker": {"host": result["host"], "pid": result["pid"]},
+        "trust_scripts": trusted,
+        "scripts_not_run": not_run,  # the .blend's registered text blocks (drivers: see scripts.py)
         "seconds": seconds,
     }
     write_json(Path(spec["metrics"]), metrics)

@@ -1,15 +1,10 @@
-"""Batch worker processes: one Blender kept loaded, baking shot after shot.
+"""The parent side of a batch worker's pipe: :class:`Worker` starts one worker process and hands it
+shot after shot.
 
-A worker is started with a command that brings up Blender with the extension enabled and then
-calls :func:`serve` — ``blender -b -c procanim worker`` with a Blender binary, ``python
-tools/batch.py worker`` with the ``bpy`` wheel. It reads shot specs (one JSON object a line) on its
-standard input and answers each with a result line on the file descriptor named by
-``PROCANIM_BATCH_FD`` (Blender's own prints go to standard output, kept apart). The first line it
-sends says it is ready.
-
-The other side is :class:`Worker`, used by the local pool and by each Dask worker. A worker whose
-parent process disappears exits within a second (a watchdog thread), so killing a Dask worker or the
-command never leaves a Blender running.
+The worker process runs :func:`.serve.serve` (the child side): it reads one shot spec (JSON) a
+line on its standard input and answers each with a result line on the file descriptor named by
+``PROCANIM_BATCH_FD``; its first line says it is ready. Used by the local pool and by each Dask
+worker (whose Blender lives in such a child process).
 
 Stdlib only at import time: the Dask worker processes import this module without Blender.
 """
@@ -19,40 +14,14 @@ from __future__ import annotations
 import json
 import os
 import select
-import signal
 import subprocess
-import sys
-import threading
 import time
 from pathlib import Path
 
+from .processes import ONE_BLAS_THREAD
+
 FD_VARIABLE = "PROCANIM_BATCH_FD"
 PARENT_VARIABLE = "PROCANIM_BATCH_PARENT"
-CLEANUPS: list = []  # called by the watchdog before a worker whose parent is gone exits
-# One BLAS thread per worker (the pool already runs one worker per core): after a LAPACK call (a
-# small np.linalg.inv or solve) OpenBLAS's other threads busy-wait about 0.1 s, so each worker
-# burned a second core for nothing — measured on a 1,000-frame path walk: 0.43 s CPU for 0.23 s of
-# wall time, 0.23 s with one thread — and two workers on two cores ran no faster than one process.
-# The caller's environment wins when it sets them.
-ONE_BLAS_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-
-
-def process_alive(pid: int) -> bool:
-    """Whether a process ``pid`` runs on this host (one of another user counts as alive; a zombie,
-    killed and not yet reaped, does not)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as fh:
-            return "State:\tZ" not in fh.read()
-    except FileNotFoundError:  # it ended meanwhile (or no /proc: then os.kill above decided)
-        return not os.path.isdir("/proc/self")
-    except OSError:
-        return True
 
 
 class WorkerDied(RuntimeError):
@@ -144,62 +113,3 @@ class Worker:
         self._results.close()
         if self._log is not None:
             self._log.close()
-
-
-# ------------------------------------------------------------------------------ the worker side
-
-
-def _exit_with_parent(parent: int) -> None:
-    """End this process when ``parent`` is gone: at once on Linux (the kernel sends SIGKILL when the
-    parent dies: a shot in progress is not finished after its task was given to another worker),
-    else within 0.5 s (a watchdog thread, which also runs :data:`CLEANUPS`)."""
-    if sys.platform.startswith("linux") and parent:
-        try:
-            import ctypes
-
-            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-        except (OSError, AttributeError):
-            pass
-        if os.getppid() != parent:  # the parent died before the request
-            os._exit(3)
-
-    def watch():
-        while os.getppid() == parent:
-            time.sleep(0.5)
-        for cleanup in CLEANUPS:
-            cleanup()
-        os._exit(3)
-
-    if parent:
-        threading.Thread(target=watch, name="procanim-batch-watchdog", daemon=True).start()
-
-
-def serve(setup_seconds: float = 0.0) -> int:
-    """The worker loop (in a process with Blender and the extension): bake each shot spec read
-    on standard input; answer on the ``PROCANIM_BATCH_FD`` descriptor. Returns at end of input."""
-    import bpy
-
-    from .shot import bake
-
-    try:
-        out = os.fdopen(int(os.environ[FD_VARIABLE]), "w", encoding="utf-8")
-    except (KeyError, ValueError, OSError):
-        print("procanim batch worker: start it through the batch command, not by hand", file=sys.stderr)
-        return 2
-    _exit_with_parent(int(os.environ.get(PARENT_VARIABLE, "0")))
-
-    def send(message: dict) -> None:
-        out.write(json.dumps(message) + "\n")
-        out.flush()
-
-    print(f"procanim-batch: worker {os.getpid()} ready (Blender {bpy.app.version_string})", flush=True)
-    send({"ready": True, "pid": os.getpid(), "blender": bpy.app.version_string, "setup_s": setup_seconds})
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        spec = json.loads(line)
-        print(f"procanim-batch: start {spec['name']}", flush=True)
-        result = bake(spec)
-        print(f"procanim-batch: {result['status']} {spec['name']} {result.get('message', '')}", flush=True)
-        send(result)
-    return 0

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import bpy
 
+GENERATORS = ("duck_walk",)  # the generators this bench measures
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 from benchlog import emit  # noqa: E402

@@ -10,8 +10,8 @@ skeleton (31 bones, ``tests/rig_samples.py``) and on ProcAnim's human (22 bones)
 fixed over a flat ground; best of 3, frames per second of wall time and of process CPU time (the
 goal: ≥ 500 frames/s for the 31-bone clip).
 
-The figures are printed only (no ``BENCH`` records yet): ``tools/bench.sh`` and
-``tools/bench_readme.py`` take this bench in when the generator is registered.
+The speed rows are also printed as ``BENCH`` records (table ``fix_feet_engine``): ``tools/bench.sh``
+runs this bench and ``tools/bench_readme.py`` puts the 31-bone row in the README's Speed table.
 
 Quality: the same skate added to the 6-step walk at 24, 30 and 60 fps, 5 seeds each, fixed over a
 flat ground; measured by forward kinematics against the truth of the clean walk's contacts (where
@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import rig_samples  # noqa: E402
+from benchlog import emit  # noqa: E402
 
 from procanim_addon import motions  # noqa: E402
 from procanim_addon.fix_feet import fix_feet  # noqa: E402
@@ -45,6 +46,7 @@ from procanim_addon.rigs import human_skeleton  # noqa: E402
 from procanim_addon.skeleton import Skeleton  # noqa: E402
 from procanim_addon.terrain.mesh import TerrainMesh  # noqa: E402
 
+GENERATORS = ("fix_feet",)  # the generators this bench measures
 SPEED_STEPS = 80
 SEEDS = range(5)
 
@@ -99,6 +101,8 @@ def speed_rows():
     print(f"\n{'clip':28s} {'frames':>7s} {'bones':>6s} {'fr/s wall':>10s} {'fr/s CPU':>9s}")
     for name, r in rows:
         print(f"{name:28s} {r['frames']:7d} {r['bones']:6d} {r['fps_wall']:10.0f} {r['fps_cpu']:9.0f}")
+    for name, r in rows:
+        emit("fix_feet_engine", name, **r)
     return rows
 
 

@@ -32,6 +32,7 @@ import bpy
 import numpy as np
 from mathutils import Matrix
 
+GENERATORS = ("handshake",)  # the generators this bench measures
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 from benchlog import emit  # noqa: E402

@@ -42,6 +42,7 @@ from pathlib import Path
 import bpy
 import numpy as np
 
+GENERATORS = ("path_walk",)  # the generators this bench measures
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 from benchlog import emit  # noqa: E402

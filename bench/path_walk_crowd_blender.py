@@ -21,6 +21,7 @@ from pathlib import Path
 
 import bpy
 
+GENERATORS = ("crowd_walk",)  # the generators this bench measures
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "bench"))

@@ -2,11 +2,12 @@
 
     <venv>/bin/python bench/path_walk_numerics.py
 
-The path walk once wrote some numerics by hand so that OpenBLAS would not start (and then spin) its
-worker threads. With one BLAS thread per process (``procanim_addon/threads.py``, set when the
-extension registers) that reason is gone; a hand-written version stays only where it is at least
-:data:`KEEP` times faster than plain numpy on the shapes the engine uses. Each pair is timed in this
-one process, best of several repeats (CPU time), and checked to give the same numbers.
+The engine (the path walk, the terrain adaptation, the bridge's reads) once wrote some numerics by
+hand so that OpenBLAS would not start (and then spin) its worker threads. With one BLAS thread per
+process (``procanim_addon/threads.py``, set when the extension registers) that reason is gone; a
+hand-written version stays only where it is at least :data:`KEEP` times faster than plain numpy on
+the shapes the engine uses. Each pair is timed in this one process, best of several repeats (CPU
+time), and checked to give the same numbers.
 """
 
 from __future__ import annotations
@@ -83,11 +84,14 @@ def cases(rng):
         M[:, 3] = [0.0, 0.0, 0.0, 1.0]
         out.append(("inverse of affine matrices: adjugate", "transforms.affine_inverse", f"F = {F}",
                     lambda M=M: tf.affine_inverse(M), lambda M=M: np.linalg.inv(M)))
-    for n in (1, 2):
+    for n, where in ((1, "was contact.heel_local, bridge"), (2, "was walk/metrics.py's rest")):
         M = rng.normal(size=(n, 4, 4))
         M[:, 3] = [0.0, 0.0, 0.0, 1.0]
-        out.append(("inverse of affine matrices: adjugate", "was walk/metrics.py's rest", f"{n} matrices",
+        out.append(("inverse of affine matrices: adjugate", where, f"{n} matri{'x' if n == 1 else 'ces'}",
                     lambda M=M: tf.affine_inverse(M), lambda M=M: np.linalg.inv(M)))
+    L = rng.normal(size=(3, 3))
+    out.append(("determinant of one 3 × 3: c0 · (c1 × c2)", "was upright.py, bridge", "1 matrix",
+                lambda L=L: np.dot(L[:, 0], np.cross(L[:, 1], L[:, 2])), lambda L=L: np.linalg.det(L)))
     for m in (26, 140, 2800):  # 2 arms × the steps of a 236-, 1,205- and 20,000-frame walk
         J, r = rng.normal(size=(m, 2, 2)) + 3 * np.eye(2), rng.normal(size=(m, 2))
         out.append(("2 × 2 Newton steps J⁻¹ r: Cramer's rule", "walk/arms.py", f"{m} problems",

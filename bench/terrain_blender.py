@@ -38,6 +38,7 @@ import numpy as np
 from mathutils import Vector
 from mathutils.bvhtree import BVHTree
 
+GENERATORS = ("adapt_terrain", "source_motion")  # the generators this bench measures
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 from benchlog import emit  # noqa: E402

@@ -29,6 +29,7 @@ import sys
 import time
 from pathlib import Path
 
+GENERATORS = ("adapt_terrain", "source_motion")  # the generators this bench measures
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from procanim_addon import motions  # noqa: E402

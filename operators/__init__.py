@@ -1,30 +1,19 @@
-"""Blender operators: one module per operator, plus the bridge (scene → engine) and the baker.
+"""Blender operators and the Blender side of the generators: one module per operator or generator,
+plus the bridge (scene → engine), the baker and the machinery every generator shares.
 
-Generator operators are made from the registry (``procanim_addon/registry.py``): each entry's
-``operators/<id>.py`` module holds its arguments and ``prepare`` (see :mod:`.base`), and
-:func:`.base.operator_class` turns the two into the operator class.
+A generator's module (``operators/<id>.py``) implements :class:`.generator.Generator`; its operator
+is :class:`.base.GeneratorOperator` made for it by :func:`.base.operator_class`. The generators are
+listed once, in ``procanim_addon/registry.py`` (:mod:`.generators` finds their Blender side).
 """
 
 from __future__ import annotations
 
-import importlib
-
-from ..procanim_addon.registry import GENERATORS
-from . import add_rigs, add_zigzag, crowd_walk, detect_rig
+from . import add_rigs, add_zigzag, detect_rig, export, generators
 from .base import operator_class
 
-
-def generator_module(entry):
-    """The ``operators/<id>.py`` module of a registry entry."""
-    return importlib.import_module(f".{entry.id}", __name__)
+FIXED_CLASSES = (*add_rigs.classes, *detect_rig.classes, *add_zigzag.classes, *export.classes)
 
 
-GENERATOR_OPERATORS = tuple(operator_class(entry, generator_module(entry)) for entry in GENERATORS)
-
-classes = (
-    *add_rigs.classes,
-    *detect_rig.classes,
-    *add_zigzag.classes,
-    *GENERATOR_OPERATORS,
-    *crowd_walk.classes,
-)
+def classes() -> tuple[type, ...]:
+    """Every operator class, the generators' in the registry's order (registered in this order)."""
+    return (*FIXED_CLASSES, *(operator_class(g) for g in generators.every()))

@@ -5,12 +5,13 @@ character, sized and oriented from its rest pose."""
 from __future__ import annotations
 
 import bpy
-import numpy as np
 from bpy.props import EnumProperty, FloatProperty, StringProperty
+from mathutils import Matrix
 
 from ..procanim_addon.errors import InputError
 from ..procanim_addon.frames import character_frame
 from ..procanim_addon.terrain.shapes import body_heights, zigzag
+from ..procanim_addon.upright import world_of_frame
 from .bridge import read_rigmap, read_skeleton, resolve_armature
 
 LEVELS = [
@@ -67,15 +68,14 @@ class PROCANIM_OT_add_zigzag(bpy.types.Operator):
             rigmap = read_rigmap(obj, skeleton)
             cf = character_frame(skeleton, rigmap)
             height = body_heights(skeleton, rigmap)[self.level.lower()]
-            unit = float(np.mean(np.abs(np.array(obj.matrix_world.to_scale()))))  # metres per armature unit
-            hip_xy = skeleton.heads[rigmap.index(skeleton, "hips"), :2]
+            hip_xy = skeleton.heads[rigmap.index(skeleton, "hips"), :2]  # the upright frame: world units
             mesh = zigzag(
                 height,
-                start_xy=hip_xy + self.start / unit * cf.forward[:2],
+                start_xy=hip_xy + self.start * cf.forward[:2],
                 direction_xy=cf.forward[:2],
-                cell_length=self.cell_length / unit,
-                width=self.width / unit,
-                margin=10.0 / unit,
+                cell_length=self.cell_length,
+                width=self.width,
+                margin=10.0,
                 ground_z=cf.ground_z,
                 name=self.name,
             )
@@ -87,11 +87,11 @@ class PROCANIM_OT_add_zigzag(bpy.types.Operator):
         me.update()
         terrain = bpy.data.objects.new(self.name, me)
         context.collection.objects.link(terrain)
-        terrain.matrix_world = obj.matrix_world.copy()  # built in the armature's space
+        terrain.matrix_world = Matrix(world_of_frame(obj.matrix_world, skeleton).tolist())  # built in its frame
         settings = getattr(context.scene, "procanim", None)
         if settings is not None:
-            settings.terrain.terrain = terrain  # the Terrain panel's pick (registry settings "terrain")
-        self.report({"INFO"}, f"Added '{terrain.name}': {self.level.lower()}-high blocks ({height * unit:.2f} m)")
+            settings.terrain.terrain = terrain  # the Terrain panel's pick (scene.procanim.terrain)
+        self.report({"INFO"}, f"Added '{terrain.name}': {self.level.lower()}-high blocks ({height:.2f} m)")
         return {"FINISHED"}
 
 

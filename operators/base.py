@@ -1,20 +1,8 @@
-"""The generator operator: one class shape for every entry of the registry.
+"""The generator operator: one class, :class:`GeneratorOperator`, for every generator.
 
-A generator's operator module (``operators/<id>.py``) provides:
-
-* ``OBJECTS`` — its object arguments (:class:`~.objects.ObjectArgument`: names, e.g. ``armature``);
-* ``settings(ui: bool) -> dict`` — its other arguments as bpy properties, shared with the sidebar's
-  settings (``ui=True`` adds slider limits);
-* ``prepare(args, context) -> Job`` — reads the scene (main thread, bpy allowed) into engine inputs
-  and returns the armatures to bake and ``compute(progress)``, an engine call
-  (:class:`~procanim_addon.jobs.EngineCall`: an engine function and the inputs it read).
-  ``args`` has the operator's argument names: the operator itself, the sidebar settings seen
-  through :class:`~.objects.SettingsArgs` (live preview), or a batch job;
-* optionally ``operator_settings() -> dict`` (arguments the sidebar does not have), ``summary(job,
-  clips) -> str`` (the INFO line of a bake), ``warnings(job, clips) -> list[str]`` (its WARNING
-  lines) and ``after_bake(job, clips)``.
-
-:func:`operator_class` turns a registry entry and that module into the operator class. Then:
+:func:`operator_class` makes ``PROCANIM_OT_<id>`` for a :class:`~.generator.Generator`: a subclass of
+:class:`GeneratorOperator` that only names it and declares its arguments
+(:meth:`~.generator.Generator.operator_arguments`). Then:
 
 * ``execute`` (scripts, ``blender -b``, the redo panel) computes synchronously and bakes;
 * ``invoke`` from the sidebar, with a window, computes in a worker thread while a modal timer shows
@@ -22,56 +10,31 @@ A generator's operator module (``operators/<id>.py``) provides:
   :class:`~procanim_addon.progress.Cancelled` at its next progress report and nothing is written.
   The bake itself (bpy writes) runs on the main thread when the engine is done.
 
-Input errors (:class:`InputError`) become ``CANCELLED`` with the message, never a traceback, and
-nothing is written before every clip has been generated and checked for NaN.
+Both bake the live preview's Clips instead of computing when the preview made them from exactly
+these inputs (:mod:`.previewed`). Input errors (:class:`InputError`) become ``CANCELLED`` with the
+message, never a traceback, and nothing is written before every clip has been generated and
+checked for NaN.
 """
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, ClassVar
 
 import bpy
-from bpy.props import EnumProperty
 
 from ..procanim_addon.clip import Clip
 from ..procanim_addon.errors import InputError
 from ..procanim_addon.progress import Cancelled, Progress
+from . import previewed
 from .bake import bake_warning, keyed_bone_names, prepare_bake, read_metrics
 from .bridge import constrained_bones
 from .control_rig import control_mode
+from .generator import Generator, Job
 
-KEY_TARGETS = [
-    ("AUTO", "Auto", "The animator's controls on a known control rig (IK for walks), else the deform bones"),
-    ("IK_CONTROLS", "IK Controls", "Key the rig's IK controls (feet, hands, knee/elbow direction, torso)"),
-    ("FK_CONTROLS", "FK Controls", "Key the rig's FK controls, with the IK/FK switch keyed to FK"),
-    ("DEFORM", "Deform Bones", "Key the bones the motion is computed for (plain skeletons, mocap rigs)"),
-]
 MODAL_TICK_S = 0.05  # how often the modal timer looks at the worker thread (s)
-
-
-def common_settings() -> dict:
-    """Arguments every generator has (operator and sidebar alike)."""
-    return {
-        "key_target": EnumProperty(
-            name="Key Target",
-            description="Which bones receive the keys",
-            items=KEY_TARGETS,
-            default="AUTO",
-        ),
-    }
-
-
-@dataclass
-class Job:
-    """Armatures to bake and the engine call that makes one Clip for each (same order)."""
-
-    targets: list
-    compute: Callable[[Callable[[float], None]], list[Clip]]
-    extra: dict = field(default_factory=dict)
 
 
 def check_key_target(objects, key_target: str) -> None:
@@ -83,40 +46,25 @@ def check_key_target(objects, key_target: str) -> None:
             control_mode(obj, key_target)
 
 
-def argument_given(args, name: str) -> bool:
-    """True when the caller set argument ``name`` (an operator: ``is_property_set``; a settings
-    view: :meth:`~.objects.SettingsArgs.is_set`)."""
-    props = getattr(args, "properties", None)
-    if props is not None and hasattr(props, "is_property_set"):
-        return bool(props.is_property_set(name))
-    return bool(args.is_set(name))
-
-
-def kept_read(args, what: str, objects: tuple, build: Callable[[], Any]) -> Any:
-    """``build()`` — a read of the scene in a generator's ``prepare``. The live preview's arguments
-    carry ``reads``, which return what ``build()`` made last time while ``objects`` are unchanged
-    (``preview/reads.py``); an operator, the sidebar's Generate and a batch job always read afresh."""
-    reads = getattr(args, "reads", None)
-    return build() if reads is None else reads.get(what, objects, build)
-
-
-class GeneratorOperator:
-    """The operator behaviour shared by every generator (mixed into :func:`operator_class`)."""
+class GeneratorOperator(bpy.types.Operator):
+    """The operator of every generator (``PROCANIM_OT_<id>``, made by :func:`operator_class`)."""
 
     bl_options = {"REGISTER", "UNDO"}
-    generator_module: Any = None  # the generator's operators/<id>.py module (set by operator_class)
+    if TYPE_CHECKING:  # for the checker only: Blender reads a class's annotations as its properties
+        generator: ClassVar[Generator]  # set by operator_class
+        key_target: str  # every generator's common arguments (generator.common_settings)
+        bake_to: str
+        blend_type: str
 
     def prepare(self, context) -> Job:
-        job = self.generator_module.prepare(self, context)
-        check_key_target(job.targets, getattr(self, "key_target", "AUTO"))  # before any character is baked
+        job = self.generator.prepare(self, context)
+        check_key_target(job.targets, self.key_target)  # before any character is baked
         return job
 
     def previewed(self, context) -> list[Clip] | None:
         """The live preview's Clips when it made them from exactly these inputs (then Generate bakes
         what the preview showed without computing again); None otherwise."""
-        from ..preview import finished_clips
-
-        return finished_clips(self.generator_module, self, context)
+        return previewed.take(self.generator, self, context)
 
     # ------------------------------------------------------------------ shared steps
     def _finish(self, context, job: Job, clips: list[Clip], seconds: float):
@@ -125,28 +73,24 @@ class GeneratorOperator:
                 {"ERROR"}, "The generator produced invalid (NaN) values; nothing was baked. Try less extreme settings."
             )
             return {"CANCELLED"}
-        key_target = getattr(self, "key_target", "AUTO")
+        key_target = self.key_target
         notes = job.extra.setdefault("notes", [])
         writes = []
         for obj, clip in zip(job.targets, clips):  # every character checked before any is written
             clip.metrics["generate_ms"] = seconds * 1000.0
             try:
-                writes.append(prepare_bake(obj, clip, key_target=key_target))
+                writes.append(prepare_bake(obj, clip, key_target, self.bake_to, self.blend_type))
             except InputError as err:  # e.g. a rig whose controls the conversion cannot drive
                 self.report({"ERROR"}, str(err))
                 return {"CANCELLED"}
-        for write in writes:
-            write(notes)
-        after = getattr(self.generator_module, "after_bake", None)
-        if after is not None:
-            after(job, clips)
-        self._warn_constrained(job, clips)
+        actions = [write(notes) for write in writes]
+        self.generator.after_bake(job, clips)
+        self._warn_constrained(job, actions)
         for note in notes:
             self.report({"INFO"}, note)
-        for warning in getattr(self.generator_module, "warnings", lambda _job, _clips: [])(job, clips):
+        for warning in self.generator.warnings(job, clips):
             self.report({"WARNING"}, warning)
-        summary = getattr(self.generator_module, "summary", None)
-        line = summary(job, clips) if summary is not None else None
+        line = self.generator.summary(job, clips)
         names = ", ".join(obj.name for obj in job.targets)
         self.report(
             {"INFO"},
@@ -155,14 +99,14 @@ class GeneratorOperator:
         )
         return {"FINISHED"}
 
-    def _warn_constrained(self, job: Job, clips: list[Clip]) -> None:
-        for obj in job.targets:
-            approximate = bake_warning(obj)  # a bake onto controls the rig cannot reproduce exactly
+    def _warn_constrained(self, job: Job, actions: list) -> None:
+        for obj, action in zip(job.targets, actions):
+            approximate = bake_warning(obj, action)  # a bake onto controls the rig cannot reproduce exactly
             if approximate:
                 self.report({"WARNING"}, approximate)
-            if str(read_metrics(obj.animation_data.action).get("key_target", "")).endswith("_CONTROLS"):
+            if str(read_metrics(action).get("key_target", "")).endswith("_CONTROLS"):
                 continue  # Blender evaluated the deform bones of that bake: what shows is measured
-            driven = constrained_bones(obj, keyed_bone_names(obj))
+            driven = constrained_bones(obj, keyed_bone_names(obj, action))
             if driven:
                 self.report(
                     {"WARNING"},
@@ -234,26 +178,19 @@ class GeneratorOperator:
         return self._finish(context, self._job, self._result["clips"], time.perf_counter() - self._t0)
 
 
-def operator_arguments(module) -> dict:
-    """The operator's bpy properties: object names, the generator's settings, the common ones."""
-    props = {arg.name: arg.string_property() for arg in module.OBJECTS}
-    props.update(module.settings(ui=False))
-    props.update(common_settings())
-    props.update(getattr(module, "operator_settings", dict)())
-    return props
-
-
-def operator_class(entry, module) -> type:
-    """The operator class of registry ``entry`` whose behaviour is ``module`` (see the docstring)."""
+@functools.cache
+def operator_class(generator: Generator) -> type[GeneratorOperator]:
+    """``PROCANIM_OT_<id>``: the operator of ``generator`` (one class per generator)."""
+    spec = generator.spec
     return type(
-        f"PROCANIM_OT_{entry.id}",
-        (GeneratorOperator, bpy.types.Operator),
+        f"PROCANIM_OT_{spec.id}",
+        (GeneratorOperator,),
         {
-            "bl_idname": entry.operator,
-            "bl_label": f"Generate {entry.label}",
-            "bl_description": entry.description,
-            "generator_module": module,
-            "__annotations__": operator_arguments(module),
-            "__doc__": entry.description,
+            "bl_idname": spec.operator,
+            "bl_label": generator.operator_label or f"Generate {spec.label}",
+            "bl_description": spec.description,
+            "generator": generator,
+            "__annotations__": generator.operator_arguments(),
+            "__doc__": spec.description,
         },
     )

@@ -3,8 +3,9 @@
 * Blender 4.2/4.3: ``action.fcurves`` and ``action.groups`` (legacy actions).
 * Blender 4.4+ (slotted actions): a slot per animated ID, F-curves in the slot's channelbag on a
   keyframe strip of the first layer. The slot must be assigned to the object explicitly, or a
-  fresh action's new slot stays unassigned and the object does not move. 5.0 removed
-  ``action.fcurves``; 4.4–5.0 share ``strip.channelbag(slot, ensure=True)``.
+  fresh action's new slot stays unassigned and the object does not move; an NLA strip plays its
+  action through a slot of its own (``NlaStrip.action_slot``). 5.0 removed ``action.fcurves``;
+  4.4–5.0 share ``strip.channelbag(slot, ensure=True)``.
 """
 
 from __future__ import annotations
@@ -19,16 +20,41 @@ def assign_action(obj, action):
     ``(fcurves, groups)`` collections to write into."""
     ad = obj.animation_data or obj.animation_data_create()
     ad.action = action
+    fcurves, groups, slot = _channels(action, obj)
+    if slot is not None:
+        ad.action_slot = slot
+    return fcurves, groups
+
+
+def action_channels(action, obj):
+    """The ``(fcurves, groups)`` collections of ``action`` to write ``obj``'s keys into, without
+    assigning it (an NLA strip's action: :func:`assign_strip_slot`)."""
+    fcurves, groups, _slot = _channels(action, obj)
+    return fcurves, groups
+
+
+def assign_strip_slot(strip, obj) -> None:
+    """On 4.4+ let the NLA ``strip`` play its action's slot for ``obj`` (made when missing); nothing
+    before (an action has no slots there)."""
+    if SLOTTED_ACTIONS:
+        slot = _channels(strip.action, obj)[2]
+        if strip.action_slot != slot:
+            strip.action_slot = slot
+
+
+def _channels(action, obj):
+    """``(fcurves, groups, slot)`` of ``action`` for ``obj``: the legacy collections (slot None) on
+    4.2/4.3; on 4.4+ the channelbag of the action's object slot (one named for the object is made
+    when it has none) on the first keyframe strip of its first layer."""
     if not SLOTTED_ACTIONS:
-        return action.fcurves, action.groups
+        return action.fcurves, action.groups, None
     slot = next((s for s in action.slots if s.target_id_type == "OBJECT"), None)
     if slot is None:
         slot = action.slots.new(id_type="OBJECT", name=obj.name)
-    ad.action_slot = slot
     layer = action.layers[0] if len(action.layers) else action.layers.new("Layer")
     strip = layer.strips[0] if len(layer.strips) else layer.strips.new(type="KEYFRAME")
     bag = strip.channelbag(slot, ensure=True)
-    return bag.fcurves, bag.groups
+    return bag.fcurves, bag.groups, slot
 
 
 def action_fcurves(action, obj=None):
@@ -43,3 +69,16 @@ def action_fcurves(action, obj=None):
                 if slot is None or bag.slot == slot:
                     out.extend(bag.fcurves)
     return out
+
+
+def remove_fcurve(action, fc) -> None:
+    """Remove F-curve ``fc`` from ``action``, whichever collection holds it."""
+    if not SLOTTED_ACTIONS:
+        action.fcurves.remove(fc)
+        return
+    for layer in action.layers:
+        for strip in layer.strips:
+            for bag in strip.channelbags:
+                if fc in bag.fcurves.values():
+                    bag.fcurves.remove(fc)
+                    return

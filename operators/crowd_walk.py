@@ -5,29 +5,29 @@ character), for a crowd: the armatures are named in ``armatures`` (comma-separat
 selected armatures) and their curves in ``paths`` (comma-separated, in the same order; empty: each
 armature takes the selected curve whose start is nearest to it, nearest pairs first). One call is
 one undo step, reads each armature's rig once, and lets Blender rebuild its dependency graph once
-for the whole crowd: calling ``procanim.path_walk`` per character makes Blender rebuild it after
-every call (a new action changes the graph), which costs more as the scene grows (≈ 50–90 ms per
-call with 60–100 characters in the scene, about a third of a 1,000-frame walk's bake).
+for the whole crowd (calling ``procanim.path_walk`` per character makes Blender rebuild it after
+every call, a cost that grows with the scene).
 
 Nothing is written until every character's Clip has been generated and checked (a bad pair cancels
-the whole call, with the character named in the message). From the sidebar it runs as Generate does
+the whole call, with the character named in the message). From the sidebar (the Crowd sub-panel of
+the Path Walk panel, with the path walk's settings) it runs as Generate does
 (:class:`.base.GeneratorOperator`: the engines in a worker thread, Esc cancels before anything is
-written — the real-window test presses Esc on Generate; this button shares that code).
+written). It has no panel, settings or preview of its own.
 """
 
 from __future__ import annotations
 
-import sys
-
-import bpy
 import numpy as np
 from bpy.props import StringProperty
 
-from ..procanim_addon import jobs as engine_jobs
+from ..procanim_addon import crowd
 from ..procanim_addon.errors import InputError
-from . import path_walk
-from .base import GeneratorOperator, Job, common_settings
+from ..procanim_addon.jobs import EngineCall
 from .bridge import resolve_armature, resolve_object
+from .generator import Generator, Job, SubPanel, common_settings
+from .loops import is_loop
+from .path_walk import GENERATOR as PATH_WALK
+from .path_walk import GROUND
 
 
 def _names(text: str) -> list[str]:
@@ -104,51 +104,69 @@ class _PairArgs:
         return getattr(self._args, name)
 
 
-def prepare(args, context) -> Job:
-    armatures = _armatures(args, context)
-    curves = _paths(args, context, armatures)
-    jobs = []
-    for obj, curve in zip(armatures, curves):
-        try:
-            jobs.append(path_walk.prepare(_PairArgs(args, obj.name, curve.name), context))
-        except InputError as err:
-            raise InputError(f"{obj.name} on '{curve.name}': {err}") from None
-    compute = engine_jobs.EngineCall(engine_jobs.crowd, ([job.compute for job in jobs],))
-    pairs = [f"{obj.name} → {curve.name}" for obj, curve in zip(armatures, curves)]
-    return Job([job.targets[0] for job in jobs], compute, extra={"pairs": pairs})
+def draw_crowd(layout, walk, context) -> None:
+    """The Crowd sub-panel of the Path Walk panel: what is selected, and the button that walks it
+    with the path walk's settings (``walk``)."""
+    selected = context.selected_objects
+    armatures = sum(o.type == "ARMATURE" for o in selected)
+    curves = sum(o.type == "CURVE" for o in selected)
+    layout.label(text=f"Selected: {armatures} armatures, {curves} curves")
+    row = layout.row()
+    row.enabled = armatures > 0 and curves >= armatures
+    op = row.operator("procanim.crowd_walk", text="Walk Selected", icon="COMMUNITY")
+    PATH_WALK.fill_arguments(op, walk, leave=("armature", "path"))  # the crowd's own pairs
+    if armatures and curves < armatures:
+        layout.label(text="Select one curve per armature", icon="INFO")
 
 
-def summary(job: Job, clips) -> str:
-    frames = sum(clip.frame_count for clip in clips)
-    skate = max(clip.metrics.get("skate_mean_cm_s", 0.0) for clip in clips)
-    return (f"Crowd walk: {len(clips)} characters, {frames} character-frames; skate ≤ {skate:.2f} cm/s "
-            f"({', '.join(job.extra['pairs'][:4])}{' …' if len(clips) > 4 else ''})")
+class CrowdWalk(Generator):
+    spec = crowd.SPEC
+    settings_name = PATH_WALK.settings_name  # the path walk's sidebar settings
+    has_panel = False
+    operator_label = "Walk Crowd"
+    subpanels = (
+        SubPanel("PROCANIM_PT_path_walk_crowd", "Crowd", draw_crowd, parent="PROCANIM_PT_path_walk",
+                 description="Many characters at once: each selected armature walks the selected curve nearest "
+                 "to it with the settings above, in one bake (``procanim.crowd_walk``)."),
+    )
+
+    def settings(self, ui: bool) -> dict:
+        return PATH_WALK.settings(ui)
+
+    def operator_arguments(self) -> dict:
+        """The armatures and their curves (names), the ground, then the path walk's arguments."""
+        props = {
+            "armatures": StringProperty(name="Armatures", description="Armature names, comma-separated (empty: the "
+                                        "selected armatures)"),
+            "paths": StringProperty(name="Paths", description="Curve names, comma-separated, one per armature in "
+                                    "the same order (empty: each armature takes the nearest selected curve)"),
+            GROUND.name: GROUND.string_property(),
+        }
+        props.update(self.settings(ui=False))
+        props.update(common_settings())
+        props.update(PATH_WALK.operator_settings())
+        return props
+
+    def prepare(self, args, context) -> Job:
+        if is_loop(args):  # the path walk's settings include its loop, which has no path to follow
+            raise InputError("A crowd walks its paths: set the path walk's Loop to Off for a crowd.")
+        armatures = _armatures(args, context)
+        curves = _paths(args, context, armatures)
+        jobs = []
+        for obj, curve in zip(armatures, curves):
+            try:
+                jobs.append(PATH_WALK.prepare(_PairArgs(args, obj.name, curve.name), context))
+            except InputError as err:
+                raise InputError(f"{obj.name} on '{curve.name}': {err}") from None
+        compute = EngineCall(self.spec.call, ([job.compute for job in jobs],))
+        pairs = [f"{obj.name} → {curve.name}" for obj, curve in zip(armatures, curves)]
+        return Job([job.targets[0] for job in jobs], compute, extra={"pairs": pairs})
+
+    def summary(self, job: Job, clips) -> str:
+        frames = sum(clip.frame_count for clip in clips)
+        skate = max(clip.metrics.get("skate_mean_cm_s", 0.0) for clip in clips)
+        return (f"Crowd walk: {len(clips)} characters, {frames} character-frames; skate ≤ {skate:.2f} cm/s "
+                f"({', '.join(job.extra['pairs'][:4])}{' …' if len(clips) > 4 else ''})")
 
 
-def _arguments() -> dict:
-    props = {
-        "armatures": StringProperty(name="Armatures", description="Armature names, comma-separated (empty: the "
-                                    "selected armatures)"),
-        "paths": StringProperty(name="Paths", description="Curve names, comma-separated, one per armature in the "
-                                "same order (empty: each armature takes the nearest selected curve)"),
-        path_walk.GROUND.name: path_walk.GROUND.string_property(),
-    }
-    props.update(path_walk.settings(ui=False))
-    props.update(common_settings())
-    props.update(path_walk.operator_settings())
-    return props
-
-
-class PROCANIM_OT_crowd_walk(GeneratorOperator, bpy.types.Operator):
-    """Each selected armature walks the selected curve nearest to it, in one bake (a crowd)"""
-
-    bl_idname = "procanim.crowd_walk"
-    bl_label = "Walk Crowd"
-    __annotations__ = _arguments()
-    generator_module = sys.modules[__name__]  # this module: prepare, summary
-
-    def previewed(self, context):
-        return None  # the live preview shows one character; a crowd is always computed
-
-
-classes = (PROCANIM_OT_crowd_walk,)
+GENERATOR = CrowdWalk()

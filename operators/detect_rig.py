@@ -8,8 +8,9 @@ import bpy
 from bpy.props import StringProperty
 
 from ..procanim_addon.errors import InputError
-from ..procanim_addon.rig_roles import CONTROL_ROLES, LEG_ROLES, OPTIONAL_ROLES, ROLES, RigMap, detect
-from .bridge import read_skeleton, resolve_armature, store_rigmap
+from ..procanim_addon.frames import AXES_HINT
+from ..procanim_addon.rig_roles import CONTROL_ROLES, LEG_ROLES, OPTIONAL_ROLES, ROLES, RigMap
+from .bridge import detect_roles, read_skeleton, resolve_armature, store_rigmap
 
 #: ID property on the armature data where the last detection is kept for the Character panel
 DETECTION_KEY = "procanim_detection"
@@ -67,14 +68,16 @@ class PROCANIM_OT_detect_rig(bpy.types.Operator):
         except InputError as err:
             self.report({"ERROR"}, str(err))
             return {"CANCELLED"}
-        parents = {b.name: (b.parent.name if b.parent else None) for b in obj.data.bones}
-        rigmap = detect(list(parents), parents, rig_name=obj.name, skeleton=skeleton)
+        rigmap = detect_roles(obj, skeleton)
         store_rigmap(obj, rigmap)
         store_detection(obj, rigmap)
         found = len([r for r in ROLES if rigmap.get(r)])
         legs, others = missing_roles(rigmap.roles)
         summary = f"{obj.name}: {rigmap.family}, confidence {rigmap.confidence:.0%}, {found} roles found"
-        if legs:
+        if rigmap.lies_along:
+            lying = f"the character lies in the scene (it stands along {rigmap.lies_along}, not up Z)"
+            self.report({"WARNING"}, f"{summary}; {lying}, so ProcAnim cannot animate it yet. {AXES_HINT}")
+        elif legs:
             self.report({"WARNING"}, f"{summary}; missing leg roles: {', '.join(legs)}")
         elif others:
             self.report({"INFO"}, f"{summary}; missing: {', '.join(others)}")

@@ -1,31 +1,33 @@
 """procanim.handshake — two characters shake right hands (Deglorie et al., "Procedural Animation of Human
 Interaction using Inverse Kinematics and Fuzzy Logic", GRAPP 2015), baked onto both.
 
-The operator reads both armatures (rest skeleton, role map, world matrix), checks that they are two
-different armatures with right-arm roles, standing apart and facing roughly each other, then calls
-the engine (:func:`procanim_addon.handshake.generate_handshake`) and bakes one Action per armature.
-The paper's Table 3 for the shake phase (grip-to-grip and grip-to-target distances, solver time per
-frame) is stored in both actions' metrics and printed for scripts.
+``prepare`` reads both armatures (rest skeleton, role map, world matrix) and checks that they are
+two different armatures with right-arm roles for the engine's call
+(``procanim_addon/handshake/spec.py``); one Action is baked per armature. The paper's Table 3 for
+the shake phase (grip-to-grip and grip-to-target distances, solver time per frame) is stored in both
+actions' metrics, printed for scripts and drawn in the panel. Each character's solver and dominance
+are kept on the character object (``Object.procanim_character``), so they persist with it.
 """
 
 from __future__ import annotations
 
 import json
 
+import bpy
 import numpy as np
-from bpy.props import BoolProperty, EnumProperty
+from bpy.props import BoolProperty, EnumProperty, PointerProperty
 
-from ..procanim_addon import jobs, registry
 from ..procanim_addon.errors import InputError
 from ..procanim_addon.handshake import HandshakeParams
 from ..procanim_addon.handshake.character import ARM_ROLES
+from ..procanim_addon.handshake.spec import SPEC
 from ..procanim_addon.ik.solve import SOLVERS
-from .base import Job, argument_given
+from ..procanim_addon.jobs import EngineCall
 from .bridge import obj_fps, read_rigmap, read_skeleton
+from .generator import Generator, Job
 from .limits import number
-from .objects import ObjectArgument
+from .objects import ObjectArgument, argument_given
 
-ENTRY = registry.get("handshake")
 DOMINANCE = "0–1: a dominant character keeps the grip out of its own space (it moves toward the other)"
 
 SOLVER_LABELS = {
@@ -50,13 +52,12 @@ TIMINGS = (
     "hold_frames",
 )
 
-# The Table-3 figures that after_bake prints and the panel shows (cm, ms).
+# The Table-3 figures that after_bake prints and the panel draws (cm, ms).
 REPORT_ROWS = (
     ("both hands", "both"),
     ("initiator grip → target", "initiator"),
     ("partner grip → target", "partner"),
 )
-
 
 
 def _world(obj) -> np.ndarray:
@@ -68,30 +69,12 @@ PARTNER = ObjectArgument("partner", "Partner", "Armature that answers the invita
 OBJECTS = (INITIATOR, PARTNER)
 
 
-def settings(ui: bool) -> dict:
-    """The handshake's shared settings (operator and sidebar): start, accept and phase timings
-    (limits: ``procanim_addon/limits.py``; see :func:`.limits.number`)."""
-
-    def frames(name, label, description):
-        return number(HandshakeParams, name, ui, label, description)
-
-    return {
-        "frame_start": frames("frame_start", "Start Frame", "First frame of the handshake"),
-        "accept": BoolProperty(
-            name="Accept",
-            description="The partner accepts the invitation (off: it refuses and the initiator withdraws its hand)",
-            default=True,
-        ),
-        "neutral_frames": frames("neutral_frames", "Neutral", "Frames both stand still before the invitation"),
-        "dummy_frames": frames("dummy_frames", "Invitation", "Frames of the initiator's invitation (dummy phase)"),
-        "response_frames": frames("response_frames", "Response", "Frames the partner takes to answer"),
-        "approach_frames": frames("approach_frames", "Approach", "Frames for a hand to reach the point of contact"),
-        "shake_frames": frames("shake_frames", "Shake", "Frames of the primary shake (one up-and-down cycle)"),
-        "secondary_shakes": frames("secondary_shakes", "Secondary Shakes", "Smaller shakes after the primary one"),
-        "secondary_frames": frames("secondary_frames", "Secondary Frames", "Frames of each secondary shake"),
-        "retreat_frames": frames("retreat_frames", "Retreat", "Frames for the hands to return to rest"),
-        "hold_frames": frames("hold_frames", "Hold", "Frames the rest pose is held at the end"),
-    }
+def _personal(args, argument: str, obj, field: str):
+    """The argument when given, else the value stored on the character (Handshake panel)."""
+    stored = getattr(obj, "procanim_character", None)
+    if argument_given(args, argument) or stored is None:
+        return getattr(args, argument)
+    return getattr(stored, field)
 
 
 def character_settings() -> dict:
@@ -104,26 +87,10 @@ def character_settings() -> dict:
     }
 
 
-def operator_settings() -> dict:
-    """Per-character arguments: given to a script, else read from the character (Handshake panel)."""
-    return {
-        "solver_initiator": EnumProperty(
-            name="Initiator Solver", description="Controller of the initiator's arm", items=SOLVER_ITEMS, default="DLS"
-        ),
-        "solver_partner": EnumProperty(
-            name="Partner Solver", description="Controller of the partner's arm", items=SOLVER_ITEMS, default="DLS"
-        ),
-        "dominance_initiator": number(HandshakeParams, "dominance_initiator", False, "Initiator Dominance", DOMINANCE),
-        "dominance_partner": number(HandshakeParams, "dominance_partner", False, "Partner Dominance", DOMINANCE),
-    }
+class ProcAnimCharacterSettings(bpy.types.PropertyGroup):
+    """Per-character personality and controller, kept on the object."""
 
-
-def _personal(args, argument: str, obj, field: str):
-    """The argument when given, else the value stored on the character (Handshake panel)."""
-    stored = getattr(obj, "procanim_character", None)
-    if argument_given(args, argument) or stored is None:
-        return getattr(args, argument)
-    return getattr(stored, field)
+    __annotations__ = character_settings()
 
 
 def _params(args, a, b) -> HandshakeParams:
@@ -151,19 +118,6 @@ def _character(obj):
     return skeleton, rigmap, world
 
 
-def prepare(args, context) -> Job:
-    a = INITIATOR.resolve(args, context, ENTRY.settings)
-    b = PARTNER.resolve(args, context, ENTRY.settings)
-    if a == b:
-        raise InputError(f"The initiator and the partner are both '{a.name}'; pick two different armatures.")
-    params = _params(args, a, b)
-    return Job([a, b], jobs.EngineCall(jobs.handshake, (_character(a), _character(b), params, (a.name, b.name))))
-
-
-def after_bake(job: Job, clips) -> None:
-    print(format_report(clips[0].metrics))
-
-
 def format_report(m: dict) -> str:
     """The Table-3 report of one bake as text (what scripts see printed)."""
     lines = [
@@ -186,3 +140,109 @@ def format_report(m: dict) -> str:
     )
     return "\n".join(lines)
 
+
+class Handshake(Generator):
+    spec = SPEC
+    settings_name = "handshake"
+    objects = OBJECTS
+
+    def settings(self, ui: bool) -> dict:
+        """The handshake's shared settings (operator and sidebar): start, accept and phase timings
+        (limits: ``procanim_addon/limits.py``; see :func:`.limits.number`)."""
+
+        def frames(name, label, description):
+            return number(HandshakeParams, name, ui, label, description)
+
+        return {
+            "frame_start": frames("frame_start", "Start Frame", "First frame of the handshake"),
+            "accept": BoolProperty(
+                name="Accept",
+                description="The partner accepts the invitation (off: it refuses and the initiator withdraws its hand)",
+                default=True,
+            ),
+            "neutral_frames": frames("neutral_frames", "Neutral", "Frames both stand still before the invitation"),
+            "dummy_frames": frames("dummy_frames", "Invitation", "Frames of the initiator's invitation (dummy phase)"),
+            "response_frames": frames("response_frames", "Response", "Frames the partner takes to answer"),
+            "approach_frames": frames("approach_frames", "Approach", "Frames for a hand to reach the point of contact"),
+            "shake_frames": frames("shake_frames", "Shake", "Frames of the primary shake (one up-and-down cycle)"),
+            "secondary_shakes": frames("secondary_shakes", "Secondary Shakes", "Smaller shakes after the primary one"),
+            "secondary_frames": frames("secondary_frames", "Secondary Frames", "Frames of each secondary shake"),
+            "retreat_frames": frames("retreat_frames", "Retreat", "Frames for the hands to return to rest"),
+            "hold_frames": frames("hold_frames", "Hold", "Frames the rest pose is held at the end"),
+        }
+
+    def operator_settings(self) -> dict:
+        """Per-character arguments: given to a script, else read from the character (Handshake panel)."""
+        return {
+            "solver_initiator": EnumProperty(
+                name="Initiator Solver", description="Controller of the initiator's arm", items=SOLVER_ITEMS,
+                default="DLS",
+            ),
+            "solver_partner": EnumProperty(
+                name="Partner Solver", description="Controller of the partner's arm", items=SOLVER_ITEMS, default="DLS"
+            ),
+            "dominance_initiator": number(HandshakeParams, "dominance_initiator", False, "Initiator Dominance",
+                                          DOMINANCE),
+            "dominance_partner": number(HandshakeParams, "dominance_partner", False, "Partner Dominance", DOMINANCE),
+        }
+
+    def prepare(self, args, context) -> Job:
+        a = INITIATOR.resolve(args, context, self.settings_name)
+        b = PARTNER.resolve(args, context, self.settings_name)
+        if a == b:
+            raise InputError(f"The initiator and the partner are both '{a.name}'; pick two different armatures.")
+        params = _params(args, a, b)
+        return Job([a, b], EngineCall(self.spec.call, (_character(a), _character(b), params, (a.name, b.name))))
+
+    def after_bake(self, job: Job, clips) -> None:  # the Table-3 report, for scripts
+        print(format_report(clips[0].metrics))
+
+    def panel_settings(self) -> dict:
+        return {"show_timings": BoolProperty(name="Timings", description="Show the phase timings", default=False)}
+
+    def draw(self, layout, hs, _context) -> None:
+        for role in ("initiator", "partner"):
+            box = layout.box()
+            box.prop(hs, role)
+            obj = getattr(hs, role)
+            if obj is not None:
+                row = box.row(align=True)
+                row.prop(obj.procanim_character, "solver", text="")
+                row.prop(obj.procanim_character, "dominance", slider=True)
+        layout.prop(hs, "frame_start")
+        layout.prop(hs, "accept")
+        layout.prop(hs, "show_timings", icon="TRIA_DOWN" if hs.show_timings else "TRIA_RIGHT", emboss=False)
+        if hs.show_timings:
+            col = layout.column(align=True)
+            for name in TIMINGS:
+                col.prop(hs, name)
+
+    def draw_figures(self, layout, _action, m: dict) -> None:
+        """The paper's Table 3 for the shake phase of the last bake."""
+        layout.label(text=f"{m.get('initiator', '?')} → {m.get('partner', '?')}")
+        layout.label(
+            text=f"{m.get('solver_initiator', '?')} + {m.get('solver_partner', '?')}, phases "
+            f"{m.get('sequence_initiator', '?')} / {m.get('sequence_partner', '?')}"
+        )
+        if not m.get("shake_frames"):
+            layout.label(text="No shake (the invitation was refused)", icon="INFO")
+            return
+        col = layout.column(align=True)
+        col.label(text="Shake phase, cm: mean / std / max")
+        for label, key in REPORT_ROWS:
+            vals = [m.get(f"{key}_{s}_cm") for s in ("mean", "std", "max")]
+            col.label(text=f"{label}: " + " / ".join("–" if v is None else f"{v:.3f}" for v in vals))
+
+    def property_classes(self) -> tuple[type, ...]:
+        return (ProcAnimCharacterSettings,)
+
+    def register_properties(self) -> None:
+        bpy.types.Object.procanim_character = PointerProperty(
+            name="ProcAnim Character", description="ProcAnim per-character settings", type=ProcAnimCharacterSettings
+        )
+
+    def unregister_properties(self) -> None:
+        del bpy.types.Object.procanim_character
+
+
+GENERATOR = Handshake()

@@ -1,65 +1,67 @@
-"""Sidebar (3D View ▸ N ▸ ProcAnim): property groups, panels, presets, menus — generator panels
-and settings made from the registry (see :mod:`.generator`).
+"""Sidebar (3D View ▸ N ▸ ProcAnim): property groups, panels, presets, menus — each generator's
+settings group, panel and sub-panels made from its Blender side (:mod:`.generator`).
 
 Registration order (property-group types before the pointer properties that use them):
-:data:`property_classes` (role and action info groups, the handshake's per-character group, one
-settings group per generator, then ``scene.procanim``'s group), then :data:`classes` (panels in
-registry order — a sub-panel after its parent — then each panel module's own classes, menus).
+:func:`property_classes` (role and action info groups, the generators' own groups, one settings
+group per generator with a panel, then ``scene.procanim``'s group), then :func:`classes` (the
+Character panel, the generators' panels in registry order — a sub-panel after its parent — then
+each generator's presets, emotion operator and sub-panels, then the figures' operator and menus).
 """
 
 from __future__ import annotations
 
-import importlib
+import functools
 
-from ..operators import generator_module
-from ..procanim_addon.registry import GENERATORS
+from ..operators import generators
+from ..operators.generator import Generator
 from . import character, generator, menus, properties
 
 
-def panel_module(entry):
-    """The ``panels/<id>.py`` module of a registry entry."""
-    return importlib.import_module(f".{entry.id}", __name__)
+def _with_panels() -> list[Generator]:
+    return [g for g in generators.every() if g.has_panel]
 
 
-SETTINGS = {
-    entry.settings: (entry.label, generator.settings_class(entry, generator_module(entry), panel_module(entry)))
-    for entry in GENERATORS
-}
-SCENE_SETTINGS = properties.scene_settings_class(SETTINGS)
-GENERATOR_PANELS = tuple(
-    generator.panel_class(entry, generator_module(entry), panel_module(entry)) for entry in GENERATORS
-)
-
-property_classes = (
-    properties.ProcAnimRole,
-    properties.ProcAnimActionInfo,
-    *(cls for entry in GENERATORS for cls in getattr(panel_module(entry), "property_classes", ())),
-    *(group for _label, group in SETTINGS.values()),
-    SCENE_SETTINGS,
-)
-
-classes = (
-    *character.classes,
-    *GENERATOR_PANELS,
-    *(cls for entry in GENERATORS for cls in panel_module(entry).classes),
-    *generator.classes,
-    *menus.classes,
-)
+@functools.cache
+def _scene_settings(groups: tuple[tuple[str, str, type], ...]) -> type:
+    return properties.scene_settings_class({name: (label, group) for name, label, group in groups})
 
 
-def register_properties():
-    properties.register_properties(SCENE_SETTINGS)
-    for entry in GENERATORS:
-        hook = getattr(panel_module(entry), "register_properties", None)
-        if hook is not None:
-            hook()
+def scene_settings() -> type:
+    """``scene.procanim``'s group for the generators listed now."""
+    return _scene_settings(
+        tuple((g.settings_name, g.spec.label, generator.settings_class(g)) for g in _with_panels())
+    )
+
+
+def property_classes() -> tuple[type, ...]:
+    return (
+        properties.ProcAnimRole,
+        properties.ProcAnimActionInfo,
+        *(cls for g in generators.every() for cls in g.property_classes()),
+        *(generator.settings_class(g) for g in _with_panels()),
+        scene_settings(),
+    )
+
+
+def classes() -> tuple[type, ...]:
+    return (
+        *character.classes,
+        *(generator.panel_class(g) for g in _with_panels()),
+        *(cls for g in generators.every() for cls in generator.extra_classes(g)),
+        *generator.classes,
+        *menus.classes,
+    )
+
+
+def register_properties() -> None:
+    properties.register_properties(scene_settings())
+    for g in generators.every():
+        g.register_properties()
     menus.register()
 
 
-def unregister_properties():
+def unregister_properties() -> None:
     menus.unregister()
-    for entry in reversed(GENERATORS):
-        hook = getattr(panel_module(entry), "unregister_properties", None)
-        if hook is not None:
-            hook()
+    for g in reversed(generators.every()):
+        g.unregister_properties()
     properties.unregister_properties()

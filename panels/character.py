@@ -8,6 +8,7 @@ import textwrap
 import bpy
 
 from ..operators.detect_rig import missing_roles, read_detection
+from ..operators.objects import active_armature
 from ..procanim_addon.rig_roles import ARM_ROLES, ROLES
 
 
@@ -15,23 +16,6 @@ class ProcAnimPanel:
     bl_space_type = "VIEW_3D"
     bl_region_type = "UI"
     bl_category = "ProcAnim"
-
-
-def active_armature(context):
-    settings = context.scene.procanim
-    obj = settings.armature
-    if obj is None and context.active_object is not None and context.active_object.type == "ARMATURE":
-        obj = context.active_object
-    return obj
-
-
-def keyed_bones(obj) -> list[str] | None:
-    """The bones a bake will key on ``obj`` (controls on a control rig, else the role bones).
-
-    PLACEHOLDER for the key targets (issue 10, item 1 — the control-rig work): returns None until
-    they exist, and the panel then shows nothing here.
-    """
-    return None
 
 
 def _lines(layout, text: str, width: int = 44, icon: str = "NONE") -> None:
@@ -87,9 +71,6 @@ class PROCANIM_PT_character(ProcAnimPanel, bpy.types.Panel):
             _draw_detection(box, obj, roles)
         op = box.operator("procanim.detect_rig", icon="VIEWZOOM")
         op.armature = obj.name
-        keyed = keyed_bones(obj)  # key targets (control-rig work): None until they exist
-        if keyed is not None:
-            _lines(box, f"Keys go to {len(keyed)} bones: {', '.join(keyed)}", icon="KEYINGSET")
         box.prop(settings, "show_roles", toggle=True)
         if settings.show_roles:
             col = box.column(align=True)

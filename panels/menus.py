@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import bpy
 
-from ..procanim_addon.registry import GENERATORS
+from ..procanim_addon import registry
 
 
 class PROCANIM_MT_generators(bpy.types.Menu):
@@ -17,8 +17,8 @@ class PROCANIM_MT_generators(bpy.types.Menu):
 
     def draw(self, _context):
         layout = self.layout
-        for entry in GENERATORS:
-            layout.operator(entry.operator, text=entry.label, icon="ARMATURE_DATA")
+        for spec in registry.GENERATORS:
+            layout.operator(spec.operator, text=spec.label, icon="ARMATURE_DATA")
         layout.separator()
         layout.operator("procanim.detect_rig", icon="VIEWZOOM")
         layout.operator("procanim.add_zigzag", icon="MESH_GRID")

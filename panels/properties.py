@@ -1,7 +1,7 @@
 """Property groups: the sidebar's settings (scene), role maps (armature data), bake info (action).
 
 Each generator's settings group is made from the registry (:func:`.generator.settings_class`) and
-hangs under ``scene.procanim.<entry.settings>``.
+hangs under ``scene.procanim.<settings_name>``.
 """
 
 from __future__ import annotations

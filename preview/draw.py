@@ -2,12 +2,14 @@
 
 :func:`view_shapes` and :func:`status_lines` decide what is drawn (plain data, testable without a
 GPU); :func:`draw_view` (``POST_VIEW``) and :func:`draw_pixel` (``POST_PIXEL``) hand it to the GPU.
+The running previews' draw handlers (``runtime.py``) call them with the sessions to draw.
 What is drawn, at the scene's current frame, for every running preview:
 
 * the ghost: each drawn bone as a line from head to tail (on top of the scene);
 * the pelvis path over the whole clip, and a cross where the pelvis is now;
 * the foot plants as footprints (heel → tip, a cross at the ball), bright while in use;
-* for the handshake, a cross at each grip point and a diamond where the two grips meet;
+* a generator's overlays: a cross at each grip point and a diamond where two grips meet (the
+  handshake);
 * a status line per preview: generating… / ready in N ms / the error message.
 """
 
@@ -15,10 +17,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import blf
 import bpy
+import gpu
 import numpy as np
-
-from . import runtime
+from gpu_extras.batch import batch_for_shader
 
 GHOST = (1.0, 0.55, 0.1, 0.95)  # bones
 GHOST_STALE = (0.6, 0.6, 0.6, 0.6)  # bones while the settings are invalid
@@ -99,16 +102,12 @@ def _frame() -> float:
     return scene.frame_current + scene.frame_subframe
 
 
-def draw_view() -> None:
-    """POST_VIEW handler: the ghosts, paths, plants and grips."""
-    import gpu
-    from gpu_extras.batch import batch_for_shader
-
-    runtime.take_finished()
-    sessions = list(runtime.SESSIONS.values())
+def draw_view(sessions) -> bool:
+    """The ghosts, paths, plants and grips of ``sessions`` (inside a POST_VIEW handler); True when
+    something was drawn."""
     shapes = view_shapes(sessions, _frame())
     if not shapes:
-        return
+        return False
     region = bpy.context.region
     shader: Any = gpu.shader.from_builtin("POLYLINE_UNIFORM_COLOR")
     gpu.state.blend_set("ALPHA")
@@ -120,19 +119,16 @@ def draw_view() -> None:
         shader.uniform_float("color", color)
         batch_for_shader(shader, primitive, {"pos": verts.astype(np.float32)}).draw(shader)
     gpu.state.blend_set("NONE")
-    for session in sessions:
-        runtime.note_drawn(session)
+    return True
 
 
-def draw_pixel() -> None:
-    """POST_PIXEL handler: one status line per running preview."""
-    import blf
-
+def draw_pixel(sessions) -> None:
+    """One status line per session (inside a POST_PIXEL handler)."""
     scale = bpy.context.preferences.system.ui_scale
     font = 0
     blf.size(font, FONT_SIZE * scale)
     x, y = MARGIN[0] * scale, MARGIN[1] * scale
-    for i, (text, color) in enumerate(status_lines(list(runtime.SESSIONS.values()))):
+    for i, (text, color) in enumerate(status_lines(sessions)):
         blf.color(font, *color)
         blf.position(font, x, y + i * (FONT_SIZE + 6) * scale, 0)
         blf.draw(font, text)

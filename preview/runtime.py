@@ -5,13 +5,12 @@ While at least one generator's Preview is on, the preview holds:
 * a timer (``bpy.app.timers``) that ticks every session, stops them all when the active object
   changes to an object none of them uses, and tags the 3D views for redraw. It runs every
   :data:`IDLE_S` while nothing is generating; while a worker runs, at every turn of Blender's main
-  loop (~5 ms when idle), where it only looks whether the worker has ended (~20 µs) unless
-  :data:`LOOK_S` have passed since the settings were last read — so a result is taken within a
-  turn of the worker ending;
+  loop, where it only looks whether the worker has ended unless :data:`LOOK_S` have passed since
+  the settings were last read — so a result is taken within a turn of the worker ending;
 * two draw handlers on ``SpaceView3D`` (the ghosts in the view, the status lines in pixels; one
   pair serves every 3D view);
 * a ``depsgraph_update_post`` handler that marks curves, meshes and actions whose content changed
-  (their digests are recomputed, see :mod:`.inputs`) and, when an object a preview reads was
+  (their digests are recomputed, see ``operators/inputs.py``) and, when an object a preview reads was
   updated (moved, edited), runs the timer at the next turn;
 * a ``load_pre`` handler: loading a file stops every preview (the handler is not persistent, so
   Blender drops it with the old file; the timer is not persistent either).
@@ -20,10 +19,12 @@ Turning the last Preview off, loading a file or disabling the extension removes 
 (:func:`stop_all`; :func:`hooks` counts them for the tests).
 
 A setting change reaches the sessions through the settings' own ``update`` callbacks
-(:func:`..preview.notify_preview` adds one to every generator setting and the armature pick), which
-Blender calls in the same call that sets the value — a slider drag, a typed value, a preset, a
-script: the regeneration starts at once. (Blender's message bus was used before; in Blender 4.3's
-window it delivered none of the changes a script made, so those waited for the timer.)
+(:func:`.properties.notify_preview` adds one to every generator setting and the armature pick),
+which Blender calls in the same call that sets the value — a slider drag, a typed value, a preset,
+a script: the regeneration starts at once.
+
+Each session's latest Clips are offered to Generate (``operators/previewed.py``) and withdrawn
+when the preview stops.
 
 Test mode: with ``PROCANIM_PREVIEW_LOG=<path>`` in the environment (or :data:`LOG_PATH` set) each
 regeneration appends a JSON line — ``started`` (prepare time, what started it), ``ready`` (change →
@@ -33,7 +34,6 @@ wall-clock times, so a GUI harness can relate them to the input events it sent.
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 import time
@@ -42,12 +42,13 @@ from typing import Any
 import bpy
 from bpy.app.handlers import persistent
 
-from . import inputs
+from ..operators import generators, inputs, previewed
+from . import draw
 from .session import Session
 
-IDLE_S = 0.02  # timer interval while nothing runs: how soon a change no message reports is seen (s)
+IDLE_S = 0.02  # timer interval while nothing runs: how soon a change no update callback reports is seen (s)
 REFRESH_S = 1.0  # digests of geometry and actions are recomputed this often (changes no update reported)
-LOOK_S = 0.02  # while a worker runs, the settings are read at least this often (changes no message reports)
+LOOK_S = 0.02  # while a worker runs, the settings are read at least this often (changes no callback reports)
 LOG_PATH = os.environ.get("PROCANIM_PREVIEW_LOG", "")
 
 # Blender's timers, as the preview uses them (the timing test puts a model of Blender's main loop
@@ -67,14 +68,9 @@ def is_on(generator_id: str) -> bool:
 
 def start(generator_id: str, context=None) -> Session:
     """Turn the preview of ``generator_id`` on (first tick at once)."""
-    from ..operators import generator_module
-    from ..panels import panel_module
-    from ..procanim_addon import registry
-
     if generator_id in SESSIONS:
         return SESSIONS[generator_id]
-    entry = registry.get(generator_id)
-    session = Session(entry, generator_module(entry), panel_module(entry))
+    session = Session(generators.get(generator_id))
     context = context or bpy.context
     if not SESSIONS:
         _install(context)
@@ -87,6 +83,7 @@ def stop(generator_id: str) -> None:
     session = SESSIONS.pop(generator_id, None)
     if session is not None:
         session.stop()
+    previewed.withdraw(generator_id)
     if not SESSIONS:
         _uninstall()
     _redraw()
@@ -98,20 +95,19 @@ def stop_all(loading: bool = False) -> None:
     add-on's load_pre handler)."""
     for generator_id in list(SESSIONS):
         SESSIONS.pop(generator_id).stop()
+        previewed.withdraw(generator_id)
     _uninstall(keep_load_pre=loading)
     _redraw()
 
 
 def _install(context) -> None:
-    from . import draw
-
     view = getattr(context, "view_layer", None)
     active = view.objects.active if view is not None else None
     _state["active"] = active.name if active is not None else None
     space = bpy.types.SpaceView3D
     _state["draw"] = [
-        space.draw_handler_add(draw.draw_view, (), "WINDOW", "POST_VIEW"),
-        space.draw_handler_add(draw.draw_pixel, (), "WINDOW", "POST_PIXEL"),
+        space.draw_handler_add(draw_view, (), "WINDOW", "POST_VIEW"),
+        space.draw_handler_add(draw_pixel, (), "WINDOW", "POST_PIXEL"),
     ]
     if on_depsgraph not in bpy.app.handlers.depsgraph_update_post:
         bpy.app.handlers.depsgraph_update_post.append(on_depsgraph)
@@ -260,9 +256,9 @@ def _step(context, source: str) -> None:
 
 def take_finished() -> None:
     """The draw handler's part (main thread, inside a redraw of a 3D view): results of workers that
-    ended since the timer last ran are taken now, so this redraw already draws them — the redraw
-    that follows a setting change takes Blender 60-240 ms on a machine with software OpenGL, and a
-    result that waited for the timer needed one more. The timer redraws the sidebar's status."""
+    ended since the timer last ran are taken now, so this redraw already draws them (a result that
+    waited for the timer would need one more redraw, and a redraw is slow with software OpenGL).
+    The timer redraws the sidebar's status."""
     for session in list(SESSIONS.values()):
         if session.take_finished():
             _log_events(session)
@@ -287,27 +283,21 @@ def _redraw(regions=("WINDOW", "UI")) -> None:
                         region.tag_redraw()
 
 
-# ----------------------------------------------------------------------------- Generate, the test log
+# ----------------------------------------------------------------------------- drawing, the test log
 
 
-def finished_clips(op_module: Any, args, context) -> list | None:
-    """Copies of the preview's Clips when they were made from exactly the inputs ``args`` (an
-    operator) names now — Generate bakes them instead of computing; None otherwise."""
-    entry: Any = getattr(op_module, "ENTRY", None)
-    session = SESSIONS.get(getattr(entry, "id", ""))
-    if session is None or session.result is None:
-        return None
-    try:
-        key = inputs.inputs_key(entry, op_module, args, context, fresh=True)
-    except Exception:  # an argument that does not resolve: the operator reports it itself
-        return None
-    clips = session.finished_clips(key)
-    if clips is None:
-        return None
-    clips = copy.deepcopy(clips)
-    for clip in clips:
-        clip.metrics["preview_compute_ms"] = session.result.compute_ms  # generate_ms: this bake's own time
-    return clips
+def draw_view() -> None:
+    """POST_VIEW handler: finished results taken first, then every preview's ghost."""
+    take_finished()
+    sessions = list(SESSIONS.values())
+    if draw.draw_view(sessions):
+        for session in sessions:
+            note_drawn(session)
+
+
+def draw_pixel() -> None:
+    """POST_PIXEL handler: one status line per running preview."""
+    draw.draw_pixel(list(SESSIONS.values()))
 
 
 def log(event: str, **fields) -> None:
@@ -336,7 +326,7 @@ def _log_events(session: Session) -> None:
                 "worker_done_wall": r.worker_done_wall,
                 "cancels": session.cancels,
             }
-        log(name, generator=session.entry.id, **detail)
+        log(name, generator=session.generator.id, **detail)
 
 
 def note_drawn(session: Session) -> None:
@@ -346,5 +336,5 @@ def note_drawn(session: Session) -> None:
         return
     r.drawn = True
     now = time.time()
-    log("drawn", generator=session.entry.id, change_to_draw_ms=(now - r.changed_wall) * 1000.0,
+    log("drawn", generator=session.generator.id, change_to_draw_ms=(now - r.changed_wall) * 1000.0,
         changed_wall=r.changed_wall)

@@ -2,15 +2,15 @@
 
 :class:`Session` is driven by :meth:`Session.tick` (the preview's timer, or a test calling it):
 
-1. the key of the sidebar's settings (:func:`.inputs.inputs_key`) is compared with the last one;
+1. the key of the sidebar's settings (``operators/inputs.py``: ``inputs_key``) is compared with the last one;
    a new key cancels a running worker through the progress contract (the engine raises
    :class:`~procanim_addon.progress.Cancelled` at its next report);
 2. once no worker runs and the key has been stable for ``debounce_s``, ``prepare`` reads the
    scene on the main thread — what it read from objects that have not changed since is reused
    (:class:`.reads.Reads`) — and a :class:`Worker` thread runs only ``Job.compute`` and the ghost
    (numpy);
-3. a finished worker's Clips and ghosts become the :class:`Result` drawn and offered to Generate;
-   an error becomes the status line, and the last good ghost stays.
+3. a finished worker's Clips and ghosts become the :class:`Result` drawn and offered to Generate
+   (``operators/previewed.py``); an error becomes the status line, and the last good ghost stays.
 
 Nothing here writes to the file: no action, key, pose or transform, no undo step.
 """
@@ -20,17 +20,17 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
+from ..operators import inputs, previewed
 from ..operators.base import check_key_target
 from ..operators.bridge import read_rigmap, read_skeleton
+from ..operators.generator import Generator
 from ..operators.objects import SettingsArgs
 from ..procanim_addon.errors import InputError
-from ..procanim_addon.ghost import Body, Ghost, build_ghosts
+from ..procanim_addon.ghost import NO_OVERLAYS, Body, Ghost, Overlays, build_ghosts
 from ..procanim_addon.progress import Cancelled, Progress
-from . import inputs
 from .reads import Reads
 
 DEBOUNCE_S = 0.0  # a key must be this old before it is generated (the cancel does the debouncing)
@@ -43,11 +43,11 @@ def read_body(obj) -> Body:
     world = np.array(obj.matrix_world, dtype=float)
     basis = np.array(obj.matrix_basis, dtype=float)
     parent_world = world @ np.linalg.inv(basis) if abs(np.linalg.det(basis)) > 1e-12 else None
-    skeleton = read_skeleton(obj)
+    skeleton = read_skeleton(obj, upright=False)  # the Clips come back in the armature's own terms
     return Body(
         name=obj.name,
         skeleton=skeleton,
-        rigmap=read_rigmap(obj, skeleton),
+        rigmap=read_rigmap(obj),
         world=world,
         parent_world=parent_world,
         object_scale=np.array(obj.matrix_basis.to_scale(), dtype=float),
@@ -60,16 +60,6 @@ def read_body(obj) -> Body:
 def failure_text(err: BaseException) -> str:
     """An exception as the status line says it."""
     return str(err) if isinstance(err, InputError) else f"ProcAnim failed: {type(err).__name__}: {err}"
-
-
-class PreviewArgs(SettingsArgs):
-    """The sidebar's settings seen as the operator's arguments (:class:`SettingsArgs`), and
-    ``reads``: the preview's kept scene reads, which a generator's ``prepare`` may use
-    (``operators/path_walk.py``; an operator or batch job has no ``reads``)."""
-
-    def __init__(self, settings, objects, explicit, reads: Reads):
-        super().__init__(settings, objects, explicit=explicit)
-        self.reads = reads
 
 
 @dataclass
@@ -90,12 +80,14 @@ class Result:
 
 
 class Worker:
-    """``job.compute`` and the ghosts in a daemon thread; the main thread polls :attr:`done`."""
+    """``job.compute`` and the ghosts (with the generator's ``overlays``) in a daemon thread; the
+    main thread polls :attr:`done`."""
 
-    def __init__(self, key: tuple, job, bodies: list[Body]):
+    def __init__(self, key: tuple, job, bodies: list[Body], overlays: Overlays = NO_OVERLAYS):
         self.key = key
         self.job = job
         self.bodies = bodies
+        self.overlays = overlays
         self.progress = Progress()
         self.clips: list | None = None
         self.ghosts: list[Ghost] | None = None
@@ -126,7 +118,7 @@ class Worker:
             self.engine_cpu_seconds = time.thread_time() - cpu0
             if not all(clip.is_finite() for clip in clips):
                 raise InputError(NAN_MESSAGE)
-            self.ghosts = build_ghosts(clips, self.bodies)
+            self.ghosts = build_ghosts(clips, self.bodies, self.overlays)
             self.clips = clips
         except Cancelled:
             self.cancelled = True
@@ -138,12 +130,9 @@ class Worker:
 
 @dataclass
 class Session:
-    """The live preview of one registry entry (``op_module``/``panel_module``: its operator and
-    panel modules)."""
+    """The live preview of one generator."""
 
-    entry: Any  # procanim_addon.registry.Generator
-    op_module: Any
-    panel_module: Any
+    generator: Generator
     debounce_s: float = DEBOUNCE_S
     wanted: tuple | None = None  # the key of the settings now
     changed_at: float = 0.0  # perf_counter() when ``wanted`` was first seen
@@ -163,28 +152,27 @@ class Session:
     _bodies: dict = field(default_factory=dict)  # armature name → (its state, its Body)
 
     # ------------------------------------------------------------------ reading the settings
-    def args(self, context) -> PreviewArgs:
+    def args(self, context) -> SettingsArgs:
         """The sidebar's settings as the operator's arguments: what Generate would pass
-        (:func:`~..panels.generator.settings_args`, its explicit names made once per skip set),
-        with this preview's kept scene reads."""
-        from ..panels.generator import button_arguments
-
-        settings = getattr(context.scene.procanim, self.entry.settings)
-        skip = frozenset(getattr(self.panel_module, "button_skip", lambda _s: set())(settings))
+        (``Generator.button_arguments``, made once per skip set), with this preview's kept scene
+        reads."""
+        gen = self.generator
+        settings = getattr(context.scene.procanim, gen.settings_name)
+        skip = frozenset(gen.button_skip(settings))
         explicit = self._explicit.get(skip)
         if explicit is None:
-            explicit = self._explicit[skip] = button_arguments(self.op_module, self.panel_module, settings)
-        self.reads.bind(self.op_module, context)
-        return PreviewArgs(settings, self.op_module.OBJECTS, explicit, self.reads)
+            explicit = self._explicit[skip] = gen.button_arguments(settings)
+        self.reads.bind(gen, context)
+        return SettingsArgs(settings, gen.objects, explicit, reads=self.reads)
 
     def _key(self, context) -> tuple:
         """The inputs' key, or ``("error", message)`` when an object cannot be resolved."""
         args = self.args(context)
         try:
-            objects = inputs.resolved_objects(self.entry, self.op_module, args, context)
+            objects = inputs.resolved_objects(self.generator, args, context)
             self.objects = {obj.name for obj in objects if obj is not None}
-            check_key_target(objects, getattr(args, "key_target", "AUTO"))  # what Generate would refuse
-            return inputs.inputs_key(self.entry, self.op_module, args, context, objects=objects)
+            check_key_target(objects, args.key_target)  # what Generate would refuse
+            return inputs.inputs_key(self.generator, args, context, objects=objects)
         except Exception as err:  # InputError (a missing pick …) or a bug: the status line says it
             return ("error", failure_text(err))
 
@@ -221,7 +209,7 @@ class Session:
 
     def _body(self, obj, context) -> Body:
         """:func:`read_body`, kept while the armature's state (matrices, bones, roles) is unchanged."""
-        state = inputs.object_state(obj, self.op_module, context)
+        state = inputs.object_state(obj, self.generator, context)
         kept = self._bodies.get(obj.name)
         if kept is not None and kept[0] == state:
             return kept[1]
@@ -236,13 +224,13 @@ class Session:
             self.error = key[1] if key else "Nothing to preview."
             return
         try:
-            job = self.op_module.prepare(self.args(context), context)
+            job = self.generator.prepare(self.args(context), context)
             bodies = [self._body(obj, context) for obj in job.targets]
         except Exception as err:  # InputError from prepare, or a bug: status line
             self.error = failure_text(err)
             return
         self.error = ""
-        self.worker = Worker(key, job, bodies).start()
+        self.worker = Worker(key, job, bodies, self.generator.spec.overlays).start()
         self.started_at = time.perf_counter()
         self.shown_busy = False
         self.starts += 1
@@ -269,6 +257,7 @@ class Session:
             ready_wall=time.time(),
             worker_done_wall=worker.done_wall,
         )
+        previewed.offer(self.generator.id, self.result.key, self.result.clips, self.result.compute_ms)
         self.events.append(("ready", {}))
 
     def stop(self) -> None:
@@ -284,7 +273,7 @@ class Session:
 
     def status(self) -> tuple[str, str]:
         """``(kind, text)``: kind ``BUSY``, ``ERROR`` or ``READY`` (or ``IDLE``)."""
-        label = f"{self.entry.label} preview"
+        label = f"{self.generator.spec.label} preview"
         if self.worker is not None:
             return "BUSY", f"{label}: generating… {int(self.worker.progress.fraction * 100)} %"
         if self.error:
@@ -295,9 +284,3 @@ class Session:
             shown = r.change_to_ghost_ms if np.isfinite(r.change_to_ghost_ms) else r.compute_ms
             return "READY", f"{label}: ready in {shown:.0f} ms ({frames} frames)"
         return "IDLE", f"{label}: waiting"
-
-    def finished_clips(self, key: tuple) -> list | None:
-        """The last result's Clips when they were made from ``key`` (None otherwise)."""
-        if self.result is None or self.result.key != key:
-            return None
-        return self.result.clips

@@ -27,8 +27,20 @@ Choices where the article is silent or inconsistent (also in README, "Duck walk"
   article's ellipse plus a Hermite correction with zero foot speed at lift-off and touch-down. So no
   foot skates, at any Direction. ``gait='ARTICLE'`` reproduces the article's channels verbatim
   (master forward s·a/q_a·u every 3 frames), foot skate included.
-* When a light duck's bounce would lift the hips beyond the reach of a planted foot, the body is
-  lowered just enough (``clip.metrics['reach_clamped_frames']`` counts those keys).
+* When a light duck's bounce would lift the hips beyond the reach of a leg (planted or swinging),
+  the planted gait lowers the top of the bounce just enough, the same on every step: the body's
+  height stays a sine of 2θ in phase with the article's (:func:`_bounce_cut`). The ARTICLE gait lowers
+  each key where a planted foot is out of reach. ``clip.metrics['reach_clamped_frames']`` counts the
+  keys lowered, ``bounce_lowered_cm`` says by how much at most.
+* The article's foot pitch and toe curl would push long toes (a Rigify bird's, ProcAnim's duck's)
+  into the ground in the swing; both are scaled down by one factor until the toe tip rises at least
+  ``TOE_CLEARANCE`` of the ankle's lift (RECON): one factor for the whole planted walk
+  (:func:`_gesture_scale`), key by key in the ARTICLE gait.
+
+The planted gait's two whole-walk choices are checked on ``CYCLE_SAMPLES`` phases of one gait cycle
+(every walk at the same settings repeats it) rather than on the keys, so what a key gets does not
+depend on which frames are keys: a walk keyed on every frame (a loop's) and one keyed every 3 frames
+agree on their common frames.
 """
 
 from __future__ import annotations
@@ -37,6 +49,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import duck_cycle
 from . import transforms as tf
 from .clip import Clip
 from .curves import hermite
@@ -44,11 +57,15 @@ from .errors import InputError
 from .frames import character_frame
 from .ik.two_bone import solve_two_bone
 from .limits import check_bake_size, check_limits
+from .loop import Contacts, LoopSpec, check_loop, travel_root
+from .metric_table import LOOP, PENETRATION, SKATE_MEAN, SKATE_P95, row
 from .metrics import foot_skate, penetration
 from .posing import aim_rotation, basis_for, refresh, unposed, world_rotation_to_local
 from .progress import ProgressFn, no_progress, part
 from .rig_roles import RigMap
 from .skeleton import Skeleton
+from .spec import GeneratorSpec
+from .upright import clip_to_armature
 
 REQUIRED_ROLES = ["hips", "thigh.L", "shin.L", "foot.L", "thigh.R", "shin.R", "foot.R"]
 
@@ -81,9 +98,12 @@ class DuckParams:
     unit_per_leg: float = 0.225
     rotation_gain_deg: float = 20.0  # g
     fore_aft_divisor: float = 0.9  # q_b
+    loop: str = "NONE"  # or IN_PLACE / ROOT_MOTION: a seamless loop of whole cycles (duck_cycle.py)
+    loop_cycles: int = 1  # gait cycles in a loop (frame_end is then not used)
 
     def validate(self) -> None:
         check_limits(self)  # every field a number within its documented range (limits.py)
+        check_loop(self.loop, self.loop_cycles, "Duck walk")
         if not self.frame_end > self.frame_start:
             raise InputError(f"End frame ({self.frame_end}) must be after the start frame ({self.frame_start}).")
         if not (np.isfinite(self.fps) and self.fps > 0):
@@ -155,7 +175,7 @@ def article_channels(p: DuckParams, theta: np.ndarray) -> dict:
     out["tail_yaw"] = out["body_yaw"] / 2.0
     out["neck_height"] = -out["body_height"] / 2.0
     out["neck_yaw"] = -out["body_yaw"]
-    out["neck_lateral"] = out["neck_yaw"] / (2.0 * g)
+    out["neck_lateral"] = w * a * np.cos(theta) / 2.0  # neck yaw / (2g): the gain cancels (g may be 0)
     out["master_weave"] = d * a * np.sin(theta)
     out["master_yaw"] = g * a * out["master_weave"]
     return out
@@ -189,6 +209,18 @@ REACH_MARGIN = 0.995
 #: Half-width (rad of phase) of the central difference that gives the ankle's speed at lift-off
 #: and touch-down for the planted gait's swing correction.
 PHASE_STEP_RAD = 1e-4
+#: RECON: in the swing, the foot's lowest end (its tail, the toe tip) rises at least this fraction
+#: of the ankle's lift. The article's foot pitch and toe curl, in degrees and units made for a
+#: duck's foot, are scaled down (both by one factor) on a foot whose toes they would push into the
+#: ground: long toes, or a low ankle (a Rigify bird's).
+TOE_CLEARANCE = 0.5
+#: Bisection steps for that factor (each halves its interval).
+TOE_SCALE_STEPS = 12
+#: Phases per gait cycle on which the planted gait checks its choices for the whole walk (the bounce's
+#: cut for the legs' reach, the foot gesture's scale for the toes' clearance).
+CYCLE_SAMPLES = 360
+#: A planted ankle is this close (m) to its rest height: the seam's skate is measured on it.
+CONTACT_TOL_M = 1e-3
 
 
 class _Rig:
@@ -228,12 +260,69 @@ def _yaw_quat(deg: np.ndarray) -> np.ndarray:
     return tf.quat_from_axis_angle(np.broadcast_to([0.0, 0.0, 1.0], np.shape(deg) + (3,)), np.radians(deg))
 
 
+@dataclass
+class _Phases:
+    """The article's controls at some phases: θ (rad), the channels (:func:`article_channels`), the
+    master's translation (m) and rotation (quaternions), each foot's ankle target (m) and contact flags."""
+
+    theta: np.ndarray
+    ch: dict
+    m_pos: np.ndarray
+    m_rot: np.ndarray
+    ankle: dict
+    contact: dict
+
+
 class _Cycle:
     """The article's controls as armature-space motion: master, ankle targets (metres)."""
 
     def __init__(self, rig: _Rig, params: DuckParams):
         self.rig, self.p = rig, params
         self.u = params.unit_per_leg * rig.cf.leg_length  # metres per article unit
+        # the planted gait's choices for the whole walk (the ARTICLE gait checks each key instead)
+        self.cut: tuple[float, float] | None = None  # (j, δ) of :func:`_bounce_cut`, m
+        self.gesture_scale: float | None = None  # :func:`_gesture_scale`
+        if params.gait == "PLANTED":
+            cycle = self.at(self.phases())
+            self.cut = _bounce_cut(self, cycle)
+            self.gesture_scale = _gesture_scale(self, cycle)
+
+    def phases(self) -> np.ndarray:
+        """Phases (rad) that sample one gait cycle; the one phase of a duck that does not walk."""
+        if self.p.s <= 0:
+            return np.zeros(1)
+        return np.arange(CYCLE_SAMPLES) * (2.0 * np.pi / CYCLE_SAMPLES)
+
+    def at(self, theta: np.ndarray, rel: np.ndarray | None = None) -> _Phases:
+        """The article's controls at the phases θ (rad), ``rel`` frames after the start (by default
+        the frames of those phases)."""
+        p = self.p
+        if rel is None:
+            rel = theta / (p.s * 2.0 * np.pi / p.fps) if p.s > 0 else np.zeros_like(theta)
+        ch = article_channels(p, theta)
+        m_pos, m_yaw = self.master(theta, rel)
+        ankle, contact = {}, {}
+        for side in "LR":
+            ankle[side], contact[side] = self.ankle(side, theta, ch)
+        return _Phases(theta, ch, m_pos, _yaw_quat(m_yaw), ankle, contact)
+
+    def body(self, ph: _Phases) -> tuple[np.ndarray, np.ndarray]:
+        """The hips' head (m) and armature-space rotation at ``ph`` as the article moves them: master ∘
+        (sway, bounce) ∘ yaw/roll about the hips — before any lowering for the legs' reach."""
+        rig, u, n = self.rig, self.u, len(ph.theta)
+        fwd, left, up = rig.cf.forward, rig.cf.left, rig.cf.up
+        off = np.outer(ph.ch["body_lateral"], left) * u + np.outer(ph.ch["body_height"], up) * u
+        body_rot = tf.quat_mul(_yaw_quat(ph.ch["body_yaw"]),
+                               tf.quat_from_axis_angle(np.broadcast_to(fwd, (n, 3)), np.radians(ph.ch["body_roll"])))
+        return self.to_master(rig.hips_rest + off, ph.m_pos, ph.m_rot), tf.quat_mul(ph.m_rot, body_rot)
+
+    def drop(self, ph: _Phases, hips_pos, hips_rot) -> np.ndarray:
+        """How far (m) the body comes down at ``ph`` so that the legs reach their ankles."""
+        if self.cut is not None:
+            j, delta = self.cut
+            return delta + j * 0.5 * (1.0 + np.sin(2.0 * ph.theta))
+        need = _reach_need(self, ph, hips_pos, hips_rot)  # ARTICLE: each key, the planted feet only
+        return np.max([np.where(ph.contact[s], np.maximum(need[s], 0.0), 0.0) for s in "LR"], axis=0)
 
     def master(self, th, fr):
         """Master (root) translation (m) and yaw (deg) at phase th / relative frames fr."""
@@ -304,36 +393,58 @@ class _Keys:
         return unposed(self.sk, self.pose, i)
 
 
-def _pose_body(keys: _Keys, cyc: _Cycle, ch, m_pos, m_rot, ankle, contact, tick):
-    """Root (the master) and hips: master ∘ (sway, bounce) ∘ yaw/roll about the hips, lowered where a
-    planted ankle would be out of reach. Returns the hips' rotation and the lowered keys."""
-    rig, u, n = cyc.rig, cyc.u, keys.n
-    sk, idx, fwd, left, up = rig.sk, rig.idx, rig.cf.forward, rig.cf.left, rig.cf.up
-    body_off = np.outer(ch["body_lateral"], left) * u + np.outer(ch["body_height"], up) * u
-    body_rot = tf.quat_mul(
-        _yaw_quat(ch["body_yaw"]), tf.quat_from_axis_angle(np.broadcast_to(fwd, (n, 3)), np.radians(ch["body_roll"]))
-    )
-    hips_target_pos = cyc.to_master(rig.hips_rest + body_off, m_pos, m_rot)
+def _pose_body(keys: _Keys, cyc: _Cycle, ph: _Phases, tick):
+    """Root (the master) and hips (:meth:`_Cycle.body`), the hips lowered by :meth:`_Cycle.drop`.
+    Returns the hips' rotation and how far (m) each key was lowered."""
+    rig, n = cyc.rig, keys.n
+    sk, idx = rig.sk, rig.idx
+    hips_pos, hips_rot = cyc.body(ph)
     if "root" in idx:
         root = idx["root"]
-        keys.place(root, cyc.to_master(np.broadcast_to(sk.heads[root], (n, 3)), m_pos, m_rot), m_rot)
+        keys.place(root, cyc.to_master(np.broadcast_to(sk.heads[root], (n, 3)), ph.m_pos, ph.m_rot), ph.m_rot)
     tick()
-    # reach clamp: lower the hips until both planted ankles are reachable
-    hips_rot_world = tf.quat_mul(m_rot, body_rot)
-    drop = np.zeros(n)
+    drop = cyc.drop(ph, hips_pos, hips_rot)
+    keys.place(idx["hips"], hips_pos - np.outer(drop, rig.cf.up), hips_rot)
+    tick()
+    return hips_rot, drop
+
+
+def _reach_need(cyc: _Cycle, ph: _Phases, hips_pos, hips_rot) -> dict:
+    """Per foot, how far (m) the hips at ``hips_pos``/``hips_rot`` must come down for the hip joint to
+    be within ``REACH_MARGIN`` of the leg from the ankle target (negative: the leg has that slack)."""
+    rig = cyc.rig
+    sk, idx, up = rig.sk, rig.idx, rig.cf.up
+    need = {}
     for side in "LR":
         thigh, shin = idx[f"thigh.{side}"], idx[f"shin.{side}"]
         reach = (sk.lengths[thigh] + sk.lengths[shin]) * REACH_MARGIN
-        hip_j = tf.quat_rotate(hips_rot_world, sk.heads[thigh] - rig.hips_rest) + hips_target_pos
-        vec = hip_j - ankle[side]
+        hip_j = tf.quat_rotate(hips_rot, sk.heads[thigh] - rig.hips_rest) + hips_pos
+        vec = hip_j - ph.ankle[side]
         horiz = np.linalg.norm(vec - np.outer(vec @ up, up), axis=-1)
-        vert = vec @ up
-        need = vert - np.sqrt(np.maximum(reach**2 - horiz**2, 0.0))
-        need = np.where(contact[side], np.maximum(need, 0.0), 0.0)
-        drop = np.maximum(drop, need)
-    keys.place(idx["hips"], hips_target_pos - np.outer(drop, up), hips_rot_world)
-    tick()
-    return hips_rot_world, drop > 1e-9
+        need[side] = vec @ up - np.sqrt(np.maximum(reach**2 - horiz**2, 0.0))
+    return need
+
+
+def _bounce_cut(cyc: _Cycle, cycle: _Phases) -> tuple[float, float]:
+    """``(j, δ)`` (m): the planted gait lowers the body by δ + j·(1 + sin 2θ)/2 at phase θ, the least
+    that keeps both legs within reach of their ankles (stance and swing) over the sampled ``cycle``.
+
+    The top of the article's bounce comes down first — j up to the bounce's whole height, its lowest
+    point kept — then the whole body (δ). The body's height stays a sine of 2θ, in phase with the
+    article's, whatever the legs: no frame is lowered on its own (a kink), and no leg's reach stops
+    counting when its foot lifts (a jump)."""
+    hips_pos, hips_rot = cyc.body(cycle)
+    need = _reach_need(cyc, cycle, hips_pos, hips_rot)
+    need = np.maximum(need["L"], need["R"])
+    top = 0.5 * (1.0 + np.sin(2.0 * cycle.theta))  # 0 at the bounce's lowest point, 1 at its top
+    height = 2.0 * (1.0 - cyc.p.w) / cyc.p.q_a * cyc.u  # the article's bounce, lowest to highest
+    short = need > 0.0
+    j = 0.0
+    if np.any(short):
+        with np.errstate(divide="ignore"):
+            j = float(min(np.max(need[short] / top[short]), height))
+    delta = max(float(np.max(need - j * top)), 0.0)
+    return j, delta
 
 
 def _pose_tail_and_neck(keys: _Keys, cyc: _Cycle, ch, hips_rot_world, tick):
@@ -353,8 +464,10 @@ def _pose_tail_and_neck(keys: _Keys, cyc: _Cycle, ch, hips_rot_world, tick):
     tick()
 
 
-def _pose_leg(keys: _Keys, cyc: _Cycle, side: str, ankle, ch, m_rot, hips_rot_world, tick):
-    """Two-bone IK to the ankle target, then the article's foot pitch and toe curl."""
+def _pose_leg(keys: _Keys, cyc: _Cycle, side: str, ph: _Phases, hips_rot_world, tick):
+    """Two-bone IK to the ankle target, then the article's foot pitch and toe curl, scaled down where
+    they would leave the toes less than ``TOE_CLEARANCE`` of the ankle's lift: by one factor for the
+    whole walk (PLANTED, :func:`_gesture_scale`), key by key (ARTICLE)."""
     rig, n = cyc.rig, keys.n
     sk, idx, cf = rig.sk, rig.idx, rig.cf
     thigh, shin, foot = idx[f"thigh.{side}"], idx[f"shin.{side}"], idx[f"foot.{side}"]
@@ -366,27 +479,120 @@ def _pose_leg(keys: _Keys, cyc: _Cycle, side: str, ankle, ch, m_rot, hips_rot_wo
     if np.linalg.norm(pole_rest) < 1e-6 * cf.leg_length:  # a straight rest leg: bend the knee forward
         pole_rest = cf.forward.copy()
     pole = tf.quat_rotate(hips_rot_world, np.broadcast_to(pole_rest, (n, 3)))
+    ankle = ph.ankle[side]
     knee, _ = solve_two_bone(hip_j, ankle, pole, sk.lengths[thigh], sk.lengths[shin])
     keys.set_bone(thigh, rot=aim_rotation(keys.unposed(thigh), knee - hip_j))
     tick()
     keys.set_bone(shin, rot=aim_rotation(keys.unposed(shin), ankle - knee))
     tick()
-    left_now = tf.quat_rotate(m_rot, np.broadcast_to(cf.left, (n, 3)))
-    pitch = tf.quat_from_axis_angle(left_now, np.radians(ch[f"foot_pitch_{side}"]))
-    q_rest = tf.mat3_to_quat(sk.matrix_local[foot, :3, :3])
-    target = tf.quat_mul(tf.quat_mul(pitch, m_rot), np.broadcast_to(q_rest, (n, 4)))
-    keys.set_bone(foot, rot=tf.quat_mul(tf.quat_conj(tf.mat3_to_quat(keys.unposed(foot)[:, :3, :3])), target))
+    gesture = _gesture(cyc, side, ph)
+    if cyc.gesture_scale is not None:
+        factor = np.full(n, cyc.gesture_scale)
+    else:  # ARTICLE: key by key, the posed ankle
+        need = TOE_CLEARANCE * ph.ch[f"foot_lift_{side}"] * cyc.u
+        factor = _clearance_factor(gesture, need, keys.pose[:, foot, :3, 3])
     tick()
-    toe = idx.get(f"toe.{side}")
-    if toe is not None and sk.parents[toe] == foot:
-        drop_m = -ch[f"toe_height_{side}"] * cyc.u  # the article's toe height, as a curl down
-        ang = np.arcsin(np.clip(drop_m / max(sk.lengths[toe], 1e-9), -1.0, 1.0))
-        keys.set_bone(toe, rot=world_rotation_to_local(keys.unposed(toe), tf.quat_from_axis_angle(left_now, ang)))
+    gesture.pose(keys, factor)
     tick()
+
+
+def _gesture(cyc: _Cycle, side: str, ph: _Phases) -> _FootGesture:
+    """The article's foot pitch and toe curl of one foot at ``ph``."""
+    rig = cyc.rig
+    sk, idx = rig.sk, rig.idx
+    foot, toe = idx[f"foot.{side}"], idx.get(f"toe.{side}")
+    if toe is not None and sk.parents[toe] != foot:
+        toe = None
+    left_now = tf.quat_rotate(ph.m_rot, np.broadcast_to(rig.cf.left, (len(ph.theta), 3)))
+    return _FootGesture(sk, foot, toe, left_now, ph.m_rot, ph.ch[f"foot_pitch_{side}"],
+                        -ph.ch[f"toe_height_{side}"] * cyc.u)  # the article's toe height, as a curl down
+
+
+def _clearance_factor(gesture: _FootGesture, need: np.ndarray, head: np.ndarray) -> np.ndarray:
+    """Per phase, the largest factor on the article's foot pitch and toe curl (bisection,
+    ``TOE_SCALE_STEPS``) that keeps the foot's lower end ``need`` (m) above its rest height with the
+    foot's head at ``head`` (m); 1 where the whole gesture does (factor 0 lifts the foot rigidly)."""
+    n = len(need)
+    factor = np.ones(n)
+    short = np.nonzero(gesture.rise(factor, np.arange(n), head) < need - 1e-9)[0]
+    if short.size:
+        lo, hi = np.zeros(short.size), np.ones(short.size)
+        for _ in range(TOE_SCALE_STEPS):
+            mid = 0.5 * (lo + hi)
+            ok = gesture.rise(mid, short, head[short]) >= need[short]
+            lo, hi = np.where(ok, mid, lo), np.where(ok, hi, mid)
+        factor[short] = lo
+    return factor
+
+
+def _gesture_scale(cyc: _Cycle, cycle: _Phases) -> float:
+    """The planted gait's one factor on the article's foot pitch and toe curl for the whole walk: the
+    largest that keeps both feet's toes ``TOE_CLEARANCE`` of the ankle's lift clear on every sampled
+    phase of the ``cycle`` (the ankles on their targets: the legs reach them, :func:`_bounce_cut`).
+    A factor found phase by phase would change within a swing, and bend the foot's curves."""
+    scale = 1.0
+    for side in "LR":
+        need = TOE_CLEARANCE * cycle.ch[f"foot_lift_{side}"] * cyc.u
+        swing = np.nonzero(need > 0.0)[0]
+        if swing.size:
+            gesture = _gesture(cyc, side, _take(cycle, swing))
+            scale = min(scale, float(_clearance_factor(gesture, need[swing], cycle.ankle[side][swing]).min()))
+    return scale
+
+
+def _take(ph: _Phases, rows: np.ndarray) -> _Phases:
+    """The phases ``rows`` of ``ph``."""
+    return _Phases(ph.theta[rows], {k: v[rows] for k, v in ph.ch.items()}, ph.m_pos[rows], ph.m_rot[rows],
+                   {s: v[rows] for s, v in ph.ankle.items()}, {s: v[rows] for s, v in ph.contact.items()})
+
+
+class _FootGesture:
+    """The article's foot pitch (deg, about the character's left) and toe curl (a drop of the toe
+    tip, m) of one foot at some phases, scaled by a factor per phase: measured (:meth:`rise`) or
+    posed (:meth:`pose`)."""
+
+    def __init__(self, sk: Skeleton, foot: int, toe: int | None, left_now, m_rot, pitch_deg, toe_drop_m):
+        self.sk, self.foot, self.toe, self.left_now = sk, foot, toe, left_now
+        self.m_rot, self.pitch_deg, self.toe_drop_m = m_rot, pitch_deg, toe_drop_m
+
+    def rotations(self, factor, rows):
+        """The foot's armature-space orientation and the toe's curl (quaternions) on ``rows``."""
+        sk = self.sk
+        pitch = tf.quat_from_axis_angle(self.left_now[rows], np.radians(factor * self.pitch_deg[rows]))
+        q_rest = np.broadcast_to(tf.mat3_to_quat(sk.matrix_local[self.foot, :3, :3]), (len(rows), 4))
+        foot = tf.quat_mul(tf.quat_mul(pitch, self.m_rot[rows]), q_rest)
+        if self.toe is None:
+            return foot, None
+        drop = factor * self.toe_drop_m[rows] / max(sk.lengths[self.toe], 1e-9)
+        return foot, tf.quat_from_axis_angle(self.left_now[rows], np.arcsin(np.clip(drop, -1.0, 1.0)))
+
+    def pose(self, keys: _Keys, factor: np.ndarray) -> None:
+        """Pose the foot (and toe) of ``keys`` with ``factor`` ``(n,)`` × the article's pitch and curl."""
+        foot, toe = self.foot, self.toe
+        q_foot, curl = self.rotations(factor, np.arange(keys.n))
+        keys.set_bone(foot, rot=tf.quat_mul(tf.quat_conj(tf.mat3_to_quat(keys.unposed(foot)[:, :3, :3])), q_foot))
+        if toe is not None:
+            keys.set_bone(toe, rot=world_rotation_to_local(keys.unposed(toe), curl))
+
+    def rise(self, factor: np.ndarray, rows: np.ndarray, head: np.ndarray) -> np.ndarray:
+        """How far (m) the lower of the foot's tail and the toe tip is above its rest height on ``rows``
+        with ``factor`` ``(len(rows),)`` and the foot's head at ``head`` ``(len(rows), 3)``."""
+        sk, foot, toe = self.sk, self.foot, self.toe
+        q_foot, curl = self.rotations(factor, rows)
+        y = np.array([0.0, 1.0, 0.0])
+        heights = [(head + tf.quat_rotate(q_foot, y * sk.lengths[foot]))[:, 2] - sk.tails[foot, 2]]
+        if toe is not None:
+            rel = sk.rest_rel[toe]
+            toe_head = head + tf.quat_rotate(q_foot, np.broadcast_to(rel[:3, 3], (len(rows), 3)))
+            q_rel = np.broadcast_to(tf.mat3_to_quat(rel[:3, :3]), (len(rows), 4))
+            q_toe = tf.quat_mul(curl, tf.quat_mul(q_foot, q_rel))
+            heights.append((toe_head + tf.quat_rotate(q_toe, y * sk.lengths[toe]))[:, 2] - sk.tails[toe, 2])
+        return np.min(heights, axis=0)
 
 
 def _pose_keys(cyc: _Cycle, frames: np.ndarray, progress: ProgressFn):
-    """Pose channels of the keys at ``frames`` (one chunk): ``(keys, contact, reach_clamped)``."""
+    """Pose channels of the keys at ``frames`` (one chunk): ``(keys, contact, drop)`` (drop: how far
+    (m) each key's body was lowered for the legs' reach)."""
     p, sk = cyc.p, cyc.rig.sk
     done = [0]
 
@@ -395,20 +601,15 @@ def _pose_keys(cyc: _Cycle, frames: np.ndarray, progress: ProgressFn):
         progress(done[0] / len(STEPS))
 
     rel = frames - p.frame_start
-    theta = rel * p.s * 2.0 * np.pi / p.fps  # θ(f) = f·s·2π/fps
-    ch = article_channels(p, theta)
-    m_pos, m_yaw = cyc.master(theta, rel)
-    m_rot = _yaw_quat(m_yaw)
-    ankle, contact = {}, {}
-    for side in "LR":
-        ankle[side], contact[side] = cyc.ankle(side, theta, ch)
-        tick()
+    ph = cyc.at(rel * p.s * 2.0 * np.pi / p.fps, rel)  # θ(f) = f·s·2π/fps
+    tick()
+    tick()
     keys = _Keys(sk, len(frames))
-    hips_rot_world, reach_clamped = _pose_body(keys, cyc, ch, m_pos, m_rot, ankle, contact, tick)
-    _pose_tail_and_neck(keys, cyc, ch, hips_rot_world, tick)
+    hips_rot_world, drop = _pose_body(keys, cyc, ph, tick)
+    _pose_tail_and_neck(keys, cyc, ph.ch, hips_rot_world, tick)
     for side in "LR":
-        _pose_leg(keys, cyc, side, ankle[side], ch, m_rot, hips_rot_world, tick)
-    return keys, contact, reach_clamped
+        _pose_leg(keys, cyc, side, ph, hips_rot_world, tick)
+    return keys, ph.contact, drop
 
 
 def generate_duck_walk(skeleton: Skeleton, rigmap: RigMap, params: DuckParams,
@@ -419,6 +620,8 @@ def generate_duck_walk(skeleton: Skeleton, rigmap: RigMap, params: DuckParams,
     of keys and may cancel the bake there.
     """
     params.validate()
+    if params.loop != "NONE":
+        return _walk_loop(skeleton, rigmap, params, progress)
     check_bake_size((params.frame_end - params.frame_start) / params.key_interval + 1, len(skeleton), "The duck walk")
     rig = _Rig(skeleton, rigmap)
     cyc = _Cycle(rig, params)
@@ -447,10 +650,28 @@ def generate_duck_walk(skeleton: Skeleton, rigmap: RigMap, params: DuckParams,
         generator="duck_walk",
     ).with_continuity()
     contact = {s: np.concatenate([c[s] for _, c, _ in parts]) for s in "LR"}
-    reach_clamped = np.concatenate([r for _, _, r in parts])
+    drop = np.concatenate([r for _, _, r in parts])
     tick()
-    clip.metrics = _metrics(skeleton, rig.idx, clip, contact, params, rig.cf, cyc.u, reach_clamped, tick)
+    clip.metrics = _metrics(skeleton, rig.idx, clip, contact, params, rig.cf, cyc.u, drop, tick)
     tick()
+    return clip
+
+
+def _walk_loop(skeleton: Skeleton, rigmap: RigMap, params: DuckParams, progress: ProgressFn) -> Clip:
+    """A seamless loop of ``params.loop_cycles`` gait cycles (:mod:`.duck_cycle`)."""
+    frames = duck_cycle.loop_frames(params)
+    rig = _Rig(skeleton, rigmap)
+    dense = generate_duck_walk(skeleton, rigmap, frames.window, part(progress, 0.0, 0.9))
+    w = frames.window
+    u = w.unit_per_leg * rig.cf.leg_length
+    cycle_stride = float(master_forward(w, np.array([frames.cycle_frames]), np.array([2.0 * np.pi]))[0]) * u
+    hips = rig.idx["hips"]
+    spec = LoopSpec(params.loop, frames.cycles, cycle_stride, rig.cf.forward, hips,
+                    travel_root(skeleton, hips, rig.idx.get("root")))
+    feet = [rig.idx[f"foot.{s}"] for s in "LR"]
+    contacts = Contacts(lambda pose: pose[:, feet][:, :, :3, 3], skeleton.heads[feet, 2], CONTACT_TOL_M)
+    clip = duck_cycle.cut_loop(skeleton, dense, frames, spec, contacts)
+    progress(1.0)
     return clip
 
 
@@ -487,7 +708,7 @@ def _planted(ankle_article, side: str, th: np.ndarray, art: np.ndarray) -> np.nd
     return out
 
 
-def _metrics(sk, idx, clip, contact, params, cf, u, reach_clamped, tick) -> dict:
+def _metrics(sk, idx, clip, contact, params, cf, u, drop, tick) -> dict:
     pose = sk.fk(clip.locations, clip.rotations)
     tick()
     m = {"keys": int(clip.frame_count), "unit_m": float(u), "leg_length_m": float(cf.leg_length)}
@@ -508,6 +729,34 @@ def _metrics(sk, idx, clip, contact, params, cf, u, reach_clamped, tick) -> dict
     travel = pose[-1, root_i, :3, 3] - pose[0, root_i, :3, 3]
     m["speed_m_s"] = float(np.linalg.norm(travel[:2]) / duration) if duration > 0 else 0.0
     m["stride_m"] = float(m["speed_m_s"] / params.s) if params.s > 0 else 0.0  # one cycle per s⁻¹ seconds
-    m["reach_clamped_frames"] = int(np.sum(reach_clamped))
+    m["reach_clamped_frames"] = int(np.sum(drop > 1e-9))
+    m["bounce_lowered_cm"] = float(np.max(drop, initial=0.0) * 100.0)
     m["gait"] = params.gait
     return m
+
+
+# ----------------------------------------------------------------------------- the generator's spec
+
+
+def bake_call(skeleton: Skeleton, rigmap: RigMap, params: DuckParams, progress: ProgressFn = no_progress) -> list[Clip]:
+    """What ``procanim.duck_walk`` computes: one Clip, for the one armature."""
+    return [clip_to_armature(generate_duck_walk(skeleton, rigmap, params, progress=progress), skeleton)]
+
+
+SPEC = GeneratorSpec(
+    "duck_walk", "Duck Walk", "Laban-style walk cycle with emotion presets on a bird rig",
+    params=DuckParams, engine=generate_duck_walk, call=bake_call,
+    metrics=(
+        row("stride_m", "Stride", "m", 3, "How far one foot advances per gait cycle"),
+        row("speed_m_s", "Walking speed", "m/s", 3, "Mean forward speed of the body"),
+        SKATE_MEAN,
+        SKATE_P95,
+        PENETRATION,
+        row("reach_clamped_frames", "Keys lowered (reach)", "", 0,
+            "Keys where a light duck's body was lowered so both legs reach their feet"),
+        row("bounce_lowered_cm", "Body lowered (reach)", "cm", 2,
+            "How far a light duck's body came down at most so both legs reach their feet (0: the article's "
+            "bounce; the planted gait lowers the top of the bounce, the same on every step)"),
+        *LOOP,
+    ),
+)

@@ -11,6 +11,12 @@ from .errors import InputError
 from .rig_roles import RigMap
 from .skeleton import Skeleton
 
+STANDING = 0.5  # a standing rig's hips are at least half its hip-to-ankle distance above its soles
+#: what to do when a rig does not stand up the scene's Z axis (its armature's axes are turned)
+AXES_HINT = ("If the character lies or stands on its head in the viewport, its armature's axes are turned "
+             "(a Y-up import whose object was not rotated to stand): rotate the armature object until the "
+             "character stands upright (90° about X for a Y-up rig), then try again.")
+
 
 @dataclass
 class CharacterFrame:
@@ -54,8 +60,8 @@ def character_frame(skeleton: Skeleton, rigmap: RigMap) -> CharacterFrame:
     n = np.linalg.norm(fwd)
     if n < 1e-6:
         raise InputError(
-            f"Cannot tell which way '{rigmap.rig_name or 'the rig'}' faces: "
-            "its feet do not point forward in the rest pose."
+            f"Cannot tell which way '{rigmap.rig_name or 'the rig'}' faces: its feet do not point forward along "
+            f"the floor in the rest pose. {AXES_HINT}"
         )
     fwd /= n
     up = np.array([0.0, 0.0, 1.0])
@@ -64,8 +70,11 @@ def character_frame(skeleton: Skeleton, rigmap: RigMap) -> CharacterFrame:
     thigh_l, thigh_r = rigmap.index(skeleton, "thigh.L"), rigmap.index(skeleton, "thigh.R")
     hip = 0.5 * (heads[thigh_l] + heads[thigh_r])
     leg = float(hip[2] - ground_z)
-    if leg <= 1e-6:
-        raise InputError("The rig's hips are not above its feet in the rest pose.")
+    reach = min(float(np.linalg.norm(heads[rigmap.index(skeleton, f"foot.{s}")] - heads[t])) for s, t in
+                (("L", thigh_l), ("R", thigh_r)))
+    if leg <= STANDING * reach:
+        raise InputError(f"'{rigmap.rig_name or 'The rig'}' does not stand up the scene's Z axis: its hips are not "
+                         f"above its feet in the rest pose. {AXES_HINT}")
     return CharacterFrame(fwd, up, left, leg, float(np.linalg.norm(heads[thigh_l] - heads[thigh_r])), ground_z)
 
 

@@ -9,9 +9,11 @@ A :class:`Ghost` holds, for one armature and every integer frame its Clip spans:
   the baked pose too (the preview's Blender tests measure how closely);
 * the pelvis path: the ``hips`` bone's head on every frame;
 * the foot plants: each stretch of frames over which a foot's ball point (the foot bone's tail)
-  moves slower than :data:`PLANT_SPEED` leg lengths per second, drawn as a footprint;
-* for the handshake, the grip point on each character's right hand, and the point of contact: the
-  middle of the two grips over the frames where they hold each other.
+  moves slower than :data:`PLANT_SPEED` leg lengths per second, drawn as a footprint — or the
+  plants the generator decided itself (its overlays: Fix Feet's held contacts);
+* a generator's overlays (:class:`Overlays`, from its spec): a grip point carried by one hand, and
+  where two characters' grips meet, the point of contact: the middle of the two grips over the
+  frames where they hold each other (the handshake).
 
 World space is ``world @ pose``. A Clip that moves the armature object itself (object channels,
 e.g. the path walk's root motion ``OBJECT``) is placed as Blender does:
@@ -21,6 +23,7 @@ e.g. the path walk's root motion ``OBJECT``) is placed as Blender does:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -60,6 +63,31 @@ class Body:
     drawn: tuple[str, ...] = ()
     rotation_modes: dict = field(default_factory=dict)
     object_rotation_mode: str = "XYZ"
+
+
+GripPoint = Callable[[Body, np.ndarray], "np.ndarray | None"]
+FoundPlants = Callable[[Clip, Body], "list[Plant] | None"]
+
+
+@dataclass(frozen=True)
+class Overlays:
+    """What a generator's ghost marks beyond the bones, the pelvis path and the foot plants
+    (``GeneratorSpec.overlays``).
+
+    ``grip(body, pose)``: a point held by one hand, armature space ``(N, 3)``, from the pose
+    ``(N, B, 4, 4)`` (armature space, the body's skeleton order); None when the body has no such
+    hand. Two ghosts with grips also get their point of contact (:func:`build_ghosts`).
+
+    ``plants(clip, body)``: the foot plants the generator itself decided (Fix Feet's held
+    contacts), world space, drawn instead of those the ghost finds from the feet's speed; None
+    when the Clip carries none.
+    """
+
+    grip: GripPoint | None = None
+    plants: FoundPlants | None = None
+
+
+NO_OVERLAYS = Overlays()
 
 
 @dataclass(frozen=True)
@@ -276,22 +304,8 @@ def _plants(body: Body, pose_world: np.ndarray, tails_world: np.ndarray, frames,
     return sorted(out, key=lambda p: p.first)
 
 
-def _grip(body: Body, pose: np.ndarray, worlds: np.ndarray) -> np.ndarray | None:
-    """The handshake's grip point on the right hand, world ``(N, 3)`` (None without arm roles)."""
-    from .handshake.character import prepare_character
-    from .handshake.params import HandshakeParams
-
-    try:
-        ch = prepare_character(body.name, body.skeleton, body.rigmap, body.world, "CCD", HandshakeParams())
-    except (InputError, ValueError):
-        return None
-    hand = pose[:, ch.hand]
-    local = np.einsum("nij,j->ni", hand[:, :3, :3], ch.hand_axes.grip_local) + hand[:, :3, 3]
-    return _apply(worlds, local[:, None])[:, 0]
-
-
-def build_ghost(clip: Clip, body: Body) -> Ghost:
-    """The :class:`Ghost` of ``clip`` on ``body``."""
+def build_ghost(clip: Clip, body: Body, overlays: Overlays = NO_OVERLAYS) -> Ghost:
+    """The :class:`Ghost` of ``clip`` on ``body``, with the generator's ``overlays``."""
     sk = body.skeleton
     frames = display_frames(clip)
     locations, rotations, scales = channels_at(clip, sk, frames, body.rotation_modes)
@@ -312,18 +326,20 @@ def build_ghost(clip: Clip, body: Body) -> Ghost:
         heads=heads[:, drawn],
         tails=tails[:, drawn],
         pelvis=pelvis,
-        plants=_plants(body, heads, tails, frames, clip.fps, world_scale),
     )
-    if clip.generator == "handshake":
-        ghost.grip = _grip(body, pose, worlds)
+    found = overlays.plants(clip, body) if overlays.plants is not None else None
+    ghost.plants = found if found is not None else _plants(body, heads, tails, frames, clip.fps, world_scale)
+    if overlays.grip is not None:
+        grip = overlays.grip(body, pose)
+        ghost.grip = None if grip is None else _apply(worlds, grip[:, None])[:, 0]
     return ghost
 
 
-def build_ghosts(clips: list[Clip], bodies: list[Body]) -> list[Ghost]:
+def build_ghosts(clips: list[Clip], bodies: list[Body], overlays: Overlays = NO_OVERLAYS) -> list[Ghost]:
     """One ghost per (Clip, Body) pair, in the generator's order of armatures."""
     if len(clips) != len(bodies):
         raise ValueError(f"{len(clips)} clips for {len(bodies)} armatures")
-    ghosts = [build_ghost(clip, body) for clip, body in zip(clips, bodies)]
+    ghosts = [build_ghost(clip, body, overlays) for clip, body in zip(clips, bodies)]
     grips = [g.grip for g in ghosts]
     if len(ghosts) == 2 and all(g is not None and len(g) for g in grips) and len(grips[0]) == len(grips[1]):
         # the point of contact: the middle of the two grips over the frames where they hold each other

@@ -1,12 +1,12 @@
-"""The engine calls a bake runs, one per generator.
+"""An engine call bound to its inputs: what a bake computes once the scene has been read.
 
 A generator's ``prepare`` (``operators/<id>.py``, main thread) reads the scene into engine inputs
-and returns a ``Job`` whose ``compute`` is an :class:`EngineCall`: one of the functions below and
-those inputs — plain data (numpy arrays, dataclasses), no Blender object, so the call runs in any
-thread (the sidebar's and the live preview's workers), and everything a bake computes after the
-scene is read is here, in the engine (the operators only read the scene and write keys).
-
-Each returns the Clips, one per armature the Job bakes (same order).
+and returns a ``Job`` whose ``compute`` is an :class:`EngineCall`: the generator's
+``GeneratorSpec.call`` and those inputs — plain data (numpy arrays, dataclasses), no Blender
+object, so the call runs in any thread (the sidebar's and the live preview's workers).
+Each call returns its Clips in the armature's own terms: the bridge reads a rig into the engine's
+upright frame (:mod:`.upright`) and the spec's call hands the channels back
+(:func:`~.upright.clip_to_armature`).
 """
 
 from __future__ import annotations
@@ -14,85 +14,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import numpy as np
-
-from . import transforms as tf
 from .clip import Clip
-from .duck import generate_duck_walk
-from .errors import InputError
-from .handshake import generate_handshake
-from .motions import generate as generate_source_motion
-from .progress import ProgressFn, no_progress, part
-from .terrain.adapt import adapt_to_terrain
-from .walk import generate_path_walk
+from .progress import ProgressFn, no_progress
 
 
 @dataclass(frozen=True)
 class EngineCall:
-    """``function(*args, progress=progress)`` → list of Clips (``function``: one of this module's)."""
+    """``function(*args, progress=progress)`` → one Clip per armature (``function``: a spec's ``call``)."""
 
     function: Callable[..., list[Clip]]
     args: tuple = ()
 
     def __call__(self, progress: ProgressFn = no_progress) -> list[Clip]:
         return self.function(*self.args, progress=progress)
-
-
-def duck_walk(skeleton, rigmap, params, progress: ProgressFn = no_progress) -> list[Clip]:
-    return [generate_duck_walk(skeleton, rigmap, params, progress=progress)]
-
-
-def source_motion(skeleton, rigmap, params, progress: ProgressFn = no_progress) -> list[Clip]:
-    clip = generate_source_motion(skeleton, rigmap, params, progress=progress)
-    clip.generator = "source_motion"  # a re-run replaces its own bake, whichever motion it was
-    clip.metrics["motion"] = params.kind.lower()
-    return [clip]
-
-
-def handshake(a, b, params, names: tuple[str, str], progress: ProgressFn = no_progress) -> list[Clip]:
-    """The two characters' Clips; ``names`` (initiator, partner) go into their metrics and into
-    the message of an input the engine refuses."""
-    try:
-        clip_a, clip_b, _report = generate_handshake(a, b, params, progress=progress)
-    except InputError as err:
-        raise InputError(f"Handshake '{names[0]}' → '{names[1]}': {err}") from None
-    for clip, other in ((clip_a, names[1]), (clip_b, names[0])):
-        clip.metrics["initiator"], clip.metrics["partner"] = names
-        clip.metrics["other"] = other
-    return [clip_a, clip_b]
-
-
-def object_motion(clip: Clip, basis: np.ndarray, unit_scale: float) -> None:
-    """Root motion OBJECT: the engine's object delta D is in armature space; the object's new
-    local transform is ``basis @ D`` (``basis``: the armature object's matrix_basis, 4×4;
-    ``unit_scale``: its mean scale)."""
-    R = tf.quat_to_mat3(clip.object_rotations)
-    clip.object_locations = clip.object_locations @ basis[:3, :3].T + basis[:3, 3]
-    rot0 = basis[:3, :3] / unit_scale
-    clip.object_rotations = tf.mat3_to_quat(np.einsum("ij,fjk->fik", rot0, R))
-
-
-def path_walk(skeleton, rigmap, points, ground, params, basis: np.ndarray, unit_scale: float,
-              progress: ProgressFn = no_progress) -> list[Clip]:
-    clip = generate_path_walk(skeleton, rigmap, points, ground, params, progress=progress)
-    if clip.object_locations is not None and clip.object_rotations is not None:
-        object_motion(clip, basis, unit_scale)
-    return [clip]
-
-
-def crowd(calls: list[EngineCall], progress: ProgressFn = no_progress) -> list[Clip]:
-    """Every character's call in turn, each reporting its share of the progress."""
-    n = len(calls)
-    clips: list[Clip] = []
-    for i, call in enumerate(calls):
-        clips += call(part(progress, i / n, (i + 1) / n))
-    return clips
-
-
-def adapt_terrain(skeleton, rigmap, source, reference, terrain, params, names: dict,
-                  progress: ProgressFn = no_progress) -> list[Clip]:
-    """``names``: the source action, terrain and reference objects, for the metrics."""
-    clip = adapt_to_terrain(skeleton, rigmap, source, reference, terrain, params, progress=progress)
-    clip.generator = "adapt_terrain"
-    clip.metrics.update({**names, "damping": params.damping, "tolerance_m": params.tolerance_m})
-    return [clip]

@@ -68,6 +68,7 @@ def _count(label: str, hi: float, lo: float = 0, soft: float | None = None) -> L
 FRAME = _frames("Frame")
 FPS = Limit(1.0, MAX_FPS, "Frames per second", "fps", soft=(1.0, 120.0))
 SLIDER = (0.0, 10.0)
+LOOP_CYCLES = Limit(1, 100, "Loop cycles", soft=(1, 8))  # gait cycles in a walk loop
 
 LIMITS: dict[str, dict[str, Limit]] = {
     "DuckParams": {
@@ -82,6 +83,7 @@ LIMITS: dict[str, dict[str, Limit]] = {
         "unit_per_leg": Limit(0.01, 2.0, "Unit per leg length"),
         "rotation_gain_deg": Limit(0.0, 90.0, "Rotation gain", "°"),
         "fore_aft_divisor": Limit(0.1, 10.0, "Fore-aft divisor"),
+        "loop_cycles": LOOP_CYCLES,
     },
     "HandshakeParams": {
         "frame_start": _frames(),
@@ -143,6 +145,7 @@ LIMITS: dict[str, dict[str, Limit]] = {
         "style_amplitude": Limit(0.0, 10.0, "Style amplitude"),
         "style_weight": Limit(0.0, 10.0, "Style weight"),
         "style_direction": Limit(0.0, 10.0, "Style direction"),
+        "loop_cycles": LOOP_CYCLES,
     },
     "AdaptParams": {
         "descriptors_per_joint": Limit(10, 200, "Descriptors per joint"),
@@ -164,6 +167,20 @@ LIMITS: dict[str, dict[str, Limit]] = {
         "max_step_ratio": Limit(0.0, 5.0, "Largest step", "leg lengths"),
         "rigid_length_ratio": Limit(0.0, 2.0, "Rigid bone length", "leg lengths"),
         "smoothing_s": Limit(0.0, 10.0, "Smoothing", "s"),
+        "unit_m": Limit(1e-6, 1e6, "Metres per armature unit", "m"),
+    },
+    "FixFeetParams": {
+        "height_m": Limit(1e-4, 1.0, "Contact height", "m", soft=(0.005, 0.2)),
+        "speed_m_s": Limit(1e-3, 10.0, "Contact speed", "m/s", soft=(0.05, 2.0)),
+        "hysteresis": Limit(1.0, 5.0, "Hysteresis"),
+        "min_contact_s": Limit(0.0, 5.0, "Shortest contact", "s", soft=(0.0, 0.5)),
+        "min_lift_s": Limit(0.0, 5.0, "Shortest lift", "s", soft=(0.0, 0.5)),
+        "noise_factor": Limit(0.0, 100.0, "Noise factor", soft=(0.0, 10.0)),
+        "blend_s": Limit(0.0, 2.0, "Blend", "s", soft=(0.0, 0.5)),
+        "max_reach": Limit(0.8, 0.9999, "Largest leg extension"),
+        "reach_slack_m": Limit(0.0, 0.1, "Reach slack", "m", soft=(0.0, 0.01)),
+        "max_pelvis_drop_m": Limit(0.0, 1.0, "Largest pelvis drop", "m", soft=(0.0, 0.2)),
+        "sole_m": Limit(-1.0, 1.0, "Sole height", "m", soft=(0.0, 0.1)),
         "unit_m": Limit(1e-6, 1e6, "Metres per armature unit", "m"),
     },
     "SourceMotionParams": {

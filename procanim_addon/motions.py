@@ -31,10 +31,13 @@ from .errors import InputError
 from .frames import character_frame
 from .ik.two_bone import solve_two_bone
 from .limits import check_bake_size, check_limits
+from .metric_table import row
 from .posing import aim_rotation, refresh, unposed
 from .progress import ProgressFn, no_progress
+from .spec import GeneratorSpec
 from .terrain.collisions import limb_boxes
 from .terrain.ticker import Ticker
+from .upright import clip_to_armature
 
 GRAVITY = 9.81  # m/s²
 
@@ -317,6 +320,10 @@ def walk(skeleton, rigmap, params: WalkParams | None = None, progress: ProgressF
             f"Step length {step:.2f} m is too long for this character: its legs ({reach:.2f} m) reach "
             f"at most {1.8 * reach:.2f} m between footprints."
         )
+    # footprints under the hip joints: a captured skeleton's rest pose stands with its legs splayed,
+    # its ankles out of the legs' reach from the hips' walking height
+    for s in "LR":
+        ankles0[s] -= np.dot(ankles0[s] - hip_joints[s], cf.left) * cf.left
     # lowest hip height at which an ankle half a step behind the hip joint is reached at 97 %
     rise = min(np.sqrt((0.97 * reach) ** 2 - (0.5 * step) ** 2) - (hip_joints[s][2] - ankles0[s][2]) for s in "LR")
     bob = 0.012 * leg
@@ -511,3 +518,25 @@ def generate(skeleton, rigmap, params: SourceMotionParams | None = None,
     make = {"WALK": walk, "JUMP": jump, "TUMBLE": tumble}
     motion = p.motion_params()
     return make[p.kind](skeleton, rigmap, motion, progress)
+
+
+# ----------------------------------------------------------------------------- the generator's spec
+
+
+def bake_call(skeleton, rigmap, params: SourceMotionParams, progress: ProgressFn = no_progress) -> list[Clip]:
+    """What ``procanim.source_motion`` computes: the motion, named so that a re-run replaces its
+    own bake whichever motion it was."""
+    clip = generate(skeleton, rigmap, params, progress=progress)
+    clip.generator = "source_motion"
+    clip.metrics["motion"] = params.kind.lower()
+    return [clip_to_armature(clip, skeleton)]
+
+
+SPEC = GeneratorSpec(
+    "source_motion", "Source Motion", "A walk, jump or forward roll made on flat ground",
+    params=SourceMotionParams, engine=generate, call=bake_call,
+    metrics=(
+        row("steps", "Steps", "", 0, "Footsteps of the walk"),
+        row("step_length_m", "Step length", "m", 3, "Distance between successive footprints"),
+    ),
+)

@@ -55,7 +55,9 @@ SPINE_ROLES = ["hips", "spine", "chest", "neck", "head"]
 OPTIONAL_ROLES = ["root", "tail", "spine", "chest", "neck"] + [f"{r}.{s}" for r in ("clavicle", "toe") for s in SIDES]
 
 # role -> candidate names, tried in order; "{s}" is the side letter, "{side}" Left/Right,
-# "{sl}" the lower-case side letter.
+# "{sl}" the lower-case side letter. ProcAnim's rigs and Rigify's metarigs name limbs alike.
+_ARMS = {role: [role + ".{s}"] for role in ("upper_arm", "forearm", "hand")}
+_LEGS = {role: [role + ".{s}"] for role in ("thigh", "shin", "foot", "toe")}
 _FAMILIES: dict[str, dict[str, list[str]]] = {
     "procanim": {
         "root": ["root"],
@@ -66,13 +68,8 @@ _FAMILIES: dict[str, dict[str, list[str]]] = {
         "head": ["head"],
         "tail": ["tail"],
         "clavicle": ["clavicle.{s}"],
-        "upper_arm": ["upper_arm.{s}"],
-        "forearm": ["forearm.{s}"],
-        "hand": ["hand.{s}"],
-        "thigh": ["thigh.{s}"],
-        "shin": ["shin.{s}"],
-        "foot": ["foot.{s}"],
-        "toe": ["toe.{s}"],
+        **_ARMS,
+        **_LEGS,
     },
     "rigify": {
         "root": ["root"],
@@ -83,13 +80,8 @@ _FAMILIES: dict[str, dict[str, list[str]]] = {
         "head": ["spine.006", "spine.005"],
         "tail": [],
         "clavicle": ["shoulder.{s}"],
-        "upper_arm": ["upper_arm.{s}"],
-        "forearm": ["forearm.{s}"],
-        "hand": ["hand.{s}"],
-        "thigh": ["thigh.{s}"],
-        "shin": ["shin.{s}"],
-        "foot": ["foot.{s}"],
-        "toe": ["toe.{s}"],
+        **_ARMS,
+        **_LEGS,
     },
     "rigify_bird": {
         "root": ["root"],
@@ -103,10 +95,7 @@ _FAMILIES: dict[str, dict[str, list[str]]] = {
         "upper_arm": ["Wing.{s}"],
         "forearm": ["Wing.001.{s}"],
         "hand": ["Wing.002.{s}"],
-        "thigh": ["thigh.{s}"],
-        "shin": ["shin.{s}"],
-        "foot": ["foot.{s}"],
-        "toe": ["toe.{s}"],
+        **_LEGS,
     },
     "mixamo": {
         "root": [],
@@ -213,6 +202,8 @@ class RigMap:
     confidence:  0–1, how sure :func:`detect` is of the map (structure checks × agreement of names;
                  1.0 for a map set by hand)
     notes:       short sentences for the user: what was skipped, guessed or disagreed
+    lies_along:  the axis the character stands along when it lies in the scene (``"+Y"`` …: the
+                 generators refuse it until its object is turned to stand), else ``""``
     """
 
     roles: dict[str, str] = field(default_factory=dict)
@@ -221,6 +212,7 @@ class RigMap:
     rig_name: str = ""
     confidence: float = 1.0
     notes: list[str] = field(default_factory=list)
+    lies_along: str = ""
 
     def get(self, role: str) -> str | None:
         return self.roles.get(role) or None
@@ -371,7 +363,8 @@ def _by_structure(skeleton, namings: list[_Naming], by_name: RigMap, rig_name: s
         return by_name
     roles = {r: skeleton.names[i] for r, i in body.roles.items()}
     naming, agreement = _closest_naming(namings, roles)
-    rm = RigMap(roles, PLAIN, [skeleton.names[i] for i in body.spine_bones], rig_name, notes=list(body.notes))
+    rm = RigMap(roles, PLAIN, [skeleton.names[i] for i in body.spine_bones], rig_name, notes=list(body.notes),
+                lies_along=body.up_name)
     if naming is not None:
         rm.family = naming.label(skeleton.names)
         _fill_from_names(rm, naming)

@@ -18,8 +18,9 @@ A skeleton is read the way a person reads it; bone names play no part here excep
 - a **tail** is a mid-plane branch of the hips that reaches backward. When the pelvis hangs from a
   body bone that also carries the tail (Rigify's bird), that bone is the hips: it moves the body.
 
-Up is +Z, as ProcAnim's generators assume; a rig that stands along another axis of its armature
-space (an FBX import whose object is rotated to stand) is found too, with a note. Sizes are
+Up is +Z: the bridge hands the skeleton in its upright frame, where +Z is the scene's up whatever the
+armature's own axes. A rig that stands along another axis even there (it lies in the scene) is found
+too, with a note saying so; the generators refuse it until its object is turned to stand. Sizes are
 fractions of the body height ``H`` (ground to the highest rest point) or of the leg length (hip
 joint to ground); the thresholds below are the choices of this module, not measured constants.
 
@@ -46,6 +47,8 @@ TIE = 0.02  # subtree tops within 0.02·H are a tie that names may break
 SIDE_TIE = 0.05  # hip joints closer than 0.05·leg to the mid-plane cannot tell the sides apart
 TAIL_REACH = 0.2  # a tail reaches at least 0.2·leg backward
 MARKER_RATIO = 1.4  # a leaf above a bone 1.4× longer than the one below it is an end marker
+KNEE_TIE = 0.005  # knees bent less than 0.5 % of the leg are straight: names decide left and right
+FOOT_JOIN = 0.1  # a foot hanging elsewhere starts within 0.1 of the shin's length from the shin's end
 
 SPINE_ROLES = ("spine", "chest", "neck", "head")
 _END_NAME = re.compile(r"(_end|\.end|end_?site|nub)$", re.IGNORECASE)
@@ -58,8 +61,9 @@ class Body:
 
     roles:        role → bone index (``thigh.L``, ``hips`` …)
     spine_bones:  bone indices from just above the hips up to the chest
-    forward/left: unit vectors (armature space), ``None`` when the feet were not found
-    up:           the armature-space direction the body stands along (+Z unless it stands otherwise)
+    forward/left: unit vectors (the skeleton's space), ``None`` when no facing was found
+    up:           the direction the body stands along (+Z unless it lies otherwise)
+    up_name:      that direction's name when it is not +Z (``"+Y"`` …), else ``""``
     checks:       name → score in [0, 1] (how body-like the structure is; see :func:`body_checks`)
     notes:        sentences for the user (what was skipped or unsure)
     """
@@ -69,6 +73,7 @@ class Body:
     forward: np.ndarray | None = None
     left: np.ndarray | None = None
     up: np.ndarray = field(default_factory=lambda: UP.copy())
+    up_name: str = ""
     checks: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
@@ -152,15 +157,31 @@ def _is_foot(t: _Tree, b: int, leg_top: float) -> bool:
 
 def leg_chain(t: _Tree, start: int) -> tuple[list[int], int | None]:
     """Bones from ``start`` down toward the ground (always the child reaching lowest) up to and
-    including the foot; the foot is ``None`` when no bone qualifies."""
+    including the foot; the foot is ``None`` when no bone qualifies. A foot that hangs elsewhere
+    (a game rig's IK foot under the root) is the foot whose head lies at the end of the chain."""
     leg_top = t.hh[start] - t.ground
     path = [start]
     while not _is_foot(t, path[-1], leg_top):
         kids = t.children[path[-1]]
         if not kids:
-            return path, None
+            return _detached_foot(t, path, leg_top)
         path.append(min(kids, key=lambda k: (t.sub_lo[k], -len(t.children[k]))))
     return path, path[-1]
+
+
+def _detached_foot(t: _Tree, path: list[int], leg_top: float) -> tuple[list[int], int | None]:
+    """The chain up to the bone whose tail a foot's head lies at (the nearest foot within
+    :data:`FOOT_JOIN` of that bone's length), and that foot; ``(path, None)`` when there is none."""
+    on_path = set(path)
+    for k in range(len(path) - 1, 0, -1):
+        end = t.tails[path[k]]
+        reach = FOOT_JOIN * t.sk.lengths[path[k]]
+        gap = np.linalg.norm(t.heads - end, axis=1)
+        feet = [c for c in np.flatnonzero(gap <= reach) if c not in on_path and _is_foot(t, int(c), leg_top)]
+        if feet:
+            foot = int(min(feet, key=lambda c: gap[c]))
+            return path[: k + 1] + [foot], foot
+    return path, None
 
 
 def _toe(t: _Tree, foot: int, forward: np.ndarray) -> int | None:
@@ -307,8 +328,8 @@ def _root(t: _Tree, hips: int, leg: float) -> int | None:
 # ----------------------------------------------------------------------------- the whole body
 
 
-#: the directions tried as "up" when the rig does not stand along +Z (e.g. an FBX import whose
-#: armature space is Y-up, its object rotated to stand)
+#: the directions tried as "up" when the rig does not stand along +Z (e.g. a Y-up import whose
+#: object was not rotated to stand)
 _AXES = [np.array(v, float) for v in ((0, 0, 1), (0, 1, 0), (0, -1, 0), (1, 0, 0), (-1, 0, 0), (0, 0, -1))]
 _AXIS_NAMES = ("+Z", "+Y", "−Y", "+X", "−X", "−Z")
 
@@ -318,7 +339,7 @@ def analyse(skeleton: Skeleton, hints: dict[int, str] | None = None) -> Body:
     convention) only break ties. An empty :class:`Body` (with a note) when no pelvis is found.
 
     Up is +Z; when the rig does not stand along +Z (no complete body is found, or a poor one), the
-    other axes of the armature are tried and the best-scoring body is kept, with a note.
+    other axes are tried and the best-scoring body is kept, with a note.
     """
     best = analyse_along(skeleton, hints, _AXES[0])
     if best.checks.get("legs", 0.0) == 1.0 and best.score >= 0.9:
@@ -326,7 +347,8 @@ def analyse(skeleton: Skeleton, hints: dict[int, str] | None = None) -> Body:
     for axis, name in zip(_AXES[1:], _AXIS_NAMES[1:], strict=True):
         body = analyse_along(skeleton, hints, axis)
         if (body.checks.get("legs", 0.0), body.score) > (best.checks.get("legs", 0.0), best.score):
-            body.notes.append(f"the rig stands along {name} in its armature space, not +Z")
+            body.notes.append(f"the character stands along {name}, not up the scene's Z axis: it lies in the scene")
+            body.up_name = name
             best = body
     return best
 
@@ -341,9 +363,14 @@ def analyse_along(skeleton: Skeleton, hints: dict[int, str] | None, up: np.ndarr
         return body
     pelvis, starts = found
     legs = [leg_chain(t, s) for s in starts]
-    if not _place_legs(t, body, pelvis, legs):
+    leg_bones = {b for chain, _ in legs for b in chain}
+    if _place_legs(t, body, pelvis, legs):
+        hips = [body.roles["thigh.L"], body.roles["thigh.R"]]
+    elif _facing_without_feet(t, body, legs):  # the arms and spine do not need the feet
+        hips = [chain[0] for chain, _ in legs]
+    else:
         return body
-    _place_upper_body(t, body, pelvis, {b for chain, _ in legs for b in chain})
+    _place_upper_body(t, body, pelvis, leg_bones, hips)
     body.checks = body_checks(skeleton, body.roles, body.forward, body.left, up)
     return body
 
@@ -378,12 +405,42 @@ def _place_legs(t: _Tree, body: Body, pelvis: int, legs) -> bool:
     return True
 
 
-def _place_upper_body(t: _Tree, body: Body, pelvis: int, leg_bones: set[int]) -> None:
-    """Spine chain, head, arms, chest, neck, hips, tail and root, once the legs are placed."""
+def _facing_without_feet(t: _Tree, body: Body, legs) -> bool:
+    """Left and forward from the two leg chains when their feet were not found: left runs across
+    the tops of the legs, forward is the way the knees bend (names decide when the legs are
+    straight; the notes say so). False when the legs start at the same place."""
+    tops = [t.heads[chain[0]] for chain, _ in legs]
+    across = _unit(_horizontal(tops[0] - tops[1], t.up))  # toward leg 0
+    if not np.any(across):
+        return False
+    forward = np.cross(across, t.up)  # the facing in which leg 0 is the left one (left = up × forward)
+    bend = 0.0
+    for chain, _ in legs:  # the knees (the joints along each chain) lie ahead of the hip → end line
+        top, line = t.heads[chain[0]], _unit(t.tails[chain[-1]] - t.heads[chain[0]])
+        for b in chain[1:]:
+            off = t.heads[b] - top
+            bend += float(_horizontal(off - (off @ line) * line, t.up) @ forward)
+    leg = float(t.hh[legs[0][0][0]] - t.ground)
+    if abs(bend) > KNEE_TIE * leg:
+        flip = bend < 0
+    else:
+        sides = {t.hints.get(b, "")[-2:] for b in legs[0][0]} & {".L", ".R"}
+        flip = sides == {".R"}
+        if not sides:
+            body.notes.append("the legs are straight and unnamed: left and right are a guess")
+    sign = -1.0 if flip else 1.0
+    body.forward, body.left = sign * forward, sign * across
+    body.notes.append("the facing comes from the knees (no feet found): the arms and spine are placed, not the legs")
+    return True
+
+
+def _place_upper_body(t: _Tree, body: Body, pelvis: int, leg_bones: set[int], hips: list[int]) -> None:
+    """Spine chain, head, arms, chest, neck, hips, tail and root, once the facing is known;
+    ``hips``: the two bones at the tops of the legs (hip joints)."""
     roles, left, forward = body.roles, body.left, body.forward
     centre = t.heads[pelvis]
-    hip_width = float(abs((t.heads[roles["thigh.L"]] - t.heads[roles["thigh.R"]]) @ left))
-    leg = float(0.5 * (t.hh[roles["thigh.L"]] + t.hh[roles["thigh.R"]]) - t.ground)
+    hip_width = float(abs((t.heads[hips[0]] - t.heads[hips[1]]) @ left))
+    leg = float(0.5 * (t.hh[hips[0]] + t.hh[hips[1]]) - t.ground)
     half_width = max(0.5 * hip_width, 0.02 * t.height)
 
     def is_central(i):

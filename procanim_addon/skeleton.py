@@ -23,8 +23,38 @@ import numpy as np
 from . import transforms as tf
 
 
+class RestBones:
+    """Bones by name and their rest heads and tails, for a class holding ``names``,
+    ``matrix_local`` ``(B, 4, 4)``, ``lengths`` ``(B,)`` and ``_index`` (name → index):
+    :class:`Skeleton` and the control rig's ``ControlRig``."""
+
+    names: list[str]
+    matrix_local: np.ndarray
+    lengths: np.ndarray
+    _index: dict[str, int]
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def index(self, name: str) -> int:
+        return self._index[name]
+
+    def has(self, name: str) -> bool:
+        return name in self._index
+
+    @property
+    def heads(self) -> np.ndarray:
+        """Rest heads in armature space, ``(B, 3)``."""
+        return self.matrix_local[:, :3, 3]
+
+    @property
+    def tails(self) -> np.ndarray:
+        """Rest tails in armature space, ``(B, 3)``."""
+        return self.heads + self.matrix_local[:, :3, 1] * self.lengths[:, None]
+
+
 @dataclass
-class Skeleton:
+class Skeleton(RestBones):
     """Rest pose of an armature, bones ordered parents before children.
 
     names:         bone names, ``(B,)``
@@ -33,6 +63,10 @@ class Skeleton:
     lengths:       bone lengths (m), ``(B,)``
     inherit_rotation, inherit_scale, local_location: Blender's per-bone flags (defaults assumed
                    when omitted); see :meth:`unsupported_bones`.
+    from_armature: ``(4, 4)`` similarity from the armature's space into the frame these rest
+                   matrices are in (:mod:`.upright`), ``None`` when they are in armature space.
+    armature_parents: per bone, the index of the bone Blender poses it under when that is not
+                   ``parents`` (a tree rebuilt by :mod:`.deform_tree`), ``None`` when they agree.
     """
 
     names: list[str]
@@ -43,6 +77,8 @@ class Skeleton:
     inherit_scale: list[str] = field(default_factory=list)
     local_location: list[bool] = field(default_factory=list)
     connected: list[bool] = field(default_factory=list)
+    from_armature: np.ndarray | None = None
+    armature_parents: np.ndarray | None = None
 
     def __post_init__(self):
         self.names = list(self.names)
@@ -101,26 +137,7 @@ class Skeleton:
             connected=[bool(by_name[n].get("connected", False)) for n in order],
         )
 
-    # ------------------------------------------------------------------ queries
-    def __len__(self) -> int:
-        return len(self.names)
-
-    def index(self, name: str) -> int:
-        return self._index[name]
-
-    def has(self, name: str) -> bool:
-        return name in self._index
-
-    @property
-    def heads(self) -> np.ndarray:
-        """Rest heads in armature space, ``(B, 3)``."""
-        return self.matrix_local[:, :3, 3]
-
-    @property
-    def tails(self) -> np.ndarray:
-        """Rest tails in armature space, ``(B, 3)``."""
-        return self.heads + self.matrix_local[:, :3, 1] * self.lengths[:, None]
-
+    # ------------------------------------------------------------------ queries (and RestBones')
     def children(self, i: int) -> list[int]:
         return [j for j, p in enumerate(self.parents) if p == i]
 

@@ -407,6 +407,16 @@ def rigify_generated() -> tuple[list[dict], dict[str, str]]:
     return out, truth
 
 
+def rigify_deform() -> tuple[list[dict], dict[str, str]]:
+    """The deform skeleton ProcAnim animates on a generated Rigify human
+    (``procanim_addon.controls.deform_skeleton``): ``root`` and ``ORG-`` copies of the metarig's bones,
+    the pelvis (``ORG-spine``) hanging from ``root``."""
+    bones, meta_truth = rigify_metarig()
+    out = [{"name": "root", "parent": None, "head": (0.0, 0.0, 0.0), "tail": (0.0, 0.6, 0.0)}]
+    out += [dict(b, name=f"ORG-{b['name']}", parent=f"ORG-{b['parent']}" if b["parent"] else "root") for b in bones]
+    return out, {role: f"ORG-{bone}" for role, bone in meta_truth.items()}
+
+
 SAMPLES = {"mixamo": mixamo, "cmu": cmu, "cmu_asf": cmu_asf, "bvh_joints": bvh_joints, "unreal": unreal,
            "rigify_metarig": rigify_metarig, "rigify_bird": rigify_bird}
 

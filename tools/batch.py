@@ -9,12 +9,11 @@ tqdm's (both installed by tools/setup_env.sh). This process imports bpy once the
 read, builds the extension zip (or takes ``$PROCANIM_ZIP``) and installs it, as Install from Disk
 does; each worker process (``python tools/batch.py worker``) installs the same zip once and then
 bakes shot after shot. The extension's source is loaded as the package ``procanim`` (its id), which
-is also the name Dask workers know it by (tools/batch_dask_worker.py).
+is also the name Dask workers know it by (batch/dask_plugin.py).
 """
 
 from __future__ import annotations
 
-import atexit
 import importlib
 import importlib.util
 import os
@@ -22,11 +21,13 @@ import shutil
 import sys
 import tempfile
 import time
+import traceback
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "procanim"
 REPO_PURPOSE = "batch"
+CLEANUPS: list = []  # run before this process ends (see exit_after)
 
 
 def load_source_package():
@@ -52,9 +53,10 @@ def build_zip(out_dir: Path) -> Path:
 
 
 def install(zip_path: Path) -> str:
-    """Install ``zip_path`` into this process's Blender: a temporary repository, removed at exit —
-    also when a worker ends because its parent is gone (the watchdog's clean-ups), and, for a process
-    that was killed, by the next process that installs here (its folder names its pid)."""
+    """Install ``zip_path`` into this process's Blender: a temporary repository, removed at the end
+    (:data:`CLEANUPS`) — also when a worker ends because its parent is gone (the watchdog's
+    clean-ups), and, for a process that was killed, by the next process that installs here (its
+    folder names its pid)."""
     import bpy
 
     sys.path.insert(0, str(ROOT / "tools"))
@@ -65,62 +67,73 @@ def install(zip_path: Path) -> str:
     module = install_extension(purpose, zip_path=zip_path)
     repo = next(r for r in bpy.context.preferences.extensions.repos if r.module == f"procanim_{purpose}")
     folder = Path(repo.custom_directory).parent
-    atexit.register(shutil.rmtree, folder, True)
-    worker_module = sys.modules.get(f"{PACKAGE}.batch.worker")
-    if worker_module is not None:
-        worker_module.CLEANUPS.append(lambda: shutil.rmtree(folder, True))
+    CLEANUPS.append(lambda: shutil.rmtree(folder, True))
+    serve_module = sys.modules.get(f"{PACKAGE}.batch.serve")
+    if serve_module is not None:
+        serve_module.CLEANUPS.append(lambda: shutil.rmtree(folder, True))
     return module
 
 
 def _sweep_stale_installs() -> None:
     """Remove the temporary installs of batch processes that no longer exist."""
-    alive = importlib.import_module(f"{PACKAGE}.batch.worker").process_alive
+    alive = importlib.import_module(f"{PACKAGE}.batch.processes").process_alive
     for folder in Path(tempfile.gettempdir()).glob(f"procanim-{REPO_PURPOSE}[0-9]*-*"):
         pid = folder.name[len(f"procanim-{REPO_PURPOSE}") :].split("-")[0]
         if pid.isdigit() and not alive(int(pid)):
             shutil.rmtree(folder, True)
 
 
-
 def worker() -> int:
     """A worker process: Blender up with the extension from ``$PROCANIM_ZIP``, then shot after shot."""
     t0 = time.perf_counter()
     load_source_package()
-    serve = importlib.import_module(f"{PACKAGE}.batch.worker").serve
-    import bpy  # noqa: F401  (Blender up before the extension is installed)
-
+    serve_module = importlib.import_module(f"{PACKAGE}.batch.serve")  # imports bpy: Blender is up
     install(Path(os.environ["PROCANIM_ZIP"]))
-    code = serve(setup_seconds=time.perf_counter() - t0)
-    # Every result is sent and every output written: skip Blender's own shutdown (0.2-0.4 s per
-    # worker, which the pool waits for at the end of a run; the bpy 4.5 wheel can also hang there).
-    for cleanup in importlib.import_module(f"{PACKAGE}.batch.worker").CLEANUPS:
-        cleanup()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
+    return serve_module.serve(setup_seconds=time.perf_counter() - t0)
 
 
 def main(argv: list[str]) -> int:
     if argv[:1] == ["worker"]:
         return worker()
     load_source_package()
-    cli = importlib.import_module(f"{PACKAGE}.batch.cli")
-    host = cli.Host("python tools/batch.py", worker_command=[sys.executable, str(Path(__file__).resolve()), "worker"])
+    cli = importlib.import_module(f"{PACKAGE}.batch.cli")  # without Blender: it is brought up by prepare()
+    worker_env: dict = {}
 
-    def prepare() -> None:
-        import bpy  # noqa: F401
-
+    def prepare():
+        """Blender up in this process with the extension installed; what the command runs in it."""
         zip_path = os.environ.get("PROCANIM_ZIP")
         if not zip_path:
             work = Path(tempfile.mkdtemp(prefix="procanim-batch-zip-"))
-            atexit.register(shutil.rmtree, work, True)
+            CLEANUPS.append(lambda: shutil.rmtree(work, True))
             zip_path = str(build_zip(work))
         install(Path(zip_path))
-        host.worker_env["PROCANIM_ZIP"] = zip_path
+        worker_env["PROCANIM_ZIP"] = zip_path
+        return importlib.import_module(f"{PACKAGE}.batch.command").blender_side()
 
-    host.prepare = prepare
+    worker_command = [sys.executable, str(Path(__file__).resolve()), "worker"]
+    host = cli.Host("python tools/batch.py", prepare, worker_command=worker_command, worker_env=worker_env)
     return cli.main(argv, host)
 
 
+def exit_after(argv: list[str]) -> None:
+    """Run :func:`main`, then end the process without Blender's own shutdown: every result is sent
+    and every output written by then, the shutdown only costs time (which a pool waits for), and
+    some bpy wheels crash there (4.2) or hang (4.5, once a file with a Python driver was open)."""
+    try:
+        code = main(argv)
+    except SystemExit as stop:  # argparse: --help, a usage error (its message is printed)
+        code = stop.code if isinstance(stop.code, int) else int(stop.code is not None)
+    except KeyboardInterrupt:
+        code = 130
+    except BaseException:
+        traceback.print_exc()
+        code = 1
+    for cleanup in CLEANUPS:
+        cleanup()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    exit_after(sys.argv[1:])

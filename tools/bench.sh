@@ -15,11 +15,15 @@
 #   terrain_table2    Table 2: walk/jump/tumble x zigzag ankle/knee/waist, collisions, bone length
 #   terrain_speed     walks over blocks, operator end to end vs Bake Action of the same frames
 #   control_rig       a 1,000-frame walk baked onto a generated Rigify human's controls vs Bake Action
-#   *_engine          the same methods on the engine alone (no Blender)
+#   *_engine          the same methods on the engine alone (no Blender); fix_feet_engine: Fix Feet's frames/s
+#                     on a 31-bone clip (CMU's BVH skeleton) and its quality table on ProcAnim's skated walk
 #   path_walk_length  the path walk engine's time and peak memory at ~1k, 8k, 20k frames, growth exponent
 #   path_walk_numerics  the engine's hand-written numerics against plain numpy, one BLAS thread
 #   batch             48 shots: sequential vs a local pool vs Dask; waits first (up to 5 min) for a
 #                     1-minute load average below 0.7: a pool's speed-up only shows on idle cores
+#
+# Each bench script names the generators it measures (`GENERATORS = (...)`); every generator of the
+# registry is measured by one (tests/blender/test_panels.py).
 #
 # Output: out/bench/NAME.log (the bench's output, a `run` record before and after it: date, commit,
 # cores, Blender version, exit status, seconds) and out/bench/NAME.load (the load average every 5 s
@@ -43,6 +47,7 @@ BENCHES=(
   "handshake_engine|bench/handshake_engine.py"
   "terrain_engine|bench/terrain_engine.py --quick"
   "path_walk_engine|bench/path_walk_engine.py"
+  "fix_feet_engine|bench/fix_feet_engine.py"
   "path_walk_length|bench/path_walk_length.py"
   "path_walk_numerics|bench/path_walk_numerics.py"
   "batch|bench/batch_blender.py --shots 48 --workers 2"

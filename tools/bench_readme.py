@@ -42,6 +42,7 @@ GOAL_CONTROL_MS = 1.0  # per frame, end to end
 GOAL_POOL_SPEEDUP = 1.8  # local pool of 2 over sequential, 2 cores
 GOAL_OVERHEAD_S = 0.3  # per shot beyond the operator
 GOAL_LENGTH_EXPONENT = 1.1  # issue 28: path walk time ∝ frames^k, k at most this
+GOAL_FIX_FEET_FPS = 500.0  # issue 25: Fix Feet's engine on a 31-bone clip, frames per second
 
 
 # ----------------------------------------------------------------------------------------- reading
@@ -336,6 +337,23 @@ def _speed_batch(run: Run) -> list[list[str]]:
     ]
 
 
+def _speed_fix_feet(run: Run) -> list[str] | None:
+    """Issue 25's row: Fix Feet's engine on the 31-bone clip, the 22-bone one beside it."""
+    rows = run.rows("fix_feet_engine")
+    wide = [r for r in rows if r["bones"] >= 31]
+    if not wide:
+        return None
+    r, others = wide[-1], [o for o in rows if o["bones"] < 31]
+    return [
+        f"Fix Feet engine, a skated walk on {r['row']}, {f(r['frames'], 0)} frames (best of 3)",
+        f"{f(r['fps_wall'], 0)} frames/s (CPU {f(r['fps_cpu'], 0)})",
+        f"{others[-1]['row']}: {f(others[-1]['fps_wall'], 0)} frames/s" if others else "—",
+        "",
+        f"≥ {GOAL_FIX_FEET_FPS:g} frames/s",
+        verdict(r["fps_wall"] >= GOAL_FIX_FEET_FPS),
+    ]
+
+
 def render_speed(run: Run) -> str:
     """Issue 12's table: each row ProcAnim beside its peer in the same run, the ratio, the goal."""
     rows: list[list[str]] = []
@@ -344,7 +362,7 @@ def render_speed(run: Run) -> str:
         if row:
             rows.append(row)
     rows += _speed_handshake(run)
-    for one in (_speed_terrain, _speed_control_rig, _speed_bake):
+    for one in (_speed_terrain, _speed_control_rig, _speed_fix_feet, _speed_bake):
         row = one(run)
         if row:
             rows.append(row)
@@ -353,7 +371,7 @@ def render_speed(run: Run) -> str:
         return ""
     head = ["work", "ProcAnim", "peer, same run", "ratio", "goal", ""]
     return (
-        "**Speed** (issues 10, 12, 14; wall time unless marked CPU — CPU time where the bench measures it so, "
+        "**Speed** (issues 10, 12, 14, 25; wall time unless marked CPU — CPU time where the bench measures it so, "
         "because the machine is shared):\n\n" + table(head, rows)
     )
 

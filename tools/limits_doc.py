@@ -23,6 +23,7 @@ SECTIONS = (
     ("… its walk", "WalkParams"),
     ("… its jump", "JumpParams"),
     ("… its roll", "TumbleParams"),
+    ("Fix Feet (`procanim.fix_feet`)", "FixFeetParams"),
 )
 
 

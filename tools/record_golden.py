@@ -85,12 +85,13 @@ def record_engine() -> list[Path]:
     return saved
 
 
-# The engine calls the demo's operators make: (generator id, module holding the name, name).
+# The engine calls the demo's operators make: (generator id, module holding the name, name) — the
+# engine entry points as each generator's bake call (its spec's ``call``) finds them.
 DEMO_CALLS = (
-    ("duck_walk", "operators.duck_walk", "generate_duck_walk"),
-    ("path_walk", "operators.path_walk", "generate_path_walk"),
-    ("handshake", "operators.handshake", "generate_handshake"),
-    ("adapt_terrain", "operators.adapt_terrain", "adapt_to_terrain"),
+    ("duck_walk", "procanim_addon.duck", "generate_duck_walk"),
+    ("path_walk", "procanim_addon.walk.spec", "generate_path_walk"),
+    ("handshake", "procanim_addon.handshake.spec", "generate_handshake"),
+    ("adapt_terrain", "procanim_addon.terrain.spec", "adapt_to_terrain"),
     ("source_walk", "procanim_addon.motions", "walk"),
     ("source_jump", "procanim_addon.motions", "jump"),
     ("source_tumble", "procanim_addon.motions", "tumble"),

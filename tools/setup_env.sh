@@ -2,7 +2,9 @@
 # Create or repair ProcAnim's development venvs, one per supported bpy wheel, outside the clone:
 #
 #   ${PROCANIM_CACHE:-$HOME/.cache/procanim}/venv-bpy-5.0.1   bpy, pytest, ruff, mypy, stubs, matplotlib,
-#                                                             dask distributed + tqdm (the batch runner)
+#                                                             dask distributed + tqdm (the batch runner),
+#                                                             pygltflib (the export test)
+#   ${PROCANIM_CACHE:-$HOME/.cache/procanim}/gltf-validator    the Khronos glTF validator (npm; skipped without npm)
 #   ${PROCANIM_CACHE:-$HOME/.cache/procanim}/venv-bpy-4.5.15  bpy, pytest, pillow (the demo's animations)
 #   ${PROCANIM_CACHE:-$HOME/.cache/procanim}/venv-bpy-4.2.23  bpy, pytest, numpy<2
 #
@@ -27,7 +29,8 @@ PYTEST="pytest==9.2.0 hypothesis==6.170.15"  # hypothesis: the property-based te
 STUBS="fake-bpy-module-4.2==20260730" # the oldest supported API: what operators/panels may rely on
 requirements_for() {
   case "$1" in
-    5.0.1) echo "bpy==5.0.1 $PYTEST ruff==0.17.6 mypy==2.4.1 $STUBS matplotlib==3.11.2 dask==2026.8.0 distributed==2026.8.0 tqdm==4.70.1" ;;
+    # pygltflib: tests/blender/test_export.py's structural check of the exported glTF; cryptography: the batch's TLS tests
+    5.0.1) echo "bpy==5.0.1 $PYTEST ruff==0.17.6 mypy==2.4.1 $STUBS matplotlib==3.11.2 dask==2026.8.0 distributed==2026.8.0 tqdm==4.70.1 cryptography==50.0.2 pygltflib==1.16.5" ;;
     4.5.15) echo "bpy==4.5.15 $PYTEST pillow==13.0.0" ;; # pillow: tools/demo.py encodes the animated WebPs
     4.2.23) echo "bpy==4.2.23 numpy<2 $PYTEST" ;;
     *) echo "setup_env: unsupported bpy version '$1' (supported: $ALL_VERSIONS)" >&2; return 1 ;;
@@ -140,6 +143,22 @@ setup_one() {
   log "venv-bpy-$version: ready ($((SECONDS - started)) s)"
 }
 
+# The Khronos glTF validator (npm package, plain JavaScript) for tests/blender/test_export.py, in
+# $CACHE/gltf-validator; skipped (the test then checks the file with pygltflib only) without npm.
+GLTF_VALIDATOR="gltf-validator@2.0.0-dev.3.10"
+setup_validator() {
+  local dir="$CACHE/gltf-validator"
+  command -v npm >/dev/null 2>&1 || { log "gltf-validator: npm not found, skipped"; return 0; }
+  if [ "$(cat "$dir/.procanim-stamp" 2>/dev/null)" = "$GLTF_VALIDATOR" ]; then return 0; fi
+  mkdir -p "$dir"
+  if npm install --no-audit --no-fund --prefix "$dir" "$GLTF_VALIDATOR" >"$CACHE/npm-gltf-validator.log" 2>&1; then
+    echo "$GLTF_VALIDATOR" >"$dir/.procanim-stamp"
+    log "gltf-validator: ready"
+  else
+    log "gltf-validator: npm install failed (log: $CACHE/npm-gltf-validator.log); the export test checks without it"
+  fi
+}
+
 main() {
   local requested versions=() v
   if [ "$#" -gt 0 ]; then requested="$*"; else requested="${PROCANIM_VERSIONS:-$ALL_VERSIONS}"; fi
@@ -176,6 +195,7 @@ main() {
     fi
   done
   for v in ${todo[@]+"${todo[@]}"}; do setup_one "$v"; done
+  setup_validator
 }
 
 main "$@"

@@ -10,10 +10,10 @@ constraints), :mod:`.convert` (the conversion), :mod:`.residual` (the verificati
 
 from .convert import MODES, ControlKeys, convert
 from .deform import deform_skeleton, is_generated_rigify
+from .residual import TOLERANCE_CM
 from .rig import Constraint, ControlRig, is_control_name
 
 KEY_TARGETS = ("AUTO", "IK_CONTROLS", "FK_CONTROLS", "DEFORM")
-TOLERANCE_CM = 0.5  # verification: a residual above this is corrected or reported
 
 __all__ = [
     "KEY_TARGETS",

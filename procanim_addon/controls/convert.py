@@ -51,8 +51,10 @@ class ControlKeys:
     whether its location and rotation move; ``scale`` ``(F, 3)`` for the controls whose scale is
     keyed (the first control of a stretchy IK chain, :mod:`.stretch`); ``location`` ``(F, 3)`` and
     ``rotation`` ``(F, 4)`` (quaternions) the basis is made of, per control; switch values
-    ``{(bone, property): value}``; the deform bones (rig indices) the verification compares; notes
-    for the user (plain sentences)."""
+    ``{(bone, property): value}``; the deform bones (rig indices) the verification compares; the IK
+    chains' bones where the conversion posed them (``pins``, ``(F, 4, 4)`` by rig index: where the
+    solver must put them) and the solver's stretch response it used (``stretch``); notes for the user
+    (plain sentences)."""
 
     basis: dict[int, np.ndarray] = field(default_factory=dict)
     key_location: dict[int, bool] = field(default_factory=dict)
@@ -62,8 +64,23 @@ class ControlKeys:
     rotation: dict[int, np.ndarray] = field(default_factory=dict)
     switches: dict[tuple[str, str], float] = field(default_factory=dict)
     checked: list[int] = field(default_factory=list)
+    pins: dict[int, np.ndarray] = field(default_factory=dict)
+    stretch: dict = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     mode: str = "IK"
+
+    def channels(self, control: int) -> tuple[np.ndarray, np.ndarray]:
+        """The location ``(F, 3)`` and rotation ``(F, 4)`` keys of ``control`` (from its basis when
+        they were not kept)."""
+        loc, rot = self.location.get(control), self.rotation.get(control)
+        if loc is None or rot is None:
+            loc, rot, _ = tf.decompose(self.basis[control])
+        return loc, rot
+
+    def is_finite(self) -> bool:
+        """No NaN or infinity in any key."""
+        arrays = [*self.basis.values(), *self.scale.values(), *self.location.values(), *self.rotation.values()]
+        return all(np.isfinite(a).all() for a in arrays) and all(np.isfinite(v) for v in self.switches.values())
 
 
 class _Conversion:
@@ -89,7 +106,7 @@ class _Conversion:
         self.sk_of = {rig.index(n): k for k, n in enumerate(skeleton.names) if rig.has(n)}
         self.limbs = find_limbs(rig)
         self.limb_of = {d: limb for limb in self.limbs for d in limb.deform if d in self.sk_of}
-        self.out = ControlKeys(mode=mode)
+        self.out = ControlKeys(mode=mode, stretch=dict(stretch or {}))
         self.solved: set[int] = set()
         self.stretch = stretch or {}
         self.scaled: set[int] = set()
@@ -153,6 +170,7 @@ class _Conversion:
         for member in limb.chain:
             if member in limb.ik:
                 self.state.pin(member, self.goal(limb.deform[limb.ik.index(member)]))
+                self.out.pins[member] = self.state.pinned[member]
         end = limb.deform[limb.ik.index(limb.ik_target)]
         self.follow(limb.ik_control, end, probe=limb.ik_target)
         self.knee(limb)

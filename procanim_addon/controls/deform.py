@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import transforms as tf
+from ..clip import Clip
 from ..skeleton import Skeleton
 from ..transforms import affine_inverse
 from .parenting import mul
@@ -201,3 +203,37 @@ def rig_pose(rig: ControlRig, skeleton: Skeleton, intended: np.ndarray) -> np.nd
     for k, offset in rest_offsets(rig, skeleton).items():
         out[:, k] = mul(intended[:, k], offset)
     return out
+
+
+def deform_clip(rig: ControlRig, skeleton: Skeleton, matrices: np.ndarray, frames, fps: float) -> Clip:
+    """The Clip of ``skeleton`` (``rig``'s deform skeleton) whose pose is ``matrices`` ``(F, B, 4, 4)``:
+    the armature-space matrices of the rig's bones in skeleton order, one row per entry of
+    ``frames``, as Blender evaluated them. Bones whose channels move get ``key_location`` /
+    ``key_rotation``.
+
+    The rig stretches some bones (Stretch To, IK stretch): each bone's head and orientation are kept
+    and its scale dropped, so that the skeleton's FK puts every joint back where Blender had it.
+    """
+    matrices = np.array(matrices, dtype=float)
+    matrices[..., :3, :3] /= np.linalg.norm(matrices[..., :3, :3], axis=-2, keepdims=True)
+    for k, offset in rest_offsets(rig, skeleton).items():
+        matrices[:, k] = matrices[:, k] @ np.linalg.inv(offset)
+    n, b = matrices.shape[:2]
+    locations, rotations = np.zeros((n, b, 3)), tf.quat_identity((n, b))
+    for i, p in enumerate(skeleton.parents):
+        parent = None if p < 0 else matrices[:, p]
+        basis = skeleton.basis_for(parent, i, matrices[:, i])
+        locations[:, i], rotations[:, i], _ = tf.decompose(basis)
+    rotations = tf.quat_continuity(tf.quat_normalize(rotations), axis=0)
+    moved_loc = np.max(np.abs(locations), axis=0).max(axis=-1) > 1e-6
+    moved_rot = np.max(tf.quat_angle(rotations, tf.quat_identity((n, b))), axis=0) > 1e-6
+    return Clip(
+        list(skeleton.names),
+        np.asarray(frames, dtype=float),
+        fps,
+        locations,
+        rotations,
+        key_location=moved_loc,
+        key_rotation=moved_rot,
+        generator="source",
+    )

@@ -1,20 +1,54 @@
-"""The pose a Clip describes for the deform skeleton, computed bone by bone when asked.
+"""The pose a Clip describes for the deform skeleton of a control rig.
 
-A generated human's deform skeleton has some 160 bones, two thirds of them in the face and hands;
-a conversion needs the whole clip for the few dozen bones it keys and only a sample of frames for
-the others (to see that they already follow). :class:`IntendedPose` does the forward kinematics of
+:func:`intended_channels` gives the skeleton's local channels that a Clip keys (as a bake onto the
+bones would play them), :func:`intended_pose` their armature-space pose. Most deform bones of a
+generated human are in its face and hands, which a walk leaves at rest; a conversion needs the whole
+clip for the bones it keys and only a sample of frames for the others (to see that they already
+follow). :class:`IntendedPose` (made by :func:`intended_for`) does the forward kinematics of
 :meth:`Skeleton.fk` lazily — a bone's matrices from its parent's — for all frames or for the sample,
-and keeps what it computed. Matrices are those of the *rig's* bones (a bone the skeleton turned end
-for end is turned back, :func:`.deform.rest_offsets`).
+and keeps what it computed. Its matrices are those of the *rig's* bones (a bone the skeleton turned
+end for end is turned back, :func:`.deform.rest_offsets`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .. import transforms as tf
+from ..clip import Clip
 from ..skeleton import Skeleton
 from ..transforms import compose
+from .deform import rest_offsets
 from .parenting import mul
+from .rig import ControlRig
+
+
+def intended_channels(skeleton: Skeleton, clip: Clip) -> tuple[np.ndarray, np.ndarray]:
+    """The local channels ``(F, B, 3)`` (m), ``(F, B, 4)`` (quaternions) that ``clip`` gives the
+    deform skeleton: the channels it keys; channels it does not key, and bones not in the clip,
+    stay at rest."""
+    f, b = clip.frame_count, len(skeleton)
+    loc, rot = np.zeros((f, b, 3)), tf.quat_identity((f, b))
+    key_loc, key_rot = np.asarray(clip.key_location), np.asarray(clip.key_rotation)
+    for k, name in enumerate(clip.bone_names):
+        if skeleton.has(name):
+            i = skeleton.index(name)
+            if key_loc[k]:
+                loc[:, i] = clip.locations[:, k]
+            if key_rot[k]:
+                rot[:, i] = clip.rotations[:, k]
+    return loc, rot
+
+
+def intended_pose(skeleton: Skeleton, clip: Clip) -> np.ndarray:
+    """The deform skeleton's armature-space pose ``(F, B, 4, 4)`` that ``clip`` describes."""
+    return skeleton.fk(*intended_channels(skeleton, clip))
+
+
+def intended_for(rig: ControlRig, skeleton: Skeleton, clip: Clip) -> IntendedPose:
+    """The pose ``clip`` describes for ``rig``'s deform ``skeleton``, as the rig's bones' matrices
+    computed when asked."""
+    return IntendedPose(skeleton, *intended_channels(skeleton, clip), offsets=rest_offsets(rig, skeleton))
 
 
 class IntendedPose:

@@ -19,11 +19,28 @@ import re
 
 import numpy as np
 
+from ..skeleton import Skeleton
 from ..transforms import affine_inverse
+from .convert import ControlKeys
+from .intended import IntendedPose
 from .parenting import mul
 from .rig import ControlRig
+from .structure import find_limbs
 
 _SEGMENT = re.compile(r"\.\d{3}$")
+TOLERANCE_CM = 0.5  # a residual above this makes a bake onto controls approximate
+VERIFY_FRAMES = 10  # frames Blender evaluates to verify a bake onto controls
+IK_STRETCH_NOTE = (
+    "Blender's IK solver puts knees and elbows off the generated pose (IK stretch, a chain the "
+    "conversion does not model) while feet and hands are exact; Key Target 'FK Controls' keys "
+    "this motion exactly."
+)
+
+
+def verification_samples(frames: int, count: int = VERIFY_FRAMES) -> np.ndarray:
+    """Indices of the ``count`` frames (at most; evenly spread, first and last included) of a clip of
+    ``frames`` frames that Blender evaluates to verify a bake."""
+    return np.unique(np.linspace(0, frames - 1, min(frames, count)).round().astype(int))
 
 
 def deform_checks(rig: ControlRig, org_bones: list[int]) -> list[tuple[int, int]]:
@@ -77,3 +94,29 @@ def summary(rig: ControlRig, checks: list[tuple[int, int]], residual: np.ndarray
         "control_residual_cm_mean": float(residual.mean() * 100.0),
         "control_residual_bone": rig.names[checks[worst][0]],
     }
+
+
+def verify(
+    rig: ControlRig,
+    skeleton: Skeleton,
+    keys: ControlKeys,
+    intended: IntendedPose,
+    checks: list[tuple[int, int]],
+    samples: np.ndarray,
+    evaluated: np.ndarray,
+) -> dict:
+    """The metrics of a bake onto controls verified on the frames ``samples``: ``evaluated``
+    ``(S, C, 4, 4)`` are Blender's armature-space matrices of the deform bones of ``checks``
+    (:func:`deform_checks` of ``keys.checked``), compared with ``intended``. Above
+    :data:`TOLERANCE_CM` the bake is approximate; when IK keys leave a limb off, a note saying why
+    is added to ``keys.notes``."""
+    org_pose = {o: intended.full(skeleton.index(rig.names[o]))[samples] for _, o in checks}
+    residual = residual_m(rig, checks, evaluated, intended_deform(rig, checks, org_pose))
+    out = summary(rig, checks, residual)
+    out["control_verify_frames"] = int(len(samples))
+    out["control_bake_approximate"] = bool(out["control_residual_cm_max"] > TOLERANCE_CM)
+    if out["control_bake_approximate"] and keys.mode == "IK":
+        worst = checks[int(np.argmax(residual.max(axis=0)))][1]
+        if any(worst in limb.deform for limb in find_limbs(rig)):
+            keys.notes.append(IK_STRETCH_NOTE)
+    return out

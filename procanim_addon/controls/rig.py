@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..skeleton import RestBones
 from ..transforms import affine_inverse
 
 MECHANISM_PREFIXES = ("MCH-", "ORG-", "DEF-", "VIS_", "WGT-")
@@ -67,7 +68,7 @@ class Constraint:
 
 
 @dataclass
-class ControlRig:
+class ControlRig(RestBones):
     """A posable armature with its constraints, ordered parents first (like :class:`Skeleton`).
 
     names, parents (-1 root), matrix_local (B, 4, 4) rest matrices, lengths (m),
@@ -76,6 +77,7 @@ class ControlRig:
     constraints: per bone, the enabled ones in evaluation order; properties: bone → {name: value}
     for numeric custom properties (the rig's switches); rig_id: Rigify's id of a generated rig ('');
     ik_stretch: per bone, its IK stretch (0–1; how freely Blender's IK solver may change its length).
+    Bones by name, rest heads and tails: :class:`~procanim_addon.skeleton.RestBones`.
     """
 
     names: list[str]
@@ -110,18 +112,9 @@ class ControlRig:
         parent_inv = np.where((self.parents < 0)[:, None, None], np.eye(4), inv[np.maximum(self.parents, 0)])
         self.rest_rel = parent_inv @ self.matrix_local
 
-    def __len__(self) -> int:
-        return len(self.names)
-
-    def index(self, name: str) -> int:
-        return self._index[name]
-
     def get(self, name: str) -> int:
         """Index of ``name``, or -1 when the rig has no such bone."""
         return self._index.get(name, -1)
-
-    def has(self, name: str) -> bool:
-        return name in self._index
 
     def children(self) -> list[list[int]]:
         out: list[list[int]] = [[] for _ in self.names]
@@ -135,11 +128,3 @@ class ControlRig:
 
     def prop(self, bone: str, name: str, default: float | None = None) -> float | None:
         return self.properties.get(bone, {}).get(name, default)
-
-    @property
-    def heads(self) -> np.ndarray:
-        return self.matrix_local[:, :3, 3]
-
-    @property
-    def tails(self) -> np.ndarray:
-        return self.heads + self.matrix_local[:, :3, 1] * self.lengths[:, None]

@@ -101,7 +101,7 @@ def kabsch(source: np.ndarray, target: np.ndarray) -> np.ndarray:
 def _kabsch_rotation(h: np.ndarray) -> np.ndarray:
     """The rotations ``V · diag(1, 1, d) · Uᵀ`` of Kabsch's method for covariances ``h = U S Vᵀ``
     (F, 3, 3), ``d`` making them proper. ``V`` and ``S²`` come from the eigen-decomposition of
-    ``hᵀh`` (a third of an SVD's time on stacks of 3×3), ``uᵢ = h vᵢ / sᵢ`` for the two largest
+    ``hᵀh`` (cheaper than an SVD on stacks of 3×3), ``uᵢ = h vᵢ / sᵢ`` for the two largest
     singular values and ``d · u₃ = sign(det V) · u₁ × u₂``; frames whose points lie on a line
     (second singular value ~0) take numpy's SVD."""
     w, v = np.linalg.eigh(np.swapaxes(h, -1, -2) @ h)

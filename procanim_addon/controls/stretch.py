@@ -3,11 +3,10 @@
 Blender's IK solver (the legacy solver, which Rigify's rigs use) treats a bone with an *IK stretch*
 above 0 as able to change length. Rigify sets 0.1 on the first two bones of every limb's IK chain
 (``thigh_ik``/``MCH-shin_ik``, ``upper_arm_ik``/``MCH-forearm_ik``) and its IK constraints stretch,
-so a leg that must bend its knee to reach its foot control also shortens: measured on a generated
-Rigify human walking, by 0.2 % with the knee bent 15° and by about 3 % at 60–90°. The foot control is
-reached exactly, but the knee comes out up to 2.7 cm off the pose the engine meant (a shortened leg
-reaches the same ankle with a straighter knee). The ``IK_Stretch`` switch does not change this: it
-only limits how far the IK target may go from the hip (a Limit Distance at 1.035 × the chain length).
+so a leg that must bend its knee to reach its foot control also shortens, and the more it
+bends. The foot control is reached exactly, but the knee comes out off the pose the engine meant (a
+shortened leg reaches the same ankle with a straighter knee). The ``IK_Stretch`` switch does not
+change this: it only limits how far the IK target may go from the hip (a Limit Distance).
 
 **Response.** What the solver does depends on where it starts. On Rigify's limbs the chain starts
 aimed at its target (``MCH-thigh_ik_swing`` damped-tracks it), so for a chain at its rest scale the
@@ -29,6 +28,7 @@ scale ``k`` of the chain's first control whose triangle (hip, knee, ankle with s
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,8 +39,7 @@ from .structure import Limb
 # Knee (elbow) bends at which the response is measured, in degrees beyond the chain's rest bend (at
 # which the solver has nothing to do: no stretch), and straighter than at rest. Dense near the
 # rest bend: a walk's stance leg comes back to it every step, the solver's stretch changes fastest
-# there, and near a straight limb a small error in length moves the knee most (0.05 % of the thigh's
-# length moves a knee bent 5° by about 1 cm).
+# there, and near a straight limb a small error in length moves the knee most.
 PROBE_FROM_REST_DEG = (0.0, 1.5, 3.5, 6.0, 9.5, 14.0, 20.0, 28.0, 38.0, 50.0, 65.0, 85.0, 110.0, 140.0)
 PROBE_STRAIGHTER = (0.0, 0.25, 0.5, 0.75)  # fractions of the rest bend
 MAX_BEND_DEG = 160.0
@@ -158,3 +157,106 @@ def compensating_scale(
     pick = np.argmin(err, axis=1)
     rows = np.arange(len(d))
     return fine[rows, pick], err[rows, pick]
+
+
+# ----------------------------------------------------------------------------- probing Blender's solver
+
+
+def _mirror_key(rig: ControlRig, limb: Limb) -> tuple:
+    """What the IK solver's response of ``limb``'s chain depends on, the same for a limb and its
+    mirror image: the chain's lengths, rest bend and IK stretch, the IK constraint's settings, the
+    influences of the constraints on the chain and its controls, and the limb's switches."""
+    bones = [*limb.chain, limb.ik_control, limb.ik_target, limb.ik_owner]
+    ik = [
+        (c.kind, c.influence, c.use_stretch, c.chain_count, c.use_tail, c.pole >= 0, abs(c.pole_angle))
+        for c in rig.constraints[limb.ik_owner]
+    ]
+    props = [sorted(rig.properties.get(rig.names[b], {}).items()) for b in (limb.ik_control, *limb.chain)]
+    return (
+        tuple(float(rig.lengths[i]) for i in limb.chain),
+        round(rest_bend(rig, limb), 12),
+        tuple(float(rig.ik_stretch[i]) for i in limb.chain) if rig.ik_stretch is not None else (),
+        repr(ik),
+        repr([[(c.kind, c.influence) for c in rig.constraints[b]] for b in bones]),
+        repr(props),
+        repr(sorted(rig.properties.get(limb.switch, {}).items())),
+    )
+
+
+Matrices = Callable[[int], np.ndarray]  # rig bone index → its evaluated armature-space matrix (4, 4)
+
+
+class ProbePlan:
+    """Where the bridge puts the IK target of each of ``limbs`` (stretchy chains of ``rig``), step by
+    step, to measure their :class:`StretchResponse`: each limb at its :func:`probe_distances`. A limb
+    and its mirror image (the same :func:`_mirror_key`) respond alike, so they split the distances
+    between them — member ``m`` of a group of ``n`` takes the distances ``m, m+n, m+2n, …`` — and
+    Blender evaluates fewer poses. Every limb whose turn it is moves at once, one evaluation a step."""
+
+    def __init__(self, rig: ControlRig, limbs: list[Limb]):
+        self.rig, self.limbs = rig, limbs
+        self.distances = [probe_distances(rig, limb) for limb in limbs]
+        groups: dict[tuple, list[int]] = {}
+        for j, limb in enumerate(limbs):
+            groups.setdefault(_mirror_key(rig, limb), []).append(j)
+        self.groups = list(groups.values())
+        self._share = {j: (m, len(g)) for g in self.groups for m, j in enumerate(g)}
+        self.steps = max(-(-len(self.distances[j]) // n) for j, (_, n) in self._share.items()) if limbs else 0
+
+    def at(self, step: int) -> list[tuple[int, int]]:
+        """``(limb, distance index)`` of every limb measured at ``step``."""
+        out = []
+        for j in range(len(self.limbs)):
+            m, n = self._share[j]
+            k = step * n + m
+            if k < len(self.distances[j]):
+                out.append((j, k))
+        return out
+
+    def start(self, matrix: Matrices) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """Per limb, from the rig as evaluated before probing: the chain's root (head of its first
+        bone), its IK target's head and the IK control's matrix."""
+        return [
+            (matrix(limb.chain[0])[:3, 3], matrix(limb.ik_target)[:3, 3], matrix(limb.ik_control))
+            for limb in self.limbs
+        ]
+
+    def placement(self, start, j: int, k: int) -> np.ndarray:
+        """The armature-space matrix of limb ``j``'s IK control that puts its IK target at distance
+        ``k`` from the chain's root, on the line the target is on at the ``start``."""
+        hip, target, control = start[j]
+        along = (target - hip) / max(float(np.linalg.norm(target - hip)), 1e-9)
+        moved = control.copy()
+        moved[:3, 3] += hip + along * self.distances[j][k] - target
+        return moved
+
+    def responses(self, measured: list[list[tuple[int, tuple]]]) -> dict[int, StretchResponse]:
+        """The response of each limb's chain, by the rig index of its IK constraint's owner, from
+        ``measured``: per limb, ``(distance index, chain_lengths(...))`` of every step it moved in;
+        a group's members share their measurements."""
+        out = {}
+        for group in self.groups:
+            rows = [row for _, row in sorted(r for j in group for r in measured[j])]
+            chain = self.limbs[group[0]].chain
+            lengths = (float(self.rig.lengths[chain[0]]), float(self.rig.lengths[chain[1]]))
+            for j in group:
+                out[self.limbs[j].ik_owner] = StretchResponse(*np.array(rows).T, lengths=lengths)
+        return out
+
+
+def chain_lengths(matrix: Matrices, rig: ControlRig, limb: Limb) -> tuple[float, float, float, float]:
+    """From the evaluated ``matrix`` of each bone: the distance (m) from the chain's root to its
+    target, the chain's two bones' scales relative to the scale the chain's first bone inherits,
+    and the fraction of that distance its end reached."""
+    first, second = (matrix(i) for i in limb.chain)
+    parent = int(rig.parents[limb.chain[0]])
+    inherited = float(np.linalg.norm(matrix(parent)[:3, 1])) if parent >= 0 else 1.0
+    target = matrix(limb.ik_target)[:3, 3]
+    end = second[:3, 3] + second[:3, 1] * float(rig.lengths[limb.chain[1]])
+    d = float(np.linalg.norm(target - first[:3, 3]))
+    return (
+        d,
+        float(np.linalg.norm(first[:3, 1])) / inherited,
+        float(np.linalg.norm(second[:3, 1])) / inherited,
+        float(np.linalg.norm(end - first[:3, 3])) / max(d, 1e-9),
+    )

@@ -37,14 +37,9 @@ class FeetOverlay:
     def plants(self, world=None) -> list[GhostPlant]:
         """The held footprints as the ghost's plants, in world space (``world``: the armature
         object's matrix_world, 4×4; None: armature space)."""
-        m = np.eye(4) if world is None else np.asarray(world, float)
-
-        def to_world(p):
-            return p @ m[:3, :3].T + m[:3, 3]
-
-        heel, ball, tip = to_world(self.heel), to_world(self.ball), to_world(self.tip)
-        return [GhostPlant(SIDES[int(s)], float(a), float(b), heel[k], ball[k], tip[k])
-                for k, (s, a, b) in enumerate(zip(self.side, self.first, self.last))]
+        rows = [{"foot": SIDES[int(s)], "first": a, "last": b, "heel": self.heel[k], "ball": self.ball[k],
+                 "tip": self.tip[k]} for k, (s, a, b) in enumerate(zip(self.side, self.first, self.last))]
+        return plants_of(rows, world)
 
 
 def overlay(result: FixFeetResult) -> FeetOverlay:
@@ -68,3 +63,28 @@ def overlay(result: FixFeetResult) -> FeetOverlay:
         tip=stack("tip"),
         pelvis_offset=np.asarray(result.pelvis_offset, float).copy(),
     )
+
+
+HELD = "held_contacts"  # the metric holding the held footprints (armature space)
+
+
+def held_contacts(result: FixFeetResult) -> list[dict]:
+    """The held footprints of a fix as plain data for ``clip.metrics[HELD]`` (stored with the bake,
+    read back by the preview's ghost): per plant in frame order the foot ("L"/"R"), its first and
+    last frame numbers, and its held heel, ball and toe tip (armature space)."""
+    ov = overlay(result)
+    return [{"foot": SIDES[int(s)], "first": float(a), "last": float(b), "heel": ov.heel[k].tolist(),
+             "ball": ov.ball[k].tolist(), "tip": ov.tip[k].tolist()}
+            for k, (s, a, b) in enumerate(zip(ov.side, ov.first, ov.last))]
+
+
+def plants_of(rows: list[dict], world=None) -> list[GhostPlant]:
+    """The ghost's plants of :func:`held_contacts` rows, in world space (``world``: the armature
+    object's matrix_world, 4×4; None: armature space)."""
+    m = np.eye(4) if world is None else np.asarray(world, float)
+
+    def to_world(p):
+        return np.asarray(p, float) @ m[:3, :3].T + m[:3, 3]
+
+    return [GhostPlant(r["foot"], float(r["first"]), float(r["last"]), to_world(r["heel"]), to_world(r["ball"]),
+                       to_world(r["tip"])) for r in rows]

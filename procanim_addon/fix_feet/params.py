@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 from ..errors import InputError
+from ..limits import LIMITS as ALL_LIMITS
 from ..limits import Limit
 
 
@@ -82,18 +83,5 @@ class FixFeetParams:
 
 
 #: The range in which each setting means something (the engine refuses values outside it) and the
-#: sidebar's slider range.
-LIMITS: dict[str, Limit] = {
-    "height_m": Limit(1e-4, 1.0, "Contact height", "m", soft=(0.005, 0.2)),
-    "speed_m_s": Limit(1e-3, 10.0, "Contact speed", "m/s", soft=(0.05, 2.0)),
-    "hysteresis": Limit(1.0, 5.0, "Hysteresis"),
-    "min_contact_s": Limit(0.0, 5.0, "Shortest contact", "s", soft=(0.0, 0.5)),
-    "min_lift_s": Limit(0.0, 5.0, "Shortest lift", "s", soft=(0.0, 0.5)),
-    "noise_factor": Limit(0.0, 100.0, "Noise factor", soft=(0.0, 10.0)),
-    "blend_s": Limit(0.0, 2.0, "Blend", "s", soft=(0.0, 0.5)),
-    "max_reach": Limit(0.8, 0.9999, "Largest leg extension"),
-    "reach_slack_m": Limit(0.0, 0.1, "Reach slack", "m", soft=(0.0, 0.01)),
-    "max_pelvis_drop_m": Limit(0.0, 1.0, "Largest pelvis drop", "m", soft=(0.0, 0.2)),
-    "sole_m": Limit(-1.0, 1.0, "Sole height", "m", soft=(0.0, 0.1)),
-    "unit_m": Limit(1e-6, 1e6, "Metres per armature unit", "m"),
-}
+#: sidebar's slider range: the Fix Feet table of :data:`..limits.LIMITS` (docs/limits.md).
+LIMITS: dict[str, Limit] = ALL_LIMITS["FixFeetParams"]

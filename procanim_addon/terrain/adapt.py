@@ -37,20 +37,21 @@ from .. import transforms as tf
 from ..clip import Clip
 from ..errors import InputError
 from ..frames import CharacterFrame, character_frame
-from ..limits import check_bake_size, check_limits
+from ..limits import check_bake_size
 from ..progress import ProgressFn, loop, no_progress
 from ..skeleton import Skeleton
 from . import descriptors as rd
-from .collisions import colliding, collision_metrics, limb_boxes
+from .collisions import colliding, collision_metrics, contact_allowance, limb_boxes
 from .contact import Effector, effectors, gaps, point_gaps
 from .fix import FinalFix
 from .joints import JointSet, channels_from_positions, joint_set
 from .mesh import TerrainMesh
-from .solve import SolveStats, damped_solve, multires_solve
+from .params import AdaptParams
+from .solve import SolveStats, UpdateRule, damped_solve, multires_solve
 from .ticker import Ticker
 
-# Share of the bake each stage reports over (0–1), from a profile of the walk over knee-high
-# blocks (bench/terrain_engine.py --profile); only the look of the progress bar depends on them.
+# Share of the bake each stage reports over (0–1), about its share of the time; only the look of
+# the progress bar depends on them.
 SPAN_DESCRIPTORS = (0.02, 0.10)
 SPAN_SOLVE = (0.10, 0.22)
 SPAN_CHANNELS = (0.22, 0.27)
@@ -63,83 +64,10 @@ DESCRIPTOR_CHUNK_FRAMES = 32
 # reaches REFERENCE_MARGIN_M beyond the hips' path on every side.
 REFERENCE_PERCENTILE = 5
 REFERENCE_MARGIN_M = 10.0
-
-
-@dataclass
-class AdaptParams:
-    """Parameters of the adaptation (defaults are the ones measured in bench/terrain_engine.py).
-
-    descriptors_per_joint: descriptor points per joint (the paper: at least 10)
-    radius0_m, spread_m:   descriptor spiral radius ρ = sqrt(radius0_m² + spread_m·h) (RECON)
-    cutoff_ratio:          weights vanish beyond this × the nearest descriptor distance (RECON)
-    damping:               d of Eq. 3 (part of the previous update carried over). 0 by default:
-                           with lengths restored inside the loop, d > 0 makes the iteration cycle
-                           (measured: d = 0.2 never settles in 200 iterations, d = 0 in about 15)
-    k0, k_decay, k_min:    k of Eq. 3: 9 at first (paper), then × k_decay per iteration (RECON)
-    iteration_tolerance_m: the per-frame solve stops when no joint moves more than this
-    max_iterations:        per-frame cap
-    key_interval:          frames between the first key frames of the multi-resolution solve
-    tolerance_m:           refine the key frames until the spline is this close to the solve
-    contact_height_m:      a foot/hand point this close to the reference is in contact
-    hands:                 also keep hands that touch the reference on the terrain (tumbling)
-    clearance_m:           lifted limbs keep their source gap up to this much above the terrain
-    collision_tolerance_m: boxes are shrunk by this much before testing (touching ≠ colliding)
-    box_radius_ratio:      limb box thickness as a fraction of the bone length
-    rigid_length_ratio:    RECON: joints whose bone to their parent joint is shorter than this ×
-                           leg length keep their source offset from it in the solve (neck, head,
-                           spine segments, feet, toes, hands: too short for the descriptors to
-                           orient, see :mod:`.solve`); 0 lets the descriptors move every joint
-    max_step_ratio:        RECON: largest rise of the terrain under contacts the motion can take,
-                           as a fraction of leg length; more raises InputError (see refuse_infeasible)
-    refuse_infeasible:     raise InputError when the terrain exceeds what the motion can do;
-                           False adapts anyway and reports the collisions (the bench does this)
-    smoothing_s:           lifts and hip drops fade in and out over this time (s)
-    unit_m:                metres per armature-space unit (the armature object's scale when its
-                           space is not metres, e.g. a BVH imported at another scale); every *_m
-                           value above is in metres whatever the rig's units
-    """
-
-    descriptors_per_joint: int = 12
-    radius0_m: float = 0.05
-    spread_m: float = 0.3
-    cutoff_ratio: float = 4.0
-    damping: float = 0.0
-    k0: float = 9.0
-    k_decay: float = 0.8
-    k_min: float = 0.5
-    iteration_tolerance_m: float = 1e-4
-    max_iterations: int = 200
-    key_interval: int = 8
-    tolerance_m: float = 0.005
-    contact_height_m: float = 0.03
-    hands: bool = True
-    clearance_m: float = 0.01
-    collision_tolerance_m: float = 0.002
-    box_radius_ratio: float = 0.12
-    rigid_length_ratio: float = 0.25
-    max_step_ratio: float = 0.75
-    refuse_infeasible: bool = True
-    smoothing_s: float = 0.25
-    unit_m: float = 1.0
-
-    def validate(self) -> None:
-        check_limits(self)  # every field a number within its documented range (limits.py)
-        if self.descriptors_per_joint < 10:
-            raise InputError("Use at least 10 descriptor points per joint (the method needs them for continuity).")
-        if not 0.0 <= self.damping < 1.0:
-            raise InputError("Damping must be between 0 and 1 (exclusive).")
-        if self.k0 <= 0 or self.k_min <= 0 or not 0 < self.k_decay <= 1:
-            raise InputError("k must be positive and its decay between 0 and 1.")
-        if self.key_interval < 1 or self.max_iterations < 1:
-            raise InputError("Key interval and iteration count must be at least 1.")
-        if min(self.tolerance_m, self.iteration_tolerance_m) <= 0:
-            raise InputError("Tolerances must be positive.")
-        if min(self.radius0_m, self.spread_m, self.cutoff_ratio - 1.0, self.contact_height_m) <= 0:
-            raise InputError("Descriptor radius, spread and contact height must be positive; cutoff ratio above 1.")
-        if min(self.clearance_m, self.collision_tolerance_m, self.smoothing_s, self.max_step_ratio) < 0:
-            raise InputError("Clearance, collision tolerance, smoothing and step ratio cannot be negative.")
-        if not self.unit_m > 0:
-            raise InputError("The armature's unit (metres per unit) must be positive.")
+# RECON: a foot (or hand) in contact that was inside its own ground in the source by up to this
+# much (m; capture noise, a heel pressed into the floor) may be as deep in the terrain: contact, not
+# collision. Deeper is a motion below its floor, and is lifted.
+CONTACT_SINK_M = 0.01
 
 
 def _channels_in_skeleton_order(skeleton, source: Clip):
@@ -295,10 +223,10 @@ def _solve(skeleton, src: _Source, est: np.ndarray, p: AdaptParams, stats: Solve
     tick = Ticker(progress, *SPAN_SOLVE)
 
     carry = (js.parent, js.rest_length < p.rigid_length_ratio * src.cf.leg_length)
+    rule = UpdateRule(p.damping, p.k0, p.k_decay, p.k_min, p.iteration_tolerance_m, p.max_iterations)
 
     def solve_frames(idx):
-        solved = damped_solve(p_src[idx], est[idx], js.restore_lengths, p.damping, p.k0, p.k_decay, p.k_min,
-                              p.iteration_tolerance_m, p.max_iterations, stats, tick, carry)
+        solved = damped_solve(p_src[idx], est[idx], js.restore_lengths, rule, stats, tick, carry)
         return solved - p_src[idx]
 
     disp = multires_solve(src.joints.shape[0], solve_frames, p.key_interval, p.tolerance_m, stats)
@@ -316,17 +244,19 @@ def _final_fix(skeleton, rigmap, src: _Source, terrain, loc, rot, pose, p: Adapt
     straddles a step can leave it backward or toward its hip; both are tried when it matters and the
     result with fewer collisions (then the smaller contact error) is kept."""
     lo, hi = SPAN_FIX
-    lb = limb_boxes(skeleton, rigmap, p.box_radius_ratio)
+    lb = limb_boxes(skeleton, rigmap, p.box_radius_ratio, soles=True)
     box_pts = lb.sample_points(skeleton, src.pose)
     box_gap_src = np.empty(box_pts.shape[:-1])  # (F, M, P)
     starts = range(0, len(box_pts), DESCRIPTOR_CHUNK_FRAMES)
-    tick = loop(progress, len(starts), *SPAN_BOX_GAPS)
+    gap_tick = loop(progress, len(starts), *SPAN_BOX_GAPS)
     for k, a in enumerate(starts):
-        tick(k)
+        gap_tick(k)
         box_gap_src[a:a + DESCRIPTOR_CHUNK_FRAMES] = point_gaps(box_pts[a:a + DESCRIPTOR_CHUNK_FRAMES], src.reference,
                                                                 below=True)
-    fix = FinalFix(skeleton, src.js, src.pose, src.effs, src.legs, src.gap, src.contact, src.reference, terrain, lb,
-                   box_gap_src, p, src.cf, int(round(p.smoothing_s * fps)), fps)
+    fix = FinalFix(skeleton=skeleton, joints=src.js, source_pose=src.pose, ends=src.effs, legs=src.legs,
+                   source_gap=src.gap, contact=src.contact, reference=src.reference, terrain=terrain, boxes=lb,
+                   box_source_gap=box_gap_src, box_sink=contact_allowance(lb, src.gap, src.contact, CONTACT_SINK_M),
+                   params=p, frame=src.cf, ramp=int(round(p.smoothing_s * fps)), fps=fps)
     best = None
     tick = Ticker(progress, lo, hi)  # the second policy, when it is tried, goes on from the first
     for policy in ("back", "near_hip"):
@@ -344,7 +274,8 @@ def _metrics(skeleton, src: _Source, terrain, best, lb, p: AdaptParams) -> dict:
     does, a roll pressing its arms on the floor, is not the adaptation's doing), bone-length error,
     contact error and penetration of the kept trial."""
     metrics = collision_metrics(lb, best.hits)
-    src_hits = colliding(skeleton, lb, src.pose, src.reference, p.collision_tolerance_m)
+    src_hits = colliding(skeleton, lb, src.pose, src.reference, p.collision_tolerance_m,
+                         contact_allowance(lb, src.gap, src.contact, CONTACT_SINK_M))
     metrics.update({"source_" + k: v for k, v in collision_metrics(lb, src_hits).items()})
     metrics["bone_length_error_pct"] = bone_length_error_pct(skeleton, best.pose, best.loc)
     errs = []

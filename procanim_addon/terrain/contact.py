@@ -58,7 +58,6 @@ class Effector:
 def effectors(skeleton, rigmap, hands: bool = True) -> list[Effector]:
     """The legs (and arms) of a rig that have all three bones."""
     out = []
-    heads, tails = skeleton.heads, skeleton.tails
     for side in "LR":
         kinds = [("leg", "thigh", "shin", "foot", "toe")]
         if hands:
@@ -70,15 +69,19 @@ def effectors(skeleton, rigmap, hands: bool = True) -> list[Effector]:
             ia, ib, ic = (skeleton.index(n) for n in names)
             tip_name = rigmap.get(f"{d}.{side}") if d else None
             tip = skeleton.index(tip_name) if tip_name and skeleton.has(tip_name) else -1
-            heel = None
-            if kind == "leg":
-                low = [tails[ic, 2]] + ([heads[tip, 2], tails[tip, 2]] if tip >= 0 else [])
-                heel_world = np.array([heads[ic, 0], heads[ic, 1], min(low)])  # under the ankle, at sole level
-                # the adjugate inverse, not np.linalg.inv: one LAPACK call wakes OpenBLAS's other
-                # threads, which then spin for ~0.1 s of CPU time through the solve (measured)
-                heel = tf.transform_points(affine_inverse(skeleton.matrix_local[ic]), heel_world)
+            heel = heel_local(skeleton, ic, tip) if kind == "leg" else None
             out.append(Effector(f"{kind}.{side}", ia, ib, ic, tip, heel))
     return out
+
+
+def heel_local(skeleton, foot: int, toe: int) -> np.ndarray:
+    """The heel point in the rest frame of bone ``foot`` ``(3,)``: under the ankle (the foot's
+    head), at the height of the sole in the rest pose (the lowest of the foot's tail and the toe
+    bone ``toe``'s head and tail; −1: no toe)."""
+    heads, tails = skeleton.heads, skeleton.tails
+    low = [tails[foot, 2]] + ([heads[toe, 2], tails[toe, 2]] if toe >= 0 else [])
+    heel_world = np.array([heads[foot, 0], heads[foot, 1], min(low)])
+    return tf.transform_points(np.linalg.inv(skeleton.matrix_local[foot]), heel_world)
 
 
 def gaps(points: np.ndarray, surface, below: bool = False):

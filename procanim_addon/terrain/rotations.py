@@ -1,8 +1,8 @@
 """Batched 3-vector and rotation helpers of the terrain fix, written component by component.
 
 The fix calls these hundreds of times per adaptation on a few to a few hundred rows at a time, where
-numpy's per-call cost, not the arithmetic, is what counts: ``np.cross`` alone is ~15 numpy calls
-(axis moves and checks) around six multiplications. Each helper here gives what its general
+numpy's per-call cost, not the arithmetic, is what counts: ``np.cross`` wraps six multiplications
+in many numpy calls (axis moves and checks). Each helper here gives what its general
 counterpart gives (``np.cross``; :func:`~procanim_addon.transforms.rotation_between` then
 :func:`~procanim_addon.transforms.quat_to_mat3`) with the same operations in the same order, so
 the results agree to the last bit or to rounding (tests/engine/test_terrain_fast_paths.py).

@@ -65,7 +65,3 @@ def zigzag(height: float, start_xy=(0.0, 0.0), direction_xy=(0.0, -1.0), cell_le
     hi = np.maximum(s, end) + margin
     return TerrainMesh.from_boxes(ground_z, lo, hi, blocks, name=name)
 
-
-def raised_flat(height: float, ground_z: float = 0.0, center=(0.0, 0.0), size: float = 40.0) -> TerrainMesh:
-    """A flat ground ``height`` (m) above ``ground_z``."""
-    return TerrainMesh.flat(ground_z + height, center=center, size=size, name="raised")

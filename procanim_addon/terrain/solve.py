@@ -6,8 +6,8 @@ Per frame, starting from the source joints (p_previous = p_current = source)::
     p_new    = p_current + p_update
     p_new    ← bone lengths restored (Eq. 4, parents first)
 
-repeated until the largest update is under ``tolerance_m``. d is the damping coefficient (it
-carries part of the previous update: momentum) and k = 9 at first. **RECON**: the paper calls k
+repeated until the largest update is under ``tolerance_m`` (:class:`UpdateRule`). d is the damping
+coefficient (it carries part of the previous update: momentum) and k = 9 at first. **RECON**: the paper calls k
 "the constant of the number of repetitions" and gives only its first value; here k shrinks by
 ``k_decay`` per iteration down to ``k_min`` so the solve settles in tens of iterations.
 
@@ -15,8 +15,8 @@ carries part of the previous update: momentum) and k = 9 at first. **RECON**: th
 joint's own descriptor points, and two joints a few centimetres apart (a neck, a foot, a toe) can
 see different sides of a block's edge, or be lifted by different amounts as their spirals grow with
 height. After Eq. 4 puts a child back at its bone length from its solved parent, such a bone points
-from the parent toward a target that may lie behind it: measured on a generated Rigify human over
-knee-high blocks, the neck turned 166° and a foot 175° from one frame to the next. Joints flagged in
+from the parent toward a target that may lie behind it, and can turn round from one frame to the
+next (docs/terrain.md has the figures). Joints flagged in
 ``carry`` therefore aim at their parent's current position plus their source offset
 (p_k + s_j − s_k): the bone keeps its source direction and the descriptors move it only through
 its parent.
@@ -42,15 +42,29 @@ class SolveStats:
     levels: int = 0
 
 
-def damped_solve(source: np.ndarray, target: np.ndarray, restore, damping: float = 0.0, k0: float = 9.0,
-                 k_decay: float = 0.8, k_min: float = 0.5, tolerance_m: float = 1e-4, max_iterations: int = 200,
+@dataclass(frozen=True)
+class UpdateRule:
+    """The constants of Eq. 3 and when to stop: damping d, k0 the first k (the paper: 9), k shrunk by
+    ``k_decay`` per iteration down to ``k_min`` (RECON); the solve stops when no joint moved more than
+    ``tolerance_m`` (m) in an iteration, or after ``max_iterations``."""
+
+    damping: float = 0.0
+    k0: float = 9.0
+    k_decay: float = 0.8
+    k_min: float = 0.5
+    tolerance_m: float = 1e-4
+    max_iterations: int = 200
+
+
+def damped_solve(source: np.ndarray, target: np.ndarray, restore, rule: UpdateRule | None = None,
                  stats: SolveStats | None = None, tick=None,
                  carry: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """Joint positions ``(N, J, 3)`` moved from ``source`` toward the Eq. 2 ``target`` (same shape)
-    with Eq. 3, lengths restored by ``restore(p)`` after every step; ``tick()`` (if given) is called
-    once per iteration (progress, and where a cancel is seen). ``carry`` = (parent joint ``(J,)``,
-    flags ``(J,)`` bool): flagged joints (with a parent) aim at their parent's current position
-    plus their source offset instead of their target (the module docstring: rigid short bones)."""
+    with Eq. 3 (constants ``rule``), lengths restored by ``restore(p)`` after every step; ``tick()``
+    (if given) is called once per iteration (progress, and where a cancel is seen). ``carry`` =
+    (parent joint ``(J,)``, flags ``(J,)`` bool): flagged joints (with a parent) aim at their
+    parent's current position plus their source offset instead of their target (the module
+    docstring: rigid short bones)."""
     target = np.asarray(target, dtype=float)
     rigid = parent = None
     if carry is not None:
@@ -61,21 +75,22 @@ def damped_solve(source: np.ndarray, target: np.ndarray, restore, damping: float
             target = target.copy()
         else:
             rigid = None
+    r = rule or UpdateRule()
     p_cur = np.array(source, dtype=float)
     p_prev = p_cur.copy()
-    k = k0
+    k = r.k0
     iterations = 0
-    while iterations < max_iterations:
+    while iterations < r.max_iterations:
         iterations += 1
         if tick is not None:
             tick()
         if rigid is not None:
             target[:, rigid] = p_cur[:, parent[rigid]] + offset
-        update = damping * (p_cur - p_prev) + 0.5 * (target - p_cur) / k  # Eq. 3
+        update = r.damping * (p_cur - p_prev) + 0.5 * (target - p_cur) / k  # Eq. 3
         p_prev = p_cur
         p_cur = restore(p_cur + update)  # Eq. 4
-        k = max(k_min, k * k_decay)
-        if np.max(np.abs(p_cur - p_prev)) < tolerance_m:
+        k = max(r.k_min, k * r.k_decay)
+        if np.max(np.abs(p_cur - p_prev)) < r.tolerance_m:
             break
     if stats is not None:
         stats.iterations = max(stats.iterations, iterations)

@@ -16,7 +16,8 @@ eqs. 1–4), ``forces`` (reaction-force model, eqs. 6–9), ``com`` (COM by shoo
 ``turning`` (Ψ = ψ1 + ψ2, eqs. 10–11), ``body`` (pelvis, trunk, head, root over the frames),
 ``legs`` (two-bone IK), ``arms`` (driven pendulum, eqs. 14–20), ``pose`` (wanted matrices →
 channels), ``gait`` (assembly into a Clip), ``metrics`` (quality measured on the clip's FK),
-``character`` (what is read from the rig).
+``character`` (what is read from the rig), ``cycle`` (a walk
+loop: a straight walk's steadiest gait cycle made seamless, ``PathWalkParams.loop``).
 
 Reconstructions and choices (RECON = the paper's equation was lost in transcription; each is a
 parameter of :class:`PathWalkParams` / :class:`ForceCoefficients`):

@@ -2,7 +2,9 @@
 
 Sole points: each foot gets a heel, a ball and a toe-tip point on the sole plane (the rest
 ground), rigidly attached to the foot (heel, ball) or the toe bone (tip). They are the pivots of the
-stance roll (heel → ball → tip) and the points checked for skating and penetration.
+stance roll (heel → ball → tip) and the points checked for skating and penetration. A foot without
+a toe bone rolls over the end of its foot bone (where the skeleton says its toes end): its ball and
+tip are that point itself, at its rest height above the sole.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ class FootGeometry:
     """Rest geometry of one foot (armature space, m).
 
     ankle:      foot bone head
-    heel, ball, tip: sole points at the rest ground height
+    heel, ball, tip: sole points at the rest ground height (a foot without a toe bone: ball and tip
+                are the foot bone's tail, at its own height)
     heel_back, ball_fwd, tip_fwd: horizontal distances along forward from the ankle (heel behind)
     ankle_height: ankle above the sole (m)
     """
@@ -103,8 +106,8 @@ def read_character(skeleton: Skeleton, rigmap) -> WalkCharacter:
         feet[side] = FootGeometry(
             ankle=ankle,
             heel=flat(ankle - fwd * heel_back),
-            ball=flat(ball),
-            tip=flat(tip),
+            ball=flat(ball) if ti is not None else tip,
+            tip=flat(tip) if ti is not None else tip,
             heel_back=heel_back,
             ball_fwd=ball_fwd,
             tip_fwd=tip_fwd,

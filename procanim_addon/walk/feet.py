@@ -14,6 +14,9 @@ Stance of footstep k (times from :mod:`.timing`, the COM from :mod:`.com`):
     flat on the ground), heel rising to θ_ho;
 (c) → (d) toe off: foot and toe rotate together about the fixed toe tip, up to θ_to.
 
+A foot without a toe bone has its ball joint and toe tip at the end of its foot bone
+(:class:`~.character.FootGeometry`): from heel off to toe off it turns about that one point.
+
 θ_ho and θ_to (and the toe off's time) may be given per footstep (``roll``, solved in
 :mod:`.support` from measured gait's knee). Pitch is a rotation about the character's rest left axis
 (positive = heel up, toes down), applied after the footstep's heading and ground tilt.
@@ -27,8 +30,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..curves import hermite
+from ..ground import Ground
 from ..progress import ProgressFn, no_progress
+from .character import WalkCharacter
+from .params import PathWalkParams
+from .path import WalkPath
 from .pose import axis_matrices, pitch_rot, turn_then_pitch, yaw_tilt
+from .steps import Footsteps
 from .swing import Swings
 
 # ProcAnim's choices where the paper gives no numbers (tuned on the demo's human and Rigify's metarig):
@@ -62,16 +70,32 @@ class FootTrack:
     swing_to: np.ndarray | None = None
 
 
+@dataclass(frozen=True)
+class Footing:
+    """What both feet stand on, the same in every pass of the support solve (:mod:`.support`): the
+    character, the footsteps, the walk's parameters, the ground and the path."""
+
+    char: WalkCharacter
+    steps: Footsteps
+    params: PathWalkParams
+    ground: Ground
+    path: WalkPath
+
+
 class FootModel:
     """Foot poses of one side over any times, from footsteps, timeline, COM and the foot's rest
     geometry. Per-footstep values are arrays over all footsteps (K,); ``ks`` are this side's."""
 
-    def __init__(self, char, side: str, steps, timeline, com, params, ground, path, clearance=None, roll=None,
+    def __init__(self, footing: Footing, side: str, timeline, com, clearance=None, roll=None,
                  like: FootModel | None = None):
-        """``like``: a model of the same foot on the same footsteps (an earlier pass) whose flat
-        poses and lever arms are reused (they depend on the footsteps and the rig only)."""
+        """``side``: ``"L"`` or ``"R"``; ``timeline`` and ``com`` (None before the COM is solved) are
+        this pass's; ``clearance``: a swing clearance solved in an earlier pass, kept; ``roll``: see
+        the module docstring; ``like``: a model of the same foot on the same footsteps (an earlier
+        pass) whose flat poses and lever arms are reused (they depend on the footsteps and the rig
+        only)."""
+        char, steps, params = footing.char, footing.steps, footing.params
         self.char, self.side, self.steps, self.tl = char, side, steps, timeline
-        self.com, self.p, self.ground, self.path = com, params, ground, path
+        self.com, self.p, self.ground, self.path = com, params, footing.ground, footing.path
         self.geo = g = char.feet[side]
         self.anchor_rest = np.array([g.ankle[0], g.ankle[1], char.rest_ground_z])
         toe = char.toe[side]

@@ -22,6 +22,7 @@ from ..errors import InputError
 from ..limits import check_bake_size
 from ..progress import ProgressFn, no_progress, part
 from ..transforms import affine_inverse
+from . import cycle
 from . import style as style_model
 from .arms import arm_poses, swing_angles
 from .body import body_frames, trunk_poses
@@ -189,6 +190,8 @@ def generate_path_walk(skeleton, rigmap, path_points, ground=None, params: PathW
     """
     p = (params or PathWalkParams()).validate()
     progress = progress or no_progress
+    if p.loop != "NONE":
+        return _walk_loop(skeleton, rigmap, p, progress)
     progress(0.0)
     plan = plan_walk(skeleton, rigmap, path_points, ground, p, part(progress, _P_DIVIDE, _P_SUPPORT), stride_at)
     if replan is not None:
@@ -220,6 +223,21 @@ def generate_path_walk(skeleton, rigmap, path_points, ground=None, params: PathW
     clip.metrics = walk_metrics(skeleton, clip, plan, t, body.s_c, body.D if p.root_motion == "OBJECT" else None,
                                 part(progress, _P_METRICS, 1.0))
     clip.metrics["ik_reach_miss_cm"] = round(100 * miss, 3)
+    progress(1.0)
+    return clip
+
+
+def _walk_loop(skeleton, rigmap, p: PathWalkParams, progress: ProgressFn) -> Clip:
+    """A seamless loop of ``p.loop_cycles`` gait cycles (:mod:`.cycle`): cut from a straight walk of
+    the same settings, closed, the travel taken off or put on the root."""
+    progress(0.0)
+    char = read_character(skeleton, rigmap)
+    settings, stride, fx = effective_settings(p, char.leg_length)
+    line = cycle.line_walk(char, p, settings, stride, fx)
+    plan = plan_walk(skeleton, rigmap, line.points, line.ground, line.params)
+    walk = generate_path_walk(skeleton, rigmap, line.points, line.ground, line.params,
+                              part(progress, 0.0, _P_METRICS))
+    clip = cycle.cut_loop(skeleton, char, walk, line, plan.steps, plan.tl.heel_strike, p)
     progress(1.0)
     return clip
 

@@ -1,9 +1,10 @@
 """Quality figures of a path walk, measured by FK of the finished clip (not of the plan).
 
 Sole points (heel, ball, toe tip) are carried by the posed foot and toe bones; a point counts as
-in contact on the frames it lies within ``CONTACT_TOL_M`` of the ground — judged from the pose
-alone, not from the gait's plan, so the same measure applies to a pose evaluated in Blender
-(:func:`contact_quality`). Reported (plain floats):
+in contact on the frames it lies within ``CONTACT_TOL_M`` of the ground (plus its rest height above
+the sole: the toe tip of a foot without a toe bone is the foot bone's tail, which counts once) —
+judged from the pose alone, not from the gait's plan, so the same measure applies to a pose
+evaluated in Blender (:func:`contact_quality`). Reported (plain floats):
 
     skate_mean_cm_s, skate_p95_cm_s   horizontal speed of contact points (cm/s)
     penetration_max_cm                deepest sole point below the ground (cm)
@@ -20,6 +21,7 @@ import numpy as np
 
 from .. import metrics as common
 from ..progress import ProgressFn, no_progress
+from .character import read_character
 from .path import deviation_from_polyline
 from .pose import fk_of, mat_const, vec_const
 
@@ -57,15 +59,17 @@ def contact_quality(skeleton, rigmap, pose: np.ndarray, ground, fps: float, tol:
     penetration_max_cm / _mean_cm / _frac_1cm.
     """
     if char is None:
-        from .character import read_character
-
         char = read_character(skeleton, rigmap)
     speeds, depths = [], []
     for side in ("L", "R"):
+        g = char.feet[side]
         pts = sole_points(skeleton, pose, char, side)  # (F, 3, 3)
+        rest = np.array([g.heel[2], g.ball[2], g.tip[2]]) - char.rest_ground_z  # heights above the sole
+        if char.toe[side] is None:  # the ball is the tip
+            pts, rest = pts[:, ::2], rest[::2]
         gz, _, hit = ground.height(pts.reshape(-1, 3)[:, :2])
         gz = np.where(hit, gz, -np.inf).reshape(pts.shape[:2])
-        gap = pts[..., 2] - gz
+        gap = pts[..., 2] - gz - rest
         on = np.abs(gap) < tol
         both = on[1:] & on[:-1]
         v = np.linalg.norm(np.diff(pts[..., :2], axis=0), axis=-1) * fps

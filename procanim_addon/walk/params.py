@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from ..errors import InputError
 from ..limits import check_limits
+from ..loop import check_loop
 
 
 @dataclass
@@ -97,6 +98,10 @@ class PathWalkParams:
                         plain walk) carried to the human walk: stride, cadence, bounce, posture,
                         arm swing and weave (:mod:`.style`, presets in ``style.EMOTIONS``)
     norms:              measured gait's knee and vertical travel on level ground (:class:`GaitNorms`)
+    loop:               'NONE' (walk the path), 'IN_PLACE' or 'ROOT_MOTION': a seamless loop of
+                        ``loop_cycles`` gait cycles on a straight line instead (:mod:`.cycle`; the
+                        path and ground are not used)
+    loop_cycles:        gait cycles (two steps each) in a loop
     """
 
     frame_start: int = 1
@@ -132,6 +137,8 @@ class PathWalkParams:
     style_weight: float = 5.0
     style_direction: float = 0.0
     norms: GaitNorms = field(default_factory=GaitNorms)
+    loop: str = "NONE"
+    loop_cycles: int = 1
 
     def validate(self) -> PathWalkParams:
         """Raise :class:`InputError` naming the first bad value; return self."""
@@ -171,4 +178,5 @@ class PathWalkParams:
         need(0.8 <= self.knee_reach < 1.0, "Path walk: knee reach must be within 0.8–1 (exclusive).")
         need(10 <= self.max_incline_deg <= 80, "Path walk: the steepest walkable incline must be 10–80 degrees.")
         need(0.2 <= self.stride_per_leg <= 1.5, "Path walk: stride per leg length must be within 0.2–1.5.")
+        check_loop(self.loop, self.loop_cycles, "Path walk")
         return self

@@ -32,7 +32,7 @@ from ..progress import ProgressFn, no_progress, part
 from .body import pelvis_rotation
 from .character import SIDES
 from .com import ComTargets, solve_com
-from .feet import FootModel
+from .feet import Footing, FootModel
 from .reach import LIFT_KNEE_M, SWING_END_SHORTEN, PelvisHeight
 
 # ProcAnim's choices (the paper leaves the boundary heights of C open):
@@ -139,7 +139,8 @@ def solve_support(char, path, ground, steps, tl, p, psi, progress: ProgressFn = 
     y_targets = np.zeros(n + 1)
     for i in range(2, n + 1):
         y_targets[i] = 0.5 * (steps.pos[i - 1, 2] + steps.pos[i, 2]) + HEEL_STRIKE_GUESS * stand_h
-    feet = {s: FootModel(char, s, steps, tl, None, p, ground, path) for s in SIDES}
+    footing = Footing(char, steps, p, ground, path)
+    feet = {s: FootModel(footing, s, tl, None) for s in SIDES}
     at = heel_strike_fractions(walk, feet)
     extra = np.zeros(n + 1)
     com = keys = roll = None
@@ -154,8 +155,7 @@ def solve_support(char, path, ground, steps, tl, p, psi, progress: ProgressFn = 
         # a swing's clearance is solved once, unless the roll it starts from has changed
         cache = {s: feet[s].clearance if settled else None for s in SIDES}
         tl_feet = tl if roll is None else dataclasses.replace(tl, lift=np.where(np.isnan(roll[2]), tl.lift, roll[2]))
-        feet = {s: FootModel(char, s, steps, tl_feet, com, p, ground, path, cache[s], roll, like=feet[s])
-                for s in SIDES}
+        feet = {s: FootModel(footing, s, tl_feet, com, cache[s], roll, like=feet[s]) for s in SIDES}
         if it == MAX_PASSES - 1:  # what follows would only feed another pass
             break
         landing, trailing = _heel_strike_heights(walk, com, feet)

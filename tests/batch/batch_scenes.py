@@ -7,6 +7,15 @@
 * ``hills.blend`` — a floor ``Floor`` raised 0.12 m, for the adaptation of an imported motion;
 * ``stand.bvh`` — a small BVH (legs, spine, head; CMU-style names, metres): the hips drift forward
   while the knees bend and straighten with the feet flat on the ground.
+
+For the security tests (:func:`make_scripted`), two ducks whose files carry Python:
+
+* ``scripted.blend`` — a text block registered as a module that leaves a marker file when it runs,
+  and an empty ``Dial`` with drivers Blender evaluates without Python's auto-run: ``location.x =
+  var * 2`` (a simple expression), ``location.y = max([var, 1.5]) * 1.5`` (Python, within the
+  safe subset), ``var`` being the x scale (3) of the empty ``Knob``;
+* ``python_rig.blend`` — a text block registered as a module that defines the driver function
+  ``duck_lean`` (and leaves a marker), and a driver on the duck's ``lean`` property that calls it.
 """
 
 from __future__ import annotations
@@ -156,4 +165,69 @@ def make_all(folder: Path) -> dict[str, Path]:
         "meeting": meeting(folder / "meeting.blend"),
         "hills": hills(folder / "hills.blend"),
         "bvh": bvh(folder / "stand.bvh"),
+    }
+
+
+# ------------------------------------------------------------------------------ files that carry Python
+
+MARKER_SCRIPT = """
+import os
+os.makedirs({markers!r}, exist_ok=True)
+open(os.path.join({markers!r}, "{stem}-%d" % os.getpid()), "w").close()
+"""
+RIG_FUNCTIONS = """
+import bpy
+bpy.app.driver_namespace["duck_lean"] = lambda value: 0.5 * value
+"""
+DIAL_DRIVERS = (("var * 2", 6.0), ("max([var, 1.5]) * 1.5", 4.5))  # (expression, value with var = 3)
+
+
+def _register_text(name: str, body: str) -> None:
+    text = bpy.data.texts.new(name)
+    text.write(body)
+    text.use_module = True
+
+
+def _driver(owner, data_path: str, index: int, expression: str, source, source_path: str) -> None:
+    driver = owner.driver_add(data_path, index).driver if index >= 0 else owner.driver_add(data_path).driver
+    driver.type = "SCRIPTED"
+    var = driver.variables.new()
+    var.name, var.type = "var", "SINGLE_PROP"
+    var.targets[0].id = source
+    var.targets[0].data_path = source_path
+    driver.expression = expression
+
+
+def scripted(path: Path, markers: Path) -> Path:
+    harness.reset_scene()
+    assert bpy.ops.procanim.add_duck(name="Duck") == {"FINISHED"}
+    _register_text("on_load.py", MARKER_SCRIPT.format(markers=str(markers), stem=path.stem))
+    knob = bpy.data.objects.new("Knob", None)
+    dial = bpy.data.objects.new("Dial", None)
+    for obj in (knob, dial):
+        bpy.context.collection.objects.link(obj)
+    knob.scale.x = 3.0
+    for axis, (expression, _value) in enumerate(DIAL_DRIVERS):
+        _driver(dial, "location", axis, expression, knob, "scale[0]")
+    return _save(path)
+
+
+def python_rig(path: Path, markers: Path) -> Path:
+    harness.reset_scene()
+    assert bpy.ops.procanim.add_duck(name="Duck") == {"FINISHED"}
+    body = MARKER_SCRIPT.format(markers=str(markers), stem=path.stem) + RIG_FUNCTIONS
+    _register_text("rig_functions.py", body)
+    duck = bpy.data.objects["Duck"]
+    duck["lean"] = 0.0
+    _driver(duck, '["lean"]', -1, "duck_lean(var)", duck, "scale[0]")
+    return _save(path)
+
+
+def make_scripted(folder: Path) -> dict[str, Path]:
+    """The two files that carry Python, and the folder their scripts leave markers in."""
+    markers = folder / "markers"
+    return {
+        "scripted": scripted(folder / "scripted.blend", markers),
+        "python_rig": python_rig(folder / "python_rig.blend", markers),
+        "markers": markers,
     }

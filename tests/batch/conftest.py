@@ -25,7 +25,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT / "tests" / "blender"))
 
 try:
-    import bpy  # noqa: F401
+    import bpy
 except ImportError:
     if os.environ.get("PROCANIM_REQUIRE_BPY") == "1":
         raise
@@ -80,6 +80,16 @@ else:
         harness.reset_scene()
         return made
 
+    @pytest.fixture(scope="session")
+    def scripted_inputs(installed, tmp_path_factory):
+        """Two ducks whose .blend files carry Python, and their scripts' marker folder (see
+        batch_scenes.make_scripted)."""
+        import batch_scenes
+
+        made = batch_scenes.make_scripted(tmp_path_factory.mktemp("scripted"))
+        harness.reset_scene()
+        return made
+
     @pytest.fixture
     def run_batch(extension_zip):
         """``run_batch(*args)``: ``python tools/batch.py *args`` in a subprocess (CompletedProcess)."""
@@ -97,3 +107,18 @@ else:
             )
 
         return run
+
+    # As in tests/blender/conftest.py: the bpy wheels do not always shut down (4.5 hangs in its
+    # exit handlers once a file with a Python driver was open, as the security tests' files are),
+    # so under a wheel the session ends through os._exit with pytest's own status.
+    _EXIT_STATUS = pytest.StashKey[int]()
+
+    def pytest_sessionfinish(session, exitstatus):
+        session.config.stash[_EXIT_STATUS] = int(exitstatus)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_unconfigure(config):
+        if bpy.app.binary_path == "" and _EXIT_STATUS in config.stash:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(config.stash[_EXIT_STATUS])

@@ -189,6 +189,11 @@ def dask_run(cluster, job, extension_zip):
 
 def test_the_killed_worker_loses_no_shot(cluster, dask_run):
     assert dask_run.returncode == 0, dask_run.output
+    # a plain tcp:// scheduler: one line says that anyone who reaches it can run code
+    assert [line for line in dask_run.output.splitlines() if "is not TLS" in line] == [
+        f"python tools/batch.py: warning: {cluster.address} is not TLS: anyone who reaches the scheduler "
+        "can run code on its workers (docs/batch.md, Security)"
+    ]
     assert cluster.workers[0].wait(timeout=10) == -signal.SIGKILL
     assert dask_run.report["summary"] == {"total": 12, "done": 12, "skipped": 0, "failed": 0}, dask_run.output
     # the shot w0 was baking was baked again, by the other worker's Blender

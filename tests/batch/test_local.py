@@ -14,6 +14,7 @@ from pathlib import Path
 import bpy
 import harness
 import pytest
+from in_process import in_process_host
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -76,7 +77,7 @@ def test_one_failing_shot_fails_alone_and_the_report_says_why(run_batch, inputs,
 
 def bake_shot(cli, job, capsys, *extra) -> tuple[int, str]:
     # the order a Flamenco task uses (docs/batch.md): options, then the job file last
-    status = cli.main(["bake", "--shot", "duck_a", *extra, str(job)], cli.Host("procanim-test"))
+    status = cli.main(["bake", "--shot", "duck_a", *extra, str(job)], in_process_host(cli))
     out = capsys.readouterr()
     return status, out.out + out.err
 
@@ -184,7 +185,7 @@ def test_a_shot_imports_an_fbx_onto_a_new_armature(cli, inputs, tmp_path, capsys
         settings = {{ armature = "Imported", kind = "WALK", steps = 2 }}
         """)
     )
-    status = cli.main(["bake", str(job), "--workers", "0"], cli.Host("procanim-test"))
+    status = cli.main(["bake", str(job), "--workers", "0"], in_process_host(cli))
     text = capsys.readouterr().out
     assert status == 0, text
     metrics = json.loads((tmp_path / "baked" / "fbx_walk.json").read_text())
@@ -222,3 +223,26 @@ def test_shots_baked_in_the_commands_own_process_use_one_blas_thread():
     out = subprocess.run([sys.executable, "-c", BLAS_PROBE, str(ROOT)], env={**env, "OPENBLAS_NUM_THREADS": "2"},
                          capture_output=True, text=True, check=True).stdout
     assert json.loads(out.strip().splitlines()[-1])["took"] == 0
+
+
+def test_a_shot_exports_fbx_and_gltf_when_asked(cli, inputs, tmp_path, capsys):
+    """``fbx = true`` and ``gltf = true`` (issue 24): the shot writes ``<shot>.fbx`` and ``<shot>.glb``
+    with procanim.export's settings (a duck loop in place baked into an NLA strip: its action only,
+    the cyclic one), and the metrics name them and the strip's action."""
+    text = JOB.replace("[shots.duck_a]", "[shots.duck_a]\nfbx = true\ngltf = true").replace(
+        "settings = {{ amplitude = 6.0 }}",
+        'settings = {{ amplitude = 6.0, loop = "IN_PLACE", bake_to = "NLA_STRIP" }}')
+    job = write(tmp_path, inputs, text)
+    status, out = bake_shot(cli, job, capsys)
+    assert status == 0, out
+    folder = tmp_path / "out"
+    assert (folder / "duck_a.fbx").read_bytes()[:18] == b"Kaydara FBX Binary"
+    assert (folder / "duck_a.glb").read_bytes()[:4] == b"glTF"
+    outputs = json.loads((folder / "duck_a.json").read_text())["outputs"]
+    assert outputs["gltf"] == str(folder / "duck_a.glb") and outputs["fbx"] == str(folder / "duck_a.fbx")
+    baked = json.loads((folder / "duck_a.json").read_text())["armatures"]
+    assert [a["armature"] for a in baked] == ["Duck"] and baked[0]["metrics"]["loop_mode"] == "IN_PLACE"
+    assert not list(folder.glob(".*partial*"))
+    harness.reset_scene()
+    assert bpy.ops.import_scene.gltf(filepath=str(folder / "duck_a.glb")) == {"FINISHED"}
+    assert len(bpy.data.actions) == 1  # the baked action only

@@ -9,6 +9,7 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+from in_process import in_process_host
 
 GOOD = """
 [defaults]
@@ -33,7 +34,7 @@ def write(tmp_path, text: str, inputs, name="jobs.toml"):
 
 
 def validate(cli, path, capsys, *extra):
-    status = cli.main(["validate", str(path), *extra], cli.Host("procanim-test"))
+    status = cli.main(["validate", str(path), *extra], in_process_host(cli))
     out = capsys.readouterr()
     return status, out.out + out.err
 
@@ -102,6 +103,10 @@ CASES = {
     "missing path object": (
         GOOD.replace('path = "Straight"', 'path = "Curvy"'),
         r"shot 'walk': settings\.path: no object 'Curvy' in street\.blend",
+    ),
+    "a glTF export with another suffix": (
+        GOOD.replace('generator = "duck_walk"', 'generator = "duck_walk"\ngltf = "duck.fbx"'),
+        r"shot 'duck': gltf: 'duck\.fbx' must end in \.glb or \.gltf",
     ),
     "unknown shot key": (
         GOOD.replace('generator = "duck_walk"', 'generator = "duck_walk"\nsetings = {{ speed = 3.0 }}'),

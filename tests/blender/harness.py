@@ -244,12 +244,25 @@ class RecordingLayout:
         return Args()
 
 
-def draw_log(draw, owner=None) -> list:
-    """What ``draw(self, context)`` (a panel's or menu's draw) asks of its layout."""
-    from types import SimpleNamespace
+class _Drawer:
+    """Stands in for a panel or menu instance: its layout records, other attributes are the class's."""
 
+    def __init__(self, layout, owner):
+        self.layout, self._owner = layout, owner
+
+    def __getattr__(self, name):
+        if self._owner is None and name == "bl_rna":
+            return None
+        return getattr(self._owner, name)
+
+
+def draw_log(draw, owner=None) -> list:
+    """What ``draw(self, context)`` (a panel's or menu's draw, or the panel or menu class itself)
+    asks of its layout."""
+    if isinstance(draw, type):
+        owner, draw = draw, draw.draw
     log: list = []
-    draw(SimpleNamespace(layout=RecordingLayout(log), bl_rna=getattr(owner, "bl_rna", None)), bpy.context)
+    draw(_Drawer(RecordingLayout(log), owner), bpy.context)
     return log
 
 

@@ -52,5 +52,12 @@ def pick_source(scene):
     scene.procanim.armature = add_human()
 
 
+def pick_fixer(scene):
+    """A human with a walk of its own (the motion Fix Feet reads)."""
+    human = add_human()
+    scene.procanim.armature = human
+    assert bpy.ops.procanim.source_motion(armature=human.name, kind="WALK", steps=2) == {"FINISHED"}
+
+
 SCENE_SETUP = {"duck_walk": pick_duck, "handshake": pick_pair, "path_walk": pick_walker, "adapt_terrain": pick_adapt,
-               "source_motion": pick_source}
+               "source_motion": pick_source, "fix_feet": pick_fixer}

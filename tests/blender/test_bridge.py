@@ -120,3 +120,34 @@ def test_characters_sharing_armature_data_share_one_read_and_an_edit_is_seen(bri
     assert moved is not first
     hips = moved.index("hips")
     assert moved.heads[hips, 2] == pytest.approx(first.heads[first.index("hips"), 2] + 0.05, abs=1e-6)
+
+
+def test_a_y_up_rig_under_a_turned_scaled_object_is_read_upright_in_world_units(bridge, procanim_extension):
+    """Its rest pose, a curve and a mesh come in its upright frame: the scene's up on +Z, metres,
+    the object's turn about the vertical left in the frame's world matrix; read with
+    ``upright=False`` the skeleton is the armature's own."""
+    from mathutils import Matrix
+
+    upright = importlib.import_module(f"{procanim_extension.module}.procanim_addon.upright")
+    arm = _armature_at((0.0, 0.0, 0.0))
+    arm.data.transform(Matrix.Rotation(-np.pi / 2, 4, "X") @ Matrix.Scale(100.0, 4))  # Y-up, centimetres
+    arm.matrix_world = Matrix.Translation((1.0, 2.0, 0.0)) @ Matrix.Rotation(np.pi / 6, 4, "Z") \
+        @ Matrix.Rotation(np.pi / 2, 4, "X") @ Matrix.Scale(0.01, 4)
+    bpy.context.view_layer.update()
+    sk = bridge.read_skeleton(arm)
+    assert bridge.read_skeleton(arm) is sk  # kept
+    to_world = upright.world_of_frame(arm.matrix_world, sk)
+    heads_world = np.array([arm.matrix_world @ b.head_local for b in arm.data.bones])
+    order = [sk.index(b.name) for b in arm.data.bones]
+    np.testing.assert_allclose(sk.heads[order] @ to_world[:3, :3].T + to_world[:3, 3], heads_world, atol=1e-5)
+    assert sk.heads[sk.index("head"), 2] > 1.5 and sk.lengths[sk.index("thigh.L")] == pytest.approx(0.42, abs=1e-3)
+    own = bridge.read_skeleton(arm, upright=False)
+    np.testing.assert_allclose(own.heads[own.index("hips")], arm.data.bones["hips"].head_local, atol=1e-4)
+    bpy.ops.curve.primitive_bezier_curve_add(location=(3.0, 0.0, 0.5))
+    curve = bpy.context.object
+    pts = bridge.read_curve_polyline(curve, arm, bpy.context.evaluated_depsgraph_get())
+    first = np.array(curve.matrix_world @ curve.data.splines[0].bezier_points[0].co)
+    np.testing.assert_allclose(to_world[:3, :3] @ pts[0] + to_world[:3, 3], first, atol=1e-5)
+    bpy.ops.mesh.primitive_plane_add(size=2.0, location=(0, 0, 0.25))
+    verts, _ = bridge.read_mesh_triangles(bpy.context.object, arm, bpy.context.evaluated_depsgraph_get())
+    np.testing.assert_allclose(verts[:, 2], 0.25, atol=1e-5)  # level in the world, level in the frame

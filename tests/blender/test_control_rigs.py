@@ -103,17 +103,17 @@ class Soles:
 
 
 def engine_modules(procanim_extension):
-    names = ("operators.bridge", "operators.control_rig", "procanim_addon.controls.deform")
+    names = ("operators.control_rig", "procanim_addon.controls.deform", "procanim_addon.controls.intended")
     return [_module(procanim_extension, n) for n in names]
 
 
 def intended_deform(procanim_extension, obj, clip, frames_idx):
     """What the engine intended for the rig's DEF bones on the given clip frames (armature space):
     the clip's deform-skeleton pose, each DEF bone carried by its ORG bone from rest."""
-    bridge, control_rig, deform = engine_modules(procanim_extension)
+    control_rig, deform, intended = engine_modules(procanim_extension)
     rig = control_rig.read_control_rig(obj)
     sk = deform.deform_skeleton(rig)
-    pose = deform.rig_pose(rig, sk, control_rig.intended_pose(sk, clip))[frames_idx]
+    pose = deform.rig_pose(rig, sk, intended.intended_pose(sk, clip))[frames_idx]
     bones = obj.data.bones
     out = {}
     for b in bones:
@@ -278,8 +278,8 @@ def test_walk_controls_reproduce_the_engine_pose_within_half_a_centimetre(stairs
 
 def test_walk_ik_controls_cancel_the_ik_stretch_by_scaling_the_thigh_controls(stairs_walk):
     """Rigify's IK chains (``ik_stretch`` 0.1 on ``thigh_ik``/``MCH-shin_ik``) shorten as the knee
-    bends (2.7 cm at the knees unscaled); the bake scales ``thigh_ik`` (uniformly, as Rigify's own
-    IK snap does) so that the evaluated chains keep their lengths. Scales are read from the keys."""
+    bends, which moves the knees; the bake scales ``thigh_ik`` (uniformly, as Rigify's own IK snap
+    does) so that the evaluated chains keep their lengths. Scales are read from the keys."""
     if stairs_walk["mode"] != "IK_CONTROLS":
         pytest.skip("IK only")
     for side in "LR":
@@ -289,7 +289,7 @@ def test_walk_ik_controls_cancel_the_ik_stretch_by_scaling_the_thigh_controls(st
     assert 1.0 <= scales.max() < 1.06, scales.max()  # a bent knee needs a longer chain to start with
     assert np.abs(scales[..., 0] - scales[..., 1]).max() < 1e-6  # uniform
     assert "IK stretch" in stairs_walk["metrics"]["control_notes"]
-    assert stairs_walk["chain_scale_error"] < 0.01, stairs_walk["chain_scale_error"]  # 3.7 % unscaled
+    assert stairs_walk["chain_scale_error"] < 0.01, stairs_walk["chain_scale_error"]
 
 
 # ----------------------------------------------------------------------------- handshakes
@@ -359,9 +359,9 @@ def test_a_rigify_human_shakes_hands_with_a_procanim_human(rigify_library):
 def test_a_control_key_target_the_other_character_cannot_take_cancels_before_anything_is_baked(
     rigify_library, order
 ):
-    """Found: handshake(Rigify human, ProcAnim human, key_target='FK_CONTROLS') was cancelled with
-    "'Ann' is not a control rig" after the Rigify human had been baked onto its FK controls (its
-    switches set to FK): a cancelled operator had changed the file, with no undo step for it."""
+    """handshake(Rigify human, ProcAnim human, key_target='FK_CONTROLS') is cancelled with "'Ann' is
+    not a control rig" before either is baked: the Rigify human keeps no keys and its switches, since
+    a cancelled operator leaves no undo step for what it changed."""
     rig = add_rigify(rigify_library, "human", "Rig")
     place(rig, (0.0, -0.9, 0.0), 180.0)
     assert bpy.ops.procanim.add_human(name="Ann") == {"FINISHED"}
@@ -376,10 +376,9 @@ def test_a_control_key_target_the_other_character_cannot_take_cancels_before_any
 
 
 def test_a_handshake_whose_second_rig_the_conversion_refuses_bakes_neither(rigify_library):
-    """Found: when the second character's conversion onto its controls failed (here a Track To on
-    B's ORG-spine.003, which the model does not know), the operator was cancelled after the first
-    character had been baked: a cancelled operator had changed the file. Every character's
-    conversion now runs before any key is written."""
+    """When the second character's conversion onto its controls fails (here a Track To on B's
+    ORG-spine.003, which the model does not know), the operator is cancelled with neither character
+    baked: every character's conversion runs before any key is written."""
     a = add_rigify(rigify_library, "human", "A")
     b = add_rigify(rigify_library, "human", "B")
     place(b, (0.0, -0.9, 0.0), 180.0)
@@ -623,9 +622,9 @@ DEF_LIMBS = [f"DEF-{r}.{s}" for s in "LR" for r in ("thigh", "shin", "foot", "to
 # Rigify computes the roll of a limb's second deform segment (DEF-shin.L.001 …) from its tweak
 # bones: its twist is Rigify's, not the bake's, and is left out of the flip bound (see below).
 TWIST_SEGMENTS = tuple(f"DEF-{r}.{s}.001" for s in "LR" for r in ("thigh", "shin", "upper_arm", "forearm"))
-# A flip turns a bone over in one frame: measured before the fix, the neck turned 176° (frame 67)
-# and a foot 175°. The largest step this walk needs is where its trailing foot leaves the floor
-# 0.3 m before a knee-high block's face and must be above it two frames later: 117° (FK, shin).
+# A flip turns a bone (nearly) over in one frame. The largest step this walk needs is where its
+# trailing foot leaves the floor just before a knee-high block's face and must be above it two
+# frames later (FK, the shin): the bound sits just above it.
 FLIP_DEG = 120.0
 
 
@@ -650,7 +649,7 @@ def test_terrain_adaptation_of_a_walk_on_a_rigify_human_over_a_knee_high_zigzag(
     procanim_extension, rigify_library, target
 ):
     """Issue 10 acceptance: 0 collision frames measured on the evaluated deform bones, and no
-    deform bone flips (measured before: 1 frame 11.7 cm deep at frame 17, the neck turning 176°)."""
+    deform bone flips."""
     from test_adapt_terrain import Surface, add_zigzag, limb_points
 
     hero = add_rigify(rigify_library, "human", "Hero")
@@ -704,9 +703,8 @@ def _deform_heads(obj, frames) -> np.ndarray:
 @pytest.mark.parametrize("then", ["AUTO", "FK_CONTROLS"])
 def test_a_control_bake_after_a_deform_bake_is_not_offset_by_the_deform_bakes_last_pose(rigify_library, then):
     """Re-running with another key target clears the previous bake's keys; the bones only it keyed
-    (here the ORG- bones of a DEFORM bake) must not stay where its last evaluated frame left them
-    (found: a path walk re-baked AUTO after DEFORM was 313 cm off, ORG-spine left at the path's end).
-    Compared with the same bake on a fresh copy of the rig."""
+    (here the ORG- bones of a DEFORM bake) must not stay where its last evaluated frame left them,
+    which would offset the whole body. Compared with the same bake on a fresh copy of the rig."""
     hero = add_rigify(rigify_library, "human", "Hero")
     fresh = add_rigify(rigify_library, "human", "Fresh")
     assert bpy.ops.procanim.source_motion(armature="Hero", kind="WALK", key_target="DEFORM") == {"FINISHED"}
@@ -724,7 +722,7 @@ def test_a_control_bake_after_a_deform_bake_is_not_offset_by_the_deform_bakes_la
 def test_a_terrain_adaptation_after_a_deform_one_reads_its_source_without_the_deform_bakes_pose(rigify_library):
     """Re-adapting reads the source action on the rig while the previous adaptation is put aside;
     the ORG- bones that adaptation (key target DEFORM) keyed must not stay in the pose the source is
-    read with (found: the re-adaptation read a walk 20 cm off, 10 frames in the blocks)."""
+    read with (it would read a walk offset by that pose, and adapt the wrong motion)."""
     from test_adapt_terrain import add_zigzag
 
     rigs = [add_rigify(rigify_library, "human", name) for name in ("Hero", "Fresh")]
@@ -742,10 +740,10 @@ def test_a_terrain_adaptation_after_a_deform_one_reads_its_source_without_the_de
 
 
 def test_a_bake_onto_the_controls_does_not_warn_of_keys_the_constraints_override(rigify_library, capfd):
-    """Found: every duck walk on a generated Rigify bird warned 'keyed bones driven by constraints
-    (their keys may not show): spine.002, spine.001, spine' — the tail controls, whose Copy Rotation
-    (mix Before) adds to their keys: resetting their keyed channels moves the deform tail 8.7 cm.
-    On a bake onto controls the verification measures what shows; the DEFORM bake still warns."""
+    """A duck walk on a generated Rigify bird keys the tail controls (``spine``, ``spine.001``,
+    ``spine.002``), whose Copy Rotation (mix Before) adds to their keys: their keys do show, so no
+    'keyed bones driven by constraints' warning. On a bake onto controls the verification measures
+    what shows; the DEFORM bake still warns."""
     rig = add_rigify(rigify_library, "bird", "Bird")
     capfd.readouterr()
     assert bpy.ops.procanim.duck_walk(armature="Bird") == {"FINISHED"}
@@ -758,9 +756,8 @@ def test_a_bake_onto_the_controls_does_not_warn_of_keys_the_constraints_override
 
 
 def test_a_rerun_the_conversion_refuses_keeps_the_previous_bake(rigify_library):
-    """Found: a re-run onto the controls cleared the previous bake's keys before converting; when
-    the conversion then refused the rig (here a Track To the model does not know), the operator was
-    cancelled and the armature was left with an empty action (84 F-curves gone)."""
+    """A re-run onto the controls that the conversion refuses (here a Track To the model does not
+    know) is cancelled before the previous bake's keys are cleared: the action keeps every key."""
     rig = add_rigify(rigify_library, "human", "Rig")
     assert bpy.ops.procanim.source_motion(armature="Rig", kind="WALK") == {"FINISHED"}
     action, residual = rig.animation_data.action, metrics(rig)["control_residual_cm_max"]

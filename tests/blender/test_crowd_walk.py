@@ -100,10 +100,10 @@ def test_the_sidebar_button_walks_the_selection_with_the_panels_settings(procani
     settings = bpy.context.scene.procanim.path_walk
     settings.cadence, settings.stride = 112.0, 0.6
     _select(humans + curves[:1])
-    log = draw_log(bpy.types.PROCANIM_PT_path_walk_crowd.draw)
+    log = draw_log(bpy.types.PROCANIM_PT_path_walk_crowd)
     assert ("label", "Selected: 2 armatures, 1 curves") in log and ("label", "Select one curve per armature") in log
     _select(humans + curves)
-    log = draw_log(bpy.types.PROCANIM_PT_path_walk_crowd.draw)
+    log = draw_log(bpy.types.PROCANIM_PT_path_walk_crowd)
     args = button_args(log, "procanim.crowd_walk")
     assert args["cadence"] == pytest.approx(112.0) and args["stride"] == pytest.approx(0.6)
     assert args["ground"] == "" and "armatures" not in args and "paths" not in args

@@ -126,6 +126,32 @@ def test_a_generated_rigify_rig_maps_to_org_bones():
     assert _detection(rig)["family"] == "Rigify (generated)" and _detection(rig)["confidence"] > 0.95
 
 
+def test_a_rig_left_lying_is_found_and_the_user_told_to_stand_it_up(capfd):
+    """A Y-up import whose object was not rotated to stand lies in the scene: Detect Roles finds its
+    roles and warns that it lies and what to do; Generate refuses saying the armature's axes are
+    turned; rotated 90° about X, the same rig walks."""
+    bones, _ = rs.mixamo()
+    lying = [dict(b, head=(b["head"][0], b["head"][2], -b["head"][1]), tail=(b["tail"][0], b["tail"][2], -b["tail"][1]))
+             for b in bones]
+    obj = _build(lying, name="Lying")
+    capfd.readouterr()
+    assert bpy.ops.procanim.detect_rig(armature=obj.name) == {"FINISHED"}
+    out = capfd.readouterr().out  # Blender prints operator reports in background mode
+    assert "lies in the scene" in out and "rotate the armature object" in out, out
+    assert not [r for r in COMPLETE if r not in _roles(obj)]
+    curve = bpy.data.curves.new("Line", "CURVE")
+    spline = curve.splines.new("POLY")
+    spline.points.add(1)
+    spline.points[1].co = (0.0, -2.0, 0.0, 1.0)
+    bpy.context.scene.collection.objects.link(bpy.data.objects.new("Line", curve))
+    with pytest.raises(RuntimeError, match=r"armature's axes are turned.*rotate the armature object"):
+        bpy.ops.procanim.path_walk(armature=obj.name, path="Line")
+    assert obj.animation_data is None or obj.animation_data.action is None
+    obj.rotation_euler = (np.radians(90.0), 0.0, 0.0)
+    bpy.context.view_layer.update()
+    assert bpy.ops.procanim.path_walk(armature=obj.name, path="Line") == {"FINISHED"}
+
+
 def test_an_armature_with_no_bones_is_refused():
     obj = _build([], name="Empty")
     with pytest.raises(RuntimeError, match="'Empty' has no bones"):  # an ERROR report, CANCELLED

@@ -4,6 +4,7 @@ operators, and survives being disabled and enabled again."""
 from __future__ import annotations
 
 import ast
+import importlib
 import sys
 from pathlib import Path
 
@@ -58,3 +59,27 @@ def test_disable_and_enable_again(procanim_extension):
     harness.disable(module)
     harness.enable(module)
     assert set(harness.procanim_operator_names()) == before
+
+
+def test_disabling_imports_nothing_register_did_not(procanim_extension):
+    """Found: `python tools/batch.py bake … --scheduler …` ended with an ImportError from
+    unregister() (``cannot import name 'runtime'``): at exit the batch command removes the installed
+    files before Blender disables the extension, and unregister imported a module that register had
+    not. Here the extension is loaded afresh, its files are moved away, and it is disabled."""
+    module = procanim_extension.module
+    harness.disable(module)
+    for name in [n for n in sys.modules if n == module or n.startswith(module + ".")]:
+        del sys.modules[name]
+    harness.enable(module)  # a fresh import: only what register() imports is loaded
+    package_dir = procanim_extension.repo_dir / harness.EXTENSION_ID
+    moved = package_dir.with_name(package_dir.name + "-moved")
+    package_dir.rename(moved)
+    importlib.invalidate_caches()
+    try:
+        harness.disable(module)  # raises what unregister() raises
+    finally:
+        moved.rename(package_dir)
+        importlib.invalidate_caches()
+        if not harness.is_enabled(module):
+            harness.enable(module)
+    assert harness.is_enabled(module)

@@ -10,7 +10,7 @@ import bpy
 import numpy as np
 import pytest
 from harness import addon_module, button_args, draw_log, evaluated_pose
-from scenes import add_curve, add_human, pick_adapt, pick_duck, pick_pair, pick_source, pick_walker
+from scenes import add_curve, add_human, pick_adapt, pick_duck, pick_fixer, pick_pair, pick_source, pick_walker
 
 TIMEOUT_S = 120.0
 
@@ -48,9 +48,9 @@ def _source(scene):
 
 
 SCENES = {"duck_walk": _duck, "handshake": pick_pair, "path_walk": _walker, "adapt_terrain": _adapt,
-          "source_motion": _source}
+          "source_motion": _source, "fix_feet": pick_fixer}
 CHANGE = {"duck_walk": ("amplitude", 8.0), "handshake": ("shake_frames", 16), "path_walk": ("cadence", 120.0),
-          "adapt_terrain": ("damping", 0.3), "source_motion": ("steps", 3)}
+          "adapt_terrain": ("damping", 0.3), "source_motion": ("steps", 3), "fix_feet": ("height_m", 0.05)}
 
 
 # --------------------------------------------------------------------------------------------
@@ -65,8 +65,8 @@ def runtime(procanim_extension):
 
 
 def settings_of(generator):
-    registry = addon_module_cached("procanim_addon.registry")
-    return getattr(bpy.context.scene.procanim, registry.get(generator).settings)
+    generators = addon_module_cached("operators.generators")
+    return getattr(bpy.context.scene.procanim, generators.get(generator).settings_name)
 
 
 _MODULES: dict = {}
@@ -78,7 +78,7 @@ def addon_module_cached(name):
 
 @pytest.fixture(autouse=True)
 def _modules(procanim_extension):
-    for name in ("procanim_addon.registry", "preview.inputs", "operators.bake"):
+    for name in ("operators.generators", "operators.bake"):
         _MODULES[name] = addon_module(procanim_extension, name)
 
 
@@ -246,8 +246,8 @@ def test_a_newer_change_cancels_the_running_regeneration(procanim_extension, run
     next change at its next report; the newest settings are generated, and nothing else."""
     scene = bpy.context.scene
     _duck(scene)
-    module = addon_module(procanim_extension, "operators.duck_walk")
-    real_prepare = module.prepare
+    generator = addon_module(procanim_extension, "operators.duck_walk").GENERATOR
+    real_prepare = generator.prepare
     computed = []
 
     def slow_prepare(args, context):
@@ -264,7 +264,7 @@ def test_a_newer_change_cancels_the_running_regeneration(procanim_extension, run
         job.compute = compute
         return job
 
-    monkeypatch.setattr(module, "prepare", slow_prepare)
+    monkeypatch.setattr(generator, "prepare", slow_prepare)
     st = settings_of("duck_walk")
     st.preview = True
     runtime.tick()
@@ -373,11 +373,8 @@ def _walker_on_floor(runtime):
 
 def _assert_previewed_fresh(procanim_extension, generator_id: str, st, got) -> None:
     """``got`` (the preview's Clip) is the Clip a fresh ``prepare`` of the sidebar's settings makes."""
-    module = addon_module(procanim_extension, f"operators.{generator_id}")
-    generator = addon_module(procanim_extension, "panels.generator")
-    panels = addon_module(procanim_extension, "panels")
-    entry = addon_module_cached("procanim_addon.registry").get(generator_id)
-    fresh = module.prepare(generator.settings_args(entry, module, panels.panel_module(entry), st), bpy.context)
+    generator = addon_module_cached("operators.generators").get(generator_id)
+    fresh = generator.prepare(generator.settings_args(st), bpy.context)
     want = fresh.compute(lambda _f: None)[0]
     for name in ("frames", "locations", "rotations"):
         assert np.array_equal(getattr(got, name), getattr(want, name)), name
@@ -448,10 +445,8 @@ def test_a_bevelled_path_is_read_without_a_loop(procanim_extension, runtime):
 
 
 def _generate(generator):
-    registry = addon_module_cached("procanim_addon.registry")
-    entry = registry.get(generator)
-    panel = getattr(bpy.types, entry.panel)
-    args = button_args(draw_log(panel.draw), entry.operator)
+    panel = getattr(bpy.types, f"PROCANIM_PT_{generator}")
+    args = button_args(draw_log(panel), f"procanim.{generator}")
     assert getattr(bpy.ops.procanim, generator)(**args) == {"FINISHED"}
 
 
@@ -633,11 +628,13 @@ def test_every_setting_change_reaches_the_preview(procanim_extension, runtime, m
     when it is set (its update callback), whatever sets it — the sidebar, a preset, a script."""
     calls = []
     monkeypatch.setattr(runtime, "on_change", lambda *a: calls.append(1))
-    registry = addon_module_cached("procanim_addon.registry")
+    generators = addon_module_cached("operators.generators")
     scene = bpy.context.scene
     checked = 0
-    for entry in registry.GENERATORS:
-        settings = getattr(scene.procanim, entry.settings)
+    for entry in generators.every():
+        if not entry.has_panel:
+            continue
+        settings = getattr(scene.procanim, entry.settings_name)
         for prop in settings.bl_rna.properties:
             if prop.identifier in ("rna_type", "name", "preview") or prop.is_readonly or prop.type == "COLLECTION":
                 continue

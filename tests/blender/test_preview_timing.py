@@ -94,15 +94,9 @@ def _ground(scene):
 
 def _engine_ms(procanim_extension, generator, reps=3):
     """The engine alone: prepare once, then Job.compute ``reps`` times (median wall and CPU ms)."""
-    ops = addon_module(procanim_extension, "operators")
-    registry = addon_module(procanim_extension, "procanim_addon.registry")
-    generator_settings = addon_module(procanim_extension, "panels.generator")
-    panels = addon_module(procanim_extension, "panels")
-    entry = registry.get(generator)
-    module = ops.generator_module(entry)
-    settings = getattr(bpy.context.scene.procanim, entry.settings)
-    args = generator_settings.settings_args(entry, module, panels.panel_module(entry), settings)
-    job = module.prepare(args, bpy.context)
+    gen = addon_module(procanim_extension, "operators.generators").get(generator)
+    settings = getattr(bpy.context.scene.procanim, gen.settings_name)
+    job = gen.prepare(gen.settings_args(settings), bpy.context)
     wall, cpu = [], []
     for _ in range(reps):
         t0, c0 = time.perf_counter(), time.thread_time()

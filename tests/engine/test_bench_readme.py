@@ -116,6 +116,24 @@ def test_speed_rows_judge_each_goal_the_right_way_round():
     assert "| 0.90–1.10 ms |" in rows[3] and "3.6–4.4×" in rows[3]
 
 
+def test_the_fix_feet_row_is_judged_on_the_31_bone_clip():
+    def fix_feet(wall: float) -> br.BenchLog:
+        return log(
+            "fix_feet_engine",
+            'BENCH {"table": "fix_feet_engine", "row": "CMU BVH, 31 bones", "frames": 1046, "bones": 31, '
+            f'"fps_wall": {wall}, "fps_cpu": 2000.0, "contacts": 160}}',
+            'BENCH {"table": "fix_feet_engine", "row": "ProcAnim human, 22 bones", "frames": 1046, "bones": 22, '
+            '"fps_wall": 300.0, "fps_cpu": 2500.0, "contacts": 160}',
+        )
+
+    met = br.render_speed(br.Run({"fix_feet_engine": fix_feet(640.0)})).splitlines()[4]
+    assert met.startswith("| Fix Feet engine, a skated walk on CMU BVH, 31 bones, 1,046 frames")
+    assert "| 640 frames/s (CPU 2,000) | ProcAnim human, 22 bones: 300 frames/s |" in met
+    assert met.rstrip().endswith("| ≥ 500 frames/s | met |")
+    slow = br.render_speed(br.Run({"fix_feet_engine": fix_feet(450.0)})).splitlines()[4]
+    assert slow.rstrip().endswith("| **not met** |")
+
+
 def test_terrain_table2_places_cells_and_refusals():
     lines = []
     for kind, level, coll, refused, paper in (

@@ -104,6 +104,15 @@ def test_every_value_is_finite_at_slider_extremes(rig):
                     assert clip.is_finite()
 
 
+def test_a_rotation_gain_of_0_turns_nothing_and_stays_finite(rig):
+    """g = 0 is within its limits; the neck's sway (neck yaw / 2g) is then the gain-free w·a·cos θ / 2."""
+    sk, clip, pose = walk(rig, rotation_gain_deg=0.0, direction=10.0)
+    assert clip.is_finite()
+    rest_yaw = np.arctan2(sk.matrix_local[sk.index("hips"), 1, 0], sk.matrix_local[sk.index("hips"), 0, 0])
+    yaw = np.arctan2(pose[:, sk.index("hips"), 1, 0], pose[:, sk.index("hips"), 0, 0])
+    assert np.abs(yaw - rest_yaw).max() < 1e-9
+
+
 @pytest.mark.parametrize(
     "kw, words",
     [

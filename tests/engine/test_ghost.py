@@ -12,6 +12,8 @@ import pytest
 
 from procanim_addon import duck, ghost, motions, registry
 from procanim_addon.clip import Clip
+from procanim_addon.fix_feet import FixFeetParams
+from procanim_addon.fix_feet.footskate import Footskate, add_footskate
 from procanim_addon.ground import FlatGround
 from procanim_addon.handshake import HandshakeParams, generate_handshake
 from procanim_addon.rigs import duck_skeleton, human_skeleton
@@ -112,23 +114,32 @@ def terrain_scene():
     return [clip], [ghost.Body("Human", sk, rm, placed(2.0, 0.0, 0.0, 0.0))]
 
 
+def fix_feet_scene():
+    sk, rm = human_skeleton()
+    source = add_footskate(sk, rm, motions.walk(sk, rm, motions.WalkParams(steps=2)), Footskate(seed=2))
+    clip = registry.get("fix_feet").call(sk, rm, source, FlatGround(0.0), None, FixFeetParams(), {})[0]
+    return [clip], [ghost.Body("Human", sk, rm, placed(0.5, -1.0, 0.0, 45.0))]
+
+
 SCENES = {
     "duck_walk": duck_scene,
     "handshake": lambda: handshake_scene()[:2],
     "path_walk": path_walk_scene,
     "adapt_terrain": terrain_scene,
     "source_motion": source_scene,
+    "fix_feet": fix_feet_scene,
 }
 
 
 def test_every_generator_is_covered():
-    assert set(SCENES) == {g.id for g in registry.GENERATORS}
+    # the crowd has no preview of its own: its walkers are path walks, covered above
+    assert set(SCENES) == {g.id for g in registry.GENERATORS} - {"crowd_walk"}
 
 
 @pytest.mark.parametrize("generator", list(SCENES))
 def test_ghost_bones_are_the_baked_pose_on_every_key(generator):
     clips, bodies = SCENES[generator]()
-    ghosts = ghost.build_ghosts(clips, bodies)
+    ghosts = ghost.build_ghosts(clips, bodies, registry.get(generator).overlays)
     for clip, body, g in zip(clips, bodies, ghosts):
         assert g.frames[0] == clip.frames[0] and g.frames[-1] == clip.frames[-1]
         assert np.all(np.diff(g.frames) == 1.0)
@@ -219,13 +230,35 @@ def test_duck_plants_alternate_and_the_feet_rest_on_them():
 
 def test_handshake_grip_points_meet_in_the_shake():
     clips, bodies, report = handshake_scene()
-    gi, gp = ghost.build_ghosts(clips, bodies)
+    gi, gp = ghost.build_ghosts(clips, bodies, registry.get("handshake").overlays)
     shake = np.asarray(report["curves"]["frames_in_shake"])
     assert gi.grip is not None and gp.grip is not None and shake.any()
     apart = np.linalg.norm(gi.grip - gp.grip, axis=1)
     assert apart[shake].max() < 1e-3 and apart[0] > 0.2  # together in the shake, apart at rest
     # the point of contact: the middle of the grips over the shake
     assert np.linalg.norm(gi.meeting - gi.grip[shake].mean(axis=0)) < 1e-3 and gi.meeting is gp.meeting
+
+
+def test_fix_feet_plants_are_the_held_contacts_where_the_fixed_feet_stand():
+    """The ghost draws the contacts Fix Feet held (its overlay), not the ones it would find from
+    the feet's speed: one plant per held contact, in world space, the fixed heel on it while held."""
+    clips, bodies = fix_feet_scene()
+    clip, body = clips[0], bodies[0]
+    g = ghost.build_ghost(clip, body, registry.get("fix_feet").overlays)
+    held = clip.metrics["held_contacts"]
+    assert len(g.plants) == len(held) == clip.metrics["contacts"] > 0
+    world = body.world
+    sk = body.skeleton
+    for plant, row in zip(g.plants, held):
+        assert (plant.side, plant.first, plant.last) == (row["foot"], row["first"], row["last"])
+        assert np.allclose(plant.heel, world[:3, :3] @ row["heel"] + world[:3, 3])
+        foot = sk.names.index(body.rigmap.get(f"foot.{plant.side}"))
+        mid = g.index(0.5 * (plant.first + plant.last))
+        ankle = g.heads[mid, g.bone_names.index(sk.names[foot])]
+        assert np.linalg.norm((ankle - plant.heel)[:2]) < 0.05  # the heel is under the ankle
+    clip.metrics["held_contacts"] = held[1:]  # the ghost draws what Fix Feet held, not what it finds itself
+    assert len(ghost.build_ghost(clip, body, registry.get("fix_feet").overlays).plants) == len(held) - 1
+    assert len(ghost.build_ghost(clip, body).plants) >= len(held) - 1  # without the overlay: found by speed
 
 
 def test_a_clip_for_another_rig_keeps_the_missing_bones_at_rest():

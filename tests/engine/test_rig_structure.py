@@ -13,8 +13,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import rig_samples as rs  # noqa: E402
 
 from procanim_addon import rigs  # noqa: E402
+from procanim_addon.errors import InputError  # noqa: E402
 from procanim_addon.rig_roles import ARM_ROLES, LEG_ROLES, detect  # noqa: E402
 from procanim_addon.skeleton import Skeleton  # noqa: E402
+from procanim_addon.walk import generate_path_walk  # noqa: E402
 
 COMPLETE = LEG_ROLES + ARM_ROLES + ["hips", "spine", "chest", "neck", "head"]
 
@@ -104,16 +106,28 @@ def test_left_is_the_characters_own_left_not_an_axis():
     assert sk.tails[sk.index(rm.roles["toe.L"]), 1] > sk.heads[sk.index(rm.roles["foot.L"]), 1]
 
 
-def test_a_rig_standing_along_y_in_its_armature_space_is_read_too():
-    """FBX imports often keep a Y-up armature space (the object is rotated to stand)."""
+def test_a_rig_lying_along_y_is_read_too_and_said_to_lie():
+    """A Y-up import whose object was not rotated to stand lies in the scene (the bridge's upright
+    frame cannot stand it up): its roles are found, and the map says it lies along +Y."""
     bones, truth = rs.mixamo()
     y_up = [dict(b, head=(b["head"][0], b["head"][2], -b["head"][1]), tail=(b["tail"][0], b["tail"][2], -b["tail"][1]))
             for b in bones]
     renamed, new = rs.renamed(y_up, seed=8)
     rm = _detect(renamed)
     assert {r: rm.roles.get(r) for r in truth} == {r: new[b] for r, b in truth.items()}
-    assert any("+Y" in n for n in rm.notes)
-    assert not any("+Y" in n for n in _detect(bones).notes)
+    assert rm.lies_along == "+Y" and any("+Y" in n for n in rm.notes)
+    upright = _detect(bones)
+    assert upright.lies_along == "" and not any("+Y" in n for n in upright.notes)
+
+
+def test_a_lying_rig_is_refused_saying_its_axes_are_turned_and_what_to_do():
+    bones, _ = rs.mixamo()
+    y_up = [dict(b, head=(b["head"][0], b["head"][2], -b["head"][1]), tail=(b["tail"][0], b["tail"][2], -b["tail"][1]))
+            for b in bones]
+    rm = _detect(y_up)
+    sk = Skeleton.from_bones(rs.bone_dicts(y_up))
+    with pytest.raises(InputError, match=r"armature's axes are turned.*rotate the armature object"):
+        generate_path_walk(sk, rm, np.array([[0.0, 0.0, 0.0], [0.0, -2.0, 0.0]]))
 
 
 def test_names_that_contradict_the_geometry_lose_and_cost_confidence():
@@ -184,3 +198,47 @@ def test_the_existing_demo_rigs_keep_their_roles_with_the_rest_pose():
         by_structure = detect(sk.names, {b.name: b.parent for b in template.bones}, template.name, skeleton=sk)
         assert by_structure.roles == by_names.roles
         assert by_structure.spine == by_names.spine
+
+
+def _ik_feet(bones, truth):
+    """The skeleton with its feet hanging from a root bone on the ground (added when it has none),
+    as game exports with IK feet have them."""
+    roots = [b["name"] for b in bones if b["parent"] is None]
+    out = [dict(b) for b in bones]
+    if truth.get("root") is None:
+        out.append({"name": "ground_root", "parent": None, "head": (0.0, 0.0, 0.0), "tail": (0.0, 0.2, 0.0)})
+        for b in out:
+            if b["name"] in roots:
+                b["parent"] = "ground_root"
+    root = truth.get("root") or "ground_root"
+    for b in out:
+        if b["name"] in (truth["foot.L"], truth["foot.R"]):
+            b["parent"] = root
+    return out
+
+
+@pytest.mark.parametrize("sample", ["procanim", "mixamo", "cmu", "unreal", "rigify_metarig"])
+def test_feet_that_hang_from_the_root_are_found_at_the_end_of_the_shin(sample):
+    """A game rig's IK feet: the foot is not the shin's child; it is the foot whose head lies at
+    the shin's end (renamed: the structure alone decides)."""
+    bones, truth = ALL_HUMANS[sample]()
+    renamed, new = rs.renamed(_ik_feet(bones, truth), seed=11)
+    rm = _detect(renamed)
+    assert not rm.missing(COMPLETE), rm.notes
+    expected = {role: new[bone] for role, bone in truth.items()}
+    assert {r: rm.roles.get(r) for r in expected} == expected
+
+
+@pytest.mark.parametrize("yaw", [0.0, 150.0])
+def test_arms_spine_and_head_are_found_when_the_legs_have_no_feet(yaw):
+    """No foot anywhere (legs end at the shins): the facing comes from the knees, and the arms,
+    spine and head are found all the same; the legs are not guessed."""
+    bones, truth = rs.mixamo()
+    feet = {truth["foot.L"], truth["foot.R"]}
+    gone = feet | {b["name"] for b in bones if b["parent"] in feet}
+    gone |= {b["name"] for b in bones if b["parent"] in gone}
+    renamed, new = rs.renamed(rs.turned([b for b in bones if b["name"] not in gone], yaw), seed=5)
+    rm = _detect(renamed)
+    upper = ARM_ROLES + ["hips", "spine", "chest", "neck", "head"]
+    assert {r: rm.roles.get(r) for r in upper} == {r: new[truth[r]] for r in upper}
+    assert rm.missing(LEG_ROLES) and any("no feet found" in n for n in rm.notes)

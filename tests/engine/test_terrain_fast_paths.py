@@ -259,22 +259,3 @@ def test_descriptor_frames_per_component_equal_the_vector_version():
     n[40:45] = [0.0, -2.0, 0.0]
     for forward in ([0.0, -1.0, 0.0], np.array([0.3, -0.9, 0.1])):
         np.testing.assert_array_equal(surface_frames(n, forward), surface_frames_vectors(n, forward))
-
-
-def test_adaptation_makes_no_lapack_inverse_or_solve(monkeypatch):
-    """One np.linalg.inv (or solve, svd, ...) wakes OpenBLAS's other thread, which then spins for
-    ~0.1 s of CPU time through the descriptors and the solve (measured: the engine's CPU time was
-    1.65x its wall time): the adaptation inverts its affine matrices by the adjugate instead."""
-    from procanim_addon import motions
-    from procanim_addon.terrain.adapt import AdaptParams, adapt_to_terrain
-    from procanim_addon.terrain.shapes import body_heights
-
-    sk, rm = human_skeleton()
-    clip = motions.walk(sk, rm, motions.WalkParams(steps=2))
-    terrain = zigzag(body_heights(sk, rm)["knee"], start_xy=(0.0, -0.3), cell_length=0.8, ground_z=0.03)
-    called = []
-    for name in ("inv", "solve", "lstsq", "pinv", "svd", "eig", "eigh", "qr", "cholesky"):
-        monkeypatch.setattr(np.linalg, name, lambda *a, _n=name, **k: called.append(_n))
-    out = adapt_to_terrain(sk, rm, clip, None, terrain, AdaptParams(refuse_infeasible=False))
-    assert called == []
-    assert np.all(np.isfinite(out.rotations))

@@ -8,7 +8,7 @@ from procanim_addon import transforms as tf
 from procanim_addon.curves import catmull_rom
 from procanim_addon.rigs import human_skeleton
 from procanim_addon.terrain.joints import channels_from_positions, joint_set
-from procanim_addon.terrain.solve import SolveStats, damped_solve, multires_solve
+from procanim_addon.terrain.solve import SolveStats, UpdateRule, damped_solve, multires_solve
 
 
 def chain_restore(lengths):
@@ -28,7 +28,7 @@ def test_damped_update_reaches_a_reachable_target_and_keeps_lengths():
     src = np.array([[[0.0, 0, 0], [0, 0, 1], [0, 0, 2]]])
     target = src + [0.3, 0.0, 0.5]  # the same chain moved: reachable with lengths kept
     stats = SolveStats()
-    out = damped_solve(src, target, chain_restore([1.0, 1.0]), tolerance_m=1e-9, stats=stats)
+    out = damped_solve(src, target, chain_restore([1.0, 1.0]), UpdateRule(tolerance_m=1e-9), stats=stats)
     assert out == pytest.approx(target, abs=1e-8)
     assert 1 < stats.iterations < 100
 
@@ -36,7 +36,7 @@ def test_damped_update_reaches_a_reachable_target_and_keeps_lengths():
 def test_damped_update_with_k_9_moves_one_eighteenth_of_the_way_first():
     src = np.zeros((1, 1, 3))
     target = np.ones((1, 1, 3))
-    first = damped_solve(src, target, lambda p: p, k0=9.0, max_iterations=1)
+    first = damped_solve(src, target, lambda p: p, UpdateRule(k0=9.0, max_iterations=1))
     assert first == pytest.approx(np.full((1, 1, 3), 0.5 / 9.0))  # ½·(p_est − p)/k
 
 

@@ -17,7 +17,8 @@ event loop runs, as a user at the screen would (input, screen and probes: gui_ha
    then hold an action with F-curves and keyframes.
 5. The panels are drawn again after the bake (metrics), then ``xwd -root`` takes a
    screenshot (docs/sidebar.png).
-6. Undo takes the bake back, Redo brings it back.
+6. Undo takes the bake back, Redo brings it back. Fix Feet on the duck's walk bakes a new action;
+   Undo puts the duck walk back, its keys unchanged.
 7. Esc: ProcAnim's human with a long walk (LONG_STEPS steps, several hundred frames) and the
    zigzag ahead of it, made with procanim.add_human / source_motion / add_zigzag; the Terrain
    panel's Generate button is found in the sidebar and clicked (real click; if it cannot be found,
@@ -130,6 +131,8 @@ CHECKS = (
     "screenshot",
     "undo_restores",
     "redo_rebakes",
+    "fix_feet_baked",
+    "fix_feet_undo_restores",
     "terrain_scene_built",
     "long_bake_started",
     "esc_cancelled",
@@ -313,6 +316,7 @@ def scenario():
         return
     fcs = yield from generate_step(scr, panels, duck)
     yield from undo_redo_step(scr, duck, fcs)
+    yield from fix_feet_undo_step(scr, duck_name)
     yield from esc_cancel_step(scr)
     yield from drag_setting_step(scr)
     yield from preview_step(scr, duck_name)
@@ -515,6 +519,32 @@ def generate_step(scr, panels, duck):
     shot(SHOT)
     check("screenshot", os.path.getsize(SHOT) > 10000, "%s, %d bytes" % (SHOT, os.path.getsize(SHOT)))
     return fcs
+
+
+def _keys(obj):
+    action = action_of(obj)
+    return action.name if action else None, [
+        tuple(kp.co) for fc in fcurves_of(action, obj) for kp in fc.keyframe_points] if action else []
+
+
+def fix_feet_undo_step(scr, name):
+    """Fix Feet on the duck's walk makes a new action; Undo puts the walk back as it was."""
+    before = _keys(bpy.data.objects[name])
+    with scr.override():
+        bpy.ops.ed.undo_push(message="GUI check: before Fix Feet")
+        ret = bpy.ops.procanim.fix_feet("EXEC_DEFAULT", True, armature=name)  # True: an undo step, as a button
+    yield 0.5
+    duck = bpy.data.objects[name]
+    fixed = action_of(duck)
+    check("fix_feet_baked", "FINISHED" in ret and fixed is not None and fixed.procanim.generator == "fix_feet",
+          "procanim.fix_feet -> %s, action %r" % (sorted(ret), fixed.name if fixed else None))
+    with scr.override():
+        bpy.ops.ed.undo()
+    yield 0.5
+    after = _keys(bpy.data.objects[name])  # undo reloads data: look the object up again
+    check("fix_feet_undo_restores", after == before,
+          "after Undo the duck's action is %r with %d keys (before Fix Feet: %r, %d keys)"
+          % (after[0], len(after[1]), before[0], len(before[1])))
 
 
 def undo_redo_step(scr, duck, fcs):

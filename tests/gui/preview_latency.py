@@ -85,14 +85,8 @@ def engine_job(st):
     from importlib import import_module
 
     addon = next(a.module for a in bpy.context.preferences.addons if a.module.endswith(".procanim"))
-    ops = import_module(addon + ".operators")
-    registry = import_module(addon + ".procanim_addon.registry")
-    panels = import_module(addon + ".panels")
-    generator = import_module(addon + ".panels.generator")
-    entry = registry.get("path_walk")
-    module = ops.generator_module(entry)
-    args = generator.settings_args(entry, module, panels.panel_module(entry), st.path_walk)
-    return module.prepare(args, bpy.context)
+    generator = import_module(addon + ".operators.generators").get("path_walk")
+    return generator.prepare(generator.settings_args(st.path_walk), bpy.context)
 
 
 def scenario(name, action, measure=None, before=None):

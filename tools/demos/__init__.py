@@ -2,9 +2,11 @@
 ``out/demo.blend``, renders its contact sheet to ``docs/<name>_contact_sheet.png`` and its looping
 animation to ``docs/<name>_animation.webp``.
 
-A module defines ``NAME`` (file-name stem), ``ORDER`` (int), ``SHEET_FRAMES`` (frames of the contact
-sheet) and ``build(scene)`` which fills the given empty scene through ProcAnim's public operators
-(as a pipeline script would), sets ``scene.camera`` and returns a dict of figures to print.
+A module defines ``NAME`` (file-name stem), ``GENERATORS`` (the ids of the generators whose
+operators it shows: every generator with a panel of its own is shown by one, see
+``tests/blender/test_panels.py``), ``ORDER`` (int), ``SHEET_FRAMES`` (frames of the contact sheet) and
+``build(scene)`` which fills the given empty scene through ProcAnim's public operators (as a pipeline
+script would), sets ``scene.camera`` and returns a dict of figures to print.
 
 Optional, for the animation (each may also be a function of the built scene returning the value):
 

@@ -3,6 +3,7 @@
 import bpy
 
 NAME = "duck"
+GENERATORS = ("duck_walk",)
 ORDER = 0
 SHEET_FRAMES = (0, 12, 24, 36, 48, 60, 72, 84)
 DUCKS = [("Joy", "JOY"), ("Wandering", "HAPPY_WANDERING"), ("Sad", "SAD")]

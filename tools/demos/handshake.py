@@ -8,6 +8,7 @@ import bpy
 from demos.duck import add_ground_camera_light
 
 NAME = "handshake"
+GENERATORS = ("handshake",)
 ORDER = 10
 SHEET_FRAMES = (1, 12, 24, 36, 46, 56, 70, 90)
 # The whole handshake: both stand in the neutral pose at its first and last frame, so it loops.

@@ -5,6 +5,7 @@ import bpy
 from .duck import add_ground_camera_light
 
 NAME = "path_walk"
+GENERATORS = ("path_walk",)
 ORDER = 20
 SHEET_FRAMES = (1, 40, 80, 120, 160, 200, 240, 280)
 

@@ -15,6 +15,7 @@ from demos.duck import add_ground_camera_light
 from demos.path_walk import add_poly_curve
 
 NAME = "rigify"
+GENERATORS = ("path_walk", "handshake")
 ORDER = 40
 SHEET_FRAMES = (1, 30, 60, 90, 120, 150, 180, 210)
 WALK_X, SHAKE_X, SHAKE_Y = -1.0, 1.4, -1.6

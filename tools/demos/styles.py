@@ -14,6 +14,7 @@ from demos.duck import add_ground_camera_light
 from demos.path_walk import add_poly_curve
 
 NAME = "styles"
+GENERATORS = ("path_walk",)
 ORDER = 25
 SHEET_FRAMES = (1, 30, 60, 90, 120, 150, 180, 210)
 STYLES = (("NEUTRAL", "Neutral"), ("JOY", "Joy"), ("HAPPY_WANDERING", "Happy-wandering"), ("SAD", "Sad"))

@@ -3,6 +3,7 @@
 import bpy
 
 NAME = "terrain"
+GENERATORS = ("adapt_terrain", "source_motion")
 ORDER = 30
 SHEET_FRAMES = (1, 12, 23, 34, 45, 56, 67, 78)
 # Both adapted motions from start to end (a walk over the zigzag and a jump onto it; they restart).

@@ -1,19 +1,21 @@
 """The key of a generator's inputs: what its ``prepare`` reads, as one comparable value.
 
 Two calls with equal keys make the same Clip (the engines are pure functions of their inputs), so
-the key decides when the preview regenerates and when Generate may bake the preview's Clip
-instead of computing it again. It holds:
+the key decides when the live preview regenerates and when Generate may bake the preview's Clip
+instead of computing it again (:mod:`.previewed`). It holds:
 
-* the generator's arguments (object arguments and ``key_target`` aside), each with whether the
-  caller set it — an argument the caller did not set stands for "the generator decides" (the
-  terrain's frame range with Whole Action on), so only its being unset counts;
+* the generator's arguments (object arguments and where the keys go — ``key_target``, ``bake_to``,
+  ``blend_type`` — aside), each with whether the caller set it — an argument the caller did not set
+  stands for "the generator decides" (the terrain's frame range with Whole Action on), so only its
+  being unset counts;
 * the scene's frame rate and unit scale;
 * per object argument, the object it resolves to: name, type, world and basis matrices, and
-  its content: an armature's bones, role map and (for generators that read one) source action;
+  its content: an armature's bones, role map, (for generators that read one) source action with
+  its pose markers, and NLA strips;
   a curve's or mesh's evaluated geometry.
 
-Digests of geometry, rest bones and actions can be served from a cache that the preview invalidates from
-Blender's depsgraph updates (:func:`note_update`); ``fresh=True`` recomputes them (Generate does).
+Digests of geometry, rest bones and actions can be served from a cache that the preview invalidates
+from Blender's depsgraph updates (:func:`note_update`); ``fresh=True`` recomputes them (Generate does).
 """
 
 from __future__ import annotations
@@ -22,12 +24,13 @@ import hashlib
 
 import numpy as np
 
-from ..operators.base import argument_given, operator_arguments
-from ..operators.compat import action_fcurves
+from .compat import action_fcurves
+from .generator import Generator
+from .objects import argument_given
 
-IGNORED = ("key_target",)  # arguments that change the bake, not the Clip
+IGNORED = ("key_target", "bake_to", "blend_type")  # arguments that change the bake, not the Clip
 
-_argument_names: dict[str, list[str]] = {}  # operator module → its argument names (made once)
+_argument_names: dict[str, list[str]] = {}  # generator id → its argument names (made once)
 _serials: dict[str, int] = {}  # "OB:<name>" / "AC:<name>" → depsgraph updates seen
 _digests: dict[str, tuple[int, str]] = {}  # same keys → (serial when computed, digest)
 
@@ -104,8 +107,9 @@ def _bones(obj) -> str:
 
 
 def _action(action) -> str:
-    """Digest of an action's F-curves (paths and keys)."""
-    parts: list[np.ndarray] = [np.frombuffer(action.name.encode(), dtype=np.uint8)]
+    """Digest of an action's F-curves (paths and keys) and pose markers (the user's contacts)."""
+    markers = repr(sorted((m.name, m.frame) for m in action.pose_markers))
+    parts: list[np.ndarray] = [np.frombuffer((action.name + markers).encode(), dtype=np.uint8)]
     for fc in action_fcurves(action):
         co = np.empty(len(fc.keyframe_points) * 2, dtype=np.float32)
         fc.keyframe_points.foreach_get("co", co)
@@ -113,19 +117,33 @@ def _action(action) -> str:
     return _digest(*parts)
 
 
-def object_state(obj, op_module, context, fresh: bool = False) -> tuple:
+def _nla(obj) -> str:
+    """Digest of an armature's NLA strips (what plays, where, how) and of their actions: the
+    motion Blender evaluates beside the active action."""
+    tracks = obj.animation_data.nla_tracks
+    layout = [(t.name, t.mute, t.is_solo, [(s.name, s.mute, s.frame_start, s.frame_end, s.action_frame_start,
+                                             s.action_frame_end, s.scale, s.repeat, s.influence, s.blend_type,
+                                             s.extrapolation, s.action.name if s.action else "") for s in t.strips])
+              for t in tracks]
+    actions = {s.action.name: s.action for t in tracks for s in t.strips if s.action is not None}
+    return _digest(np.frombuffer(repr(layout).encode(), dtype=np.uint8),
+                   np.frombuffer("".join(_action(a) for _, a in sorted(actions.items())).encode(), dtype=np.uint8))
+
+
+def object_state(obj, generator: Generator, context, fresh: bool = False) -> tuple:
     """What of ``obj`` a generator's ``prepare`` may read, as a comparable value."""
     state = [obj.name, obj.type, _matrix(obj.matrix_world), _matrix(obj.matrix_basis)]
     if obj.type == "ARMATURE":
         state.append(_cached(f"OB:{obj.name}", fresh, lambda: _bones(obj)))
-        reader = getattr(op_module, "source_action", None)  # generators that adapt the held action
-        if reader is not None:
-            try:
-                action = reader(obj)
-            except Exception as err:  # an InputError: the key says so, prepare will report it
-                state.append(f"no action: {err}")
-            else:
+        try:
+            action = generator.source_action(obj)  # generators that adapt the held action
+        except Exception as err:  # an InputError: the key says so, prepare will report it
+            state.append(f"no action: {err}")
+        else:
+            if action is not None:
                 state.append(_cached(f"AC:{action.name}", fresh, lambda: _action(action)))
+        if obj.animation_data is not None and len(obj.animation_data.nla_tracks):
+            state.append(_nla(obj))
     elif obj.type in ("CURVE", "MESH"):
         state.append(_cached(f"OB:{obj.name}", fresh, lambda: _geometry(obj, context)))
     return tuple(state)
@@ -145,13 +163,13 @@ def _plain(value):
         return repr(value)
 
 
-def argument_values(op_module, args) -> tuple:
+def argument_values(generator: Generator, args) -> tuple:
     """``(name, value or None when not set)`` for every non-object argument the Clip depends on."""
-    names = _argument_names.get(op_module.__name__)
-    if names is None:  # building the properties is slow (~2 ms): once per operator module
-        objects = {arg.name for arg in op_module.OBJECTS}
-        names = [n for n in operator_arguments(op_module) if n not in objects and n not in IGNORED]
-        _argument_names[op_module.__name__] = names
+    names = _argument_names.get(generator.id)
+    if names is None:  # building the properties takes a while: once per generator
+        objects = {arg.name for arg in generator.objects}
+        names = [n for n in generator.operator_arguments() if n not in objects and n not in IGNORED]
+        _argument_names[generator.id] = names
     out = []
     for name in names:
         given = argument_given(args, name)
@@ -159,24 +177,24 @@ def argument_values(op_module, args) -> tuple:
     return tuple(out)
 
 
-def resolved_objects(entry, op_module, args, context) -> list:
-    """The objects the arguments resolve to, in ``OBJECTS`` order (None for an empty optional one);
-    raises the generator's InputError when one cannot be resolved."""
-    return [arg.resolve(args, context, entry.settings) for arg in op_module.OBJECTS]
+def resolved_objects(generator: Generator, args, context) -> list:
+    """The objects the arguments resolve to, in ``generator.objects`` order (None for an empty
+    optional one); raises the generator's InputError when one cannot be resolved."""
+    return [arg.resolve(args, context, generator.settings_name) for arg in generator.objects]
 
 
-def inputs_key(entry, op_module, args, context, fresh: bool = False, objects: list | None = None) -> tuple:
-    """The key of what ``op_module.prepare(args, context)`` would read (see the module docstring);
+def inputs_key(generator: Generator, args, context, fresh: bool = False, objects: list | None = None) -> tuple:
+    """The key of what ``generator.prepare(args, context)`` would read (see the module docstring);
     ``objects``: the arguments' objects when already resolved (:func:`resolved_objects`).
 
     Raises the generator's InputError when an object argument cannot be resolved.
     """
     scene = context.scene
     if objects is None:
-        objects = resolved_objects(entry, op_module, args, context)
+        objects = resolved_objects(generator, args, context)
     return (
-        entry.id,
-        argument_values(op_module, args),
+        generator.id,
+        argument_values(generator, args),
         (scene.render.fps, scene.render.fps_base, scene.unit_settings.scale_length),
-        tuple(None if obj is None else object_state(obj, op_module, context, fresh) for obj in objects),
+        tuple(None if obj is None else object_state(obj, generator, context, fresh) for obj in objects),
     )

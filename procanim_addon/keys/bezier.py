@@ -1,0 +1,243 @@
+"""An F-curve's value at a frame, computed as Blender computes it (numpy only, no Blender).
+
+Blender stores a key (``BezTriple``) as three float32 points — left handle, key, right handle —
+plus an interpolation mode for the segment that starts at the key. Between two keys ``P0`` (a key),
+``P1`` (its right handle), ``P2`` (the next key's left handle) and ``P3`` (the next key) make a cubic
+Bézier curve in the (frame, value) plane; to find the value at frame ``x`` Blender
+
+1. limits each handle's horizontal reach to the key interval (``BKE_fcurve_correct_bezpart``),
+2. solves ``x(t) = x`` for the curve parameter ``t`` — the cubic ``c₀ + c₁t + c₂t² + c₃t³`` whose
+   coefficients it forms in float32 and solves in double by Cardano's formula, taking the first root
+   in [−1e-10, 1.000001] (``findzero``/``solve_cubic`` in ``fcurve.cc``),
+3. evaluates ``y(t)`` in float32 (``berekeny``).
+
+A frame within 1e-4 of a key gives the key's value (the binary search's threshold); before the
+first key and after the last the curve holds their values (constant extrapolation, the default);
+``LINEAR`` and ``CONSTANT`` segments are a straight line and a step. This module repeats that
+arithmetic — the same float32 and float64 operations in the same order — over many frames at once,
+so that the engine can measure exactly what Blender will play (tests/blender/test_key_reduction_eval.py
+compares it with ``FCurve.evaluate`` and with the evaluated pose on every frame).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+F32 = np.float32
+# Blender's enum values (what ``foreach_set`` takes for the key's enum properties)
+INTERPOLATION = {"CONSTANT": 0, "LINEAR": 1, "BEZIER": 2}
+HANDLE = {"FREE": 0, "AUTO": 1, "VECTOR": 2, "ALIGNED": 3, "AUTO_CLAMPED": 4}
+KEY_TYPE = {"KEYFRAME": 0, "EXTREME": 1, "BREAKDOWN": 2, "JITTER": 3, "MOVING_HOLD": 4, "GENERATED": 5}
+
+BINARY_SEARCH_THRESHOLD = F32(1e-4)  # a frame this close to a key gives the key's value
+_ON_KEY = F32(1e-8)
+_SMALL = F32(-1.0e-10)  # solve_cubic's bounds of an accepted root
+_ONE = F32(1.000001)
+_FLT_EPSILON = F32(np.finfo(np.float32).eps)
+
+
+@dataclass
+class Keys:
+    """The keys of one F-curve as Blender stores them (converted to float32 here).
+
+    frames, values: ``(K,)`` key coordinates (frame, value), frames increasing;
+    handle_left, handle_right: ``(K, 2)`` handle coordinates (frame, value);
+    interpolation: ``(K,)`` codes of :data:`INTERPOLATION` (the segment after each key).
+    """
+
+    frames: np.ndarray
+    values: np.ndarray
+    handle_left: np.ndarray
+    handle_right: np.ndarray
+    interpolation: np.ndarray
+
+    def __post_init__(self):
+        self.frames = np.asarray(self.frames, F32)
+        self.values = np.asarray(self.values, F32)
+        self.handle_left = np.asarray(self.handle_left, F32).reshape(-1, 2)
+        self.handle_right = np.asarray(self.handle_right, F32).reshape(-1, 2)
+        self.interpolation = np.asarray(self.interpolation, np.int32)
+
+
+def _sqrt3d(d: np.ndarray) -> np.ndarray:
+    """Signed cube root as Blender's ``sqrt3d``: ``±exp(log(|d|) / 3)``, 0 at 0."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.exp(np.log(np.abs(d)) / 3.0)
+    return np.where(d == 0.0, 0.0, np.where(d < 0.0, -r, r))
+
+
+def _accept(r: np.ndarray) -> np.ndarray:
+    return (r >= _SMALL) & (r <= _ONE)
+
+
+def _first_root(candidates: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The first accepted root of float32 ``candidates`` (in Blender's order) and whether one was."""
+    root = candidates[-1].copy()
+    found = np.zeros(root.shape, dtype=bool)
+    for r in reversed(candidates):
+        ok = _accept(r)
+        root = np.where(ok, r, root)
+        found |= ok
+    return root, found
+
+
+def solve_cubic(c0, c1, c2, c3) -> tuple[np.ndarray, np.ndarray]:
+    """First root ``t`` (float32) of ``c0 + c1 t + c2 t² + c3 t³`` in [−1e-10, 1.000001] found by
+    Blender's ``solve_cubic`` (float64 coefficients), and whether there is one."""
+    c0, c1, c2, c3 = (np.asarray(c, np.float64) for c in (c0, c1, c2, c3))
+    shape = np.broadcast_shapes(c0.shape, c1.shape, c2.shape, c3.shape)
+    root = np.zeros(shape, F32)
+    found = np.zeros(shape, dtype=bool)
+    with np.errstate(all="ignore"):
+        cubic = c3 != 0.0
+        a = c2 / c3
+        b = c1 / c3
+        c = c0 / c3
+        a = a / 3
+        p = b / 3 - a * a
+        q = (2 * a * a * a - a * b + c) / 2
+        d = q * q + p * p * p
+        t = np.sqrt(d)
+        one = (np.asarray(_sqrt3d(-q + t) + _sqrt3d(-q - t) - a)).astype(F32)
+        t0 = _sqrt3d(-q)
+        two = [(2 * t0 - a).astype(F32), (-t0 - a).astype(F32)]
+        phi = np.arccos(-q / np.sqrt(-(p * p * p)))
+        tt = np.sqrt(-p)
+        pp = np.cos(phi / 3)
+        qq = np.sqrt(3 - 3 * pp * pp)
+        three = [(2 * tt * pp - a).astype(F32), (-tt * (pp + qq) - a).astype(F32), (-tt * (pp - qq) - a).astype(F32)]
+        r_one, f_one = one, _accept(one)
+        r_two, f_two = _first_root(two)
+        r_three, f_three = _first_root(three)
+        r_cubic = np.where(d > 0.0, r_one, np.where(d == 0.0, r_two, r_three))
+        f_cubic = np.where(d > 0.0, f_one, np.where(d == 0.0, f_two, f_three))
+        # c3 == 0: a quadratic, a line, or a constant
+        disc = c1 * c1 - 4 * c2 * c0
+        sq = np.sqrt(disc)
+        quad = [((-c1 - sq) / (2 * c2)).astype(F32), ((-c1 + sq) / (2 * c2)).astype(F32)]
+        r_q2, f_q2 = _first_root(quad)
+        r_q1 = (-c1 / (2 * c2)).astype(F32)
+        f_q1 = _accept(r_q1)
+        r_quad = np.where(disc > 0, r_q2, r_q1)
+        f_quad = np.where(disc > 0, f_q2, (disc == 0) & f_q1)
+        r_lin = (-c0 / c1).astype(F32)
+        f_lin = _accept(r_lin)
+        r_low = np.where(c2 != 0.0, r_quad, np.where(c1 != 0.0, r_lin, F32(0.0)))
+        f_low = np.where(c2 != 0.0, f_quad, np.where(c1 != 0.0, f_lin, c0 == 0.0))
+    root[...] = np.where(cubic, r_cubic, r_low)
+    found[...] = np.where(cubic, f_cubic, f_low)
+    return root, found
+
+
+def correct_bezpart(v1, v2, v3, v4):
+    """Handles ``v2`` (of the key ``v1``) and ``v3`` (of the key ``v4``) shortened so that neither
+    reaches past the other key in time (``BKE_fcurve_correct_bezpart``); arrays ``(..., 2)`` float32."""
+    v2, v3 = v2.copy(), v3.copy()
+    h1 = v1 - v2
+    h2 = v4 - v3
+    span = v4[..., 0] - v1[..., 0]
+    len1, len2 = np.abs(h1[..., 0]), np.abs(h2[..., 0])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for v, vk, hk, lk in ((v2, v1, h1, len1), (v3, v4, h2, len2)):
+            over = (lk > span) & ((len1 + len2) != 0)
+            fac = span / lk
+            v[..., 0] = np.where(over, vk[..., 0] - fac * hk[..., 0], v[..., 0])
+            v[..., 1] = np.where(over, vk[..., 1] - fac * hk[..., 1], v[..., 1])
+    return v2, v3
+
+
+def bezier_segment(v1, v2, v3, v4, x) -> np.ndarray:
+    """Values (float32) at frames ``x`` of the Bézier segments ``v1``–``v4`` ``(..., 2)`` as
+    Blender's BEZIER interpolation gives them (0 where its root search fails, as Blender's does)."""
+    v1, v2, v3, v4 = (np.asarray(v, F32) for v in (v1, v2, v3, v4))
+    x = np.asarray(x, F32)
+    flat = (np.abs(v1[..., 1] - v4[..., 1]) < _FLT_EPSILON) & (np.abs(v2[..., 1] - v3[..., 1]) < _FLT_EPSILON)
+    flat &= np.abs(v3[..., 1] - v4[..., 1]) < _FLT_EPSILON
+    v2, v3 = correct_bezpart(v1, v2, v3, v4)
+    q0, q1, q2, q3 = v1[..., 0], v2[..., 0], v3[..., 0], v4[..., 0]
+    three, two = F32(3.0), F32(2.0)
+    c0 = q0 - x
+    c1 = three * (q1 - q0)
+    c2 = three * (q0 - two * q1 + q2)
+    c3 = q3 - q0 + three * (q1 - q2)
+    t, found = solve_cubic(c0, c1, c2, c3)
+    f1, f2, f3, f4 = v1[..., 1], v2[..., 1], v3[..., 1], v4[..., 1]
+    b0 = f1
+    b1 = three * (f2 - f1)
+    b2 = three * (f1 - two * f2 + f3)
+    b3 = f4 - f1 + three * (f2 - f3)
+    y = b0 + t * b1 + t * t * b2 + t * t * t * b3
+    y = np.where(found, y, F32(0.0))
+    return np.where(flat, f1, y).astype(F32)
+
+
+def evaluate(keys: Keys, t) -> np.ndarray:
+    """Values (float32) of the curve ``keys`` at frames ``t`` ``(N,)``: Blender's
+    ``evaluate_fcurve`` with constant extrapolation and no modifiers."""
+    return evaluate_many([keys], t)[:, 0]
+
+
+def _locate(keys: Keys, t: np.ndarray):
+    """For frames ``t`` (float32): the value where it needs no segment (outside the keys, or within
+    the binary search's threshold of a key), else NaN; and the index of the segment's first key."""
+    x, y = keys.frames, keys.values
+    value = np.full(t.shape, np.nan, F32)
+    seg = np.zeros(t.shape, dtype=np.int64)
+    if len(x) == 0:
+        value[:] = 0.0
+        return value, seg
+    before, after = t <= x[0], t >= x[-1]
+    value[before] = y[0]
+    value[after & ~before] = y[-1]
+    inner = np.nonzero(~(before | after))[0]
+    if len(inner):
+        ti = t[inner]
+        i = np.searchsorted(x, ti, side="left")  # first key at or after the frame
+        near_next = np.abs(x[i] - ti) <= BINARY_SEARCH_THRESHOLD
+        near_prev = np.abs(ti - x[i - 1]) <= BINARY_SEARCH_THRESHOLD
+        on = near_next | near_prev | (np.abs(x[i] - ti) < _ON_KEY)
+        value[inner[on]] = np.where(near_prev[on] & ~near_next[on], y[i[on] - 1], y[i[on]])
+        seg[inner[~on]] = i[~on] - 1
+    return value, seg
+
+
+def evaluate_many(curves: list[Keys], t) -> np.ndarray:
+    """Values (float32) ``(N, C)`` of several curves at frames ``t`` ``(N,)`` (:func:`evaluate` of
+    each; the Bézier segments of all curves solved together)."""
+    t = np.asarray(t, F32)
+    out = np.empty((len(t), len(curves)), F32)
+    parts = []
+    for c, keys in enumerate(curves):
+        value, seg = _locate(keys, t)
+        out[:, c] = value
+        todo = np.nonzero(np.isnan(value))[0]
+        if len(todo):
+            parts.append((c, todo, seg[todo]))
+    if not parts:
+        return out
+    cols = np.concatenate([np.full(len(todo), c) for c, todo, _ in parts])
+    rows = np.concatenate([todo for _, todo, _ in parts])
+    p0, p1, p2, p3, ipo = [], [], [], [], []
+    for c, _, a in parts:
+        keys = curves[c]
+        x, y = keys.frames, keys.values
+        p0.append(np.stack([x[a], y[a]], axis=-1))
+        p1.append(keys.handle_right[a])
+        p2.append(keys.handle_left[a + 1])
+        p3.append(np.stack([x[a + 1], y[a + 1]], axis=-1))
+        ipo.append(keys.interpolation[a])
+    v0, v1, v2, v3 = (np.concatenate(p) for p in (p0, p1, p2, p3))
+    kind = np.concatenate(ipo)
+    ts = t[rows]
+    x0, x1, y0, y1 = v0[:, 0], v3[:, 0], v0[:, 1], v3[:, 1]
+    duration = x1 - x0
+    value = y0.copy()  # CONSTANT, and segments of no duration
+    lin = (kind == INTERPOLATION["LINEAR"]) & (duration != 0)
+    value[lin] = ((y1 - y0) * (ts - x0) / np.where(lin, duration, F32(1)) + y0)[lin]
+    bez = (kind == INTERPOLATION["BEZIER"]) & (duration != 0)
+    if np.any(bez):
+        value[bez] = bezier_segment(v0[bez], v1[bez], v2[bez], v3[bez], ts[bez])
+    out[rows, cols] = value
+    return out

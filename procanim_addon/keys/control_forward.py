@@ -1,0 +1,247 @@
+"""The forward model of a bake onto a control rig: control channels → the deform skeleton they drive.
+
+The keys go on the animator's controls (:mod:`procanim_addon.controls`); the error that matters is
+still on the deform skeleton. :class:`ControlForward` evaluates the rig as the conversion does
+(:class:`~procanim_addon.controls.evaluate.RigPose`: parenting with every inheritance setting and the
+constraints control rigs use) with each keyed control's basis built from its channel values, and
+returns the heads and tails of the deform skeleton's bones (the ``ORG-`` bones and ``root`` on a
+generated Rigify rig; a bone the skeleton turned end for end is measured on the rig's own bone).
+
+The key groups of a control rig are fitted all at once to their dense values (:class:`Direct`):
+the conversion's controls do not form one chain of parents a bone-by-bone compensation could follow.
+
+The bones of two-bone IK chains (the limbs of Rigify's IK controls) are posed by solving the chain
+from the controls above and at its end (:mod:`.ik_chains`), relative to the conversion's poses of
+them when those are given (``pins``: rig bone → matrices ``(F, 4, 4)``, as the conversion pins them;
+``reference``: the dense channel values they belong to; ``stretch``: the IK solver's measured response
+per chain, by its IK constraint's owner). Other bones in ``pins`` are held there. The
+model refuses, naming the chain, to measure a bone that depends on an IK chain it cannot solve.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import transforms as tf
+from ..controls.constraints import Unsupported
+from ..controls.evaluate import RigPose
+from ..controls.rig import ControlRig
+from ..skeleton import Skeleton
+from .compensate import rotation_jacobian
+from .ik_chains import SolvingPose, dense_chains, find_chains
+from .layout import Channel, channel_basis, key_groups, rotation_prop, rotation_values
+
+IK_STEP = 1e-5  # central differences of the controls that move an IK chain (m, rad or scale)
+
+
+class ControlForward:
+    """Deform heads and tails (bone ``b`` of ``skeleton``: head ``2b``, tail ``2b + 1``), then
+    ``extra_points`` (``(skeleton bone index, rest position (3,), armature space)``, carried by the
+    rig's bone), ``(N, P, 3)``, for the values of ``channels`` (on ``rig``'s controls)."""
+
+    def __init__(self, rig: ControlRig, skeleton: Skeleton, channels: list[Channel], pins: dict | None = None,
+                 extra_points=(), reference: np.ndarray | None = None, stretch: dict | None = None):
+        self.rig, self.sk, self.channels = rig, skeleton, channels
+        self.stretch = stretch or {}
+        self.groups = key_groups(channels)
+        self.chains = find_chains(rig)
+        pins = {b if isinstance(b, (int, np.integer)) else rig.index(b): m for b, m in (pins or {}).items()}
+        self.pins = {b: m for b, m in pins.items() if b not in self.chains}
+        self.dense: dict = {}
+        missing = sorted({c.bone for c in channels if not rig.has(c.bone)})
+        if missing:
+            raise ValueError(f"channels of bones the rig does not have: {', '.join(missing)}")
+        self.columns: dict[int, list[int]] = {}
+        for c, ch in enumerate(channels):
+            self.columns.setdefault(rig.index(ch.bone), []).append(c)
+        self.group_control = [rig.index(channels[cols[0]].bone) for cols in self.groups]
+        self.measured = np.array([rig.index(n) for n in skeleton.names])
+        self.extra = [(int(self.measured[b]), (tf.affine_inverse(rig.matrix_local[self.measured[b]])
+                                               @ np.append(np.asarray(p, float), 1.0))[:3]) for b, p in extra_points]
+        self.n_points = 2 * len(self.measured) + len(self.extra)
+        try:
+            if reference is not None and pins:
+                chain_pins = {b: m for b, m in pins.items() if b in self.chains}
+                self.dense = dense_chains(rig, self._state(np.asarray(reference, float)), chain_pins)
+            probe = self._state(np.zeros((1, len(channels))) + self._rest_values())
+            for b in self.measured:
+                probe.pose(int(b))
+        except Unsupported as exc:
+            raise ValueError(f"the control rig's deform bones cannot be evaluated here ({exc})") from exc
+        self.affects = self._affects(probe)
+
+    def _rest_values(self) -> np.ndarray:
+        """Channel values of the rest pose (quaternion w and scale 1, everything else 0) ``(C,)``."""
+        out = np.zeros(len(self.channels))
+        for c, ch in enumerate(self.channels):
+            if (ch.prop == "rotation_quaternion" and ch.index == 0) or ch.prop == "scale":
+                out[c] = 1.0
+            elif ch.prop == "rotation_axis_angle" and ch.index == 2:
+                out[c] = 1.0  # Blender's default axis (0, 1, 0)
+        return out
+
+    def _affects(self, probe: RigPose) -> np.ndarray:
+        """Which points each group moves: the points that move when its control is turned and shifted
+        a little on the rest pose (the rig evaluates only the bones that read the control)."""
+        out = np.zeros((len(self.groups), self.n_points), dtype=bool)
+        rest = self._points(probe)
+        nudge = np.eye(4)
+        nudge[:3, :3] = tf.quat_to_mat3(tf.quat_normalize(np.array([1.0, 0.1, 0.2, 0.3])))
+        nudge[:3, 3] = (0.01, 0.02, 0.03)
+        for g, control in enumerate(self.group_control):
+            basis = probe.basis[control]
+            probe.set_basis(control, basis @ nudge)
+            out[g] = np.abs(self._points(probe) - rest).max(axis=(0, 2)) > 1e-9
+            probe.set_basis(control, basis)
+        return out
+
+    def _basis(self, control: int, values: np.ndarray) -> np.ndarray:
+        loc, rot, scale = channel_basis(self.channels, values, self.columns[control])
+        n = values.shape[0]
+        m = np.broadcast_to(np.eye(4), (n, 4, 4)).copy()
+        if rot is not None:
+            m[:, :3, :3] = rot
+        if scale is not None:
+            m[:, :3, :3] *= scale[:, None, :]
+        if loc is not None:
+            m[:, :3, 3] = loc
+        return m
+
+    def _state(self, values: np.ndarray) -> SolvingPose:
+        n = values.shape[0]
+        dense = self.dense if all(len(d[3]) == n for d in self.dense.values()) else {}  # (not the rest probe)
+        state = SolvingPose(self.rig, n, self.chains, dense, self.stretch if dense else None)
+        for control in self.columns:
+            state.set_basis(control, self._basis(control, values))
+        for bone, pose in self.pins.items():
+            state.pin(bone, pose)
+        return state
+
+    def _points(self, state: RigPose, bones=None, extra=None) -> np.ndarray:
+        """Heads and tails of ``bones`` (rig indices; default every measured bone, then the extra
+        points), or of ``bones`` and then the extra points numbered ``extra``."""
+        if bones is None:
+            bones, extra = self.measured, range(len(self.extra))
+        extra = [] if extra is None else list(extra)
+        out = np.empty((state.frames, 2 * len(bones) + len(extra), 3))
+        for k, b in enumerate(bones):
+            pose = state.pose(int(b))
+            out[:, 2 * k] = pose[:, :3, 3]
+            out[:, 2 * k + 1] = pose[:, :3, 3] + pose[:, :3, 1] * self.rig.lengths[b]  # the tail carries scale
+        for k, e in enumerate(extra):
+            bone, local = self.extra[e]
+            pose = state.pose(bone)
+            out[:, 2 * len(bones) + k] = pose[:, :3, :3] @ local + pose[:, :3, 3]
+        return out
+
+    def __call__(self, values: np.ndarray) -> np.ndarray:
+        return self._points(self._state(np.asarray(values, float)))
+
+    def top_down(self, reference: np.ndarray) -> Direct:
+        """The key groups fitted all at once to their dense values, each bounded by how far its
+        control moves the deform points it drives (:class:`Direct`)."""
+        return Direct(self, reference)
+
+
+class Direct:
+    """Targets and error maps of a control rig's key groups: one level, each group fitted to its
+    dense values. A rotation's map is its rotation vector (:func:`.compensate.rotation_jacobian`)
+    times the distance from the control's head to the farthest deform point it moves, a location's
+    the identity (controls are not scaled by their parents on these rigs) — except for the controls
+    that move a solved IK chain, which moves its knee by many times the change of its target or
+    root near full reach: theirs is measured, the change of the chain's points per unit of each
+    channel (central differences) on each frame, at the point that moves most."""
+
+    compensated = False  # each group is fitted to its dense values
+
+    def __init__(self, model: ControlForward, reference: np.ndarray):
+        self.m = model
+        self.ref = np.asarray(reference, float)
+        self.levels = [list(range(len(model.groups)))]
+        state = model._state(self.ref)
+        points = self.reference_points = model._points(state)
+        self.lever = {}
+        for g, control in enumerate(model.group_control):
+            head = state.pose(control)[:, :3, 3]
+            moved = points[:, model.affects[g]]
+            self.lever[g] = np.linalg.norm(moved - head[:, None, :], axis=-1).max(axis=1, initial=0.0)
+        self.measured = self._ik_maps(state)
+
+    def _ik_maps(self, state) -> dict[int, np.ndarray]:
+        """Per group that moves a deform bone an IK chain poses: its measured map ``(S, 3, n)``."""
+        m = self.m
+        reads = set()
+        for member in m.chains:
+            reads |= state._closure(member)
+        bones = [k for k, b in enumerate(m.measured) if int(b) in reads]
+        if not bones:
+            return {}
+        points = np.concatenate([[2 * k, 2 * k + 1] for k in bones])
+        out = {}
+        for g, control in enumerate(m.group_control):
+            if not m.affects[g, points].any():
+                continue
+            cols = m.groups[g]
+            jac = np.empty((len(self.ref), len(points), 3, len(cols)))
+            for i, c in enumerate(cols):
+                moved = []
+                for sign in (1.0, -1.0):
+                    values = self.ref.copy()
+                    values[:, c] += sign * IK_STEP
+                    state.set_basis(control, m._basis(control, values))
+                    moved.append(m._points(state, m.measured[bones]))
+                jac[..., i] = (moved[0] - moved[1]) / (2 * IK_STEP)
+            state.set_basis(control, m._basis(control, self.ref))
+            worst = np.argmax(np.einsum("spij,spij->sp", jac, jac), axis=1)
+            out[g] = jac[np.arange(len(self.ref)), worst]
+        return out
+
+    def targets(self, level: int, values: np.ndarray) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
+        targets, maps = {}, {}
+        s = len(self.ref)
+        for g in self.levels[level]:
+            cols = self.m.groups[g]
+            ch = self.m.channels[cols[0]]
+            targets[g] = self.ref[:, cols]
+            if ch.prop == "location":
+                maps[g] = np.broadcast_to(np.eye(3), (s, 3, 3))
+            elif ch.prop == "scale":
+                maps[g] = self.lever[g][:, None, None] * np.eye(3)
+            else:
+                maps[g] = rotation_jacobian(ch.prop, ch.mode, targets[g]) * self.lever[g][:, None, None]
+            if g in self.measured:  # the larger of the two, frame by frame
+                bigger = np.einsum("sij,sij->s", self.measured[g], self.measured[g]) > np.einsum(
+                    "sij,sij->s", maps[g], maps[g])
+                maps[g] = np.where(bigger[:, None, None], self.measured[g], maps[g])
+        return targets, maps
+
+    def advance(self, level: int, values: np.ndarray) -> None:
+        """Nothing to carry: the groups are not compensated."""
+
+
+def control_channels(rig: ControlRig, keys) -> tuple[list[Channel], np.ndarray]:
+    """The F-curves a bake onto controls writes for a conversion's ``keys``
+    (:class:`~procanim_addon.controls.ControlKeys`) and their dense values ``(F, C)`` (float32-rounded):
+    location, rotation in each control's rotation mode, and the scale of stretch-cancelling
+    controls — as ``operators/control_rig.py`` writes them."""
+    channels: list[Channel] = []
+    columns: list[np.ndarray] = []
+    for c in sorted(keys.basis):
+        name, mode = rig.names[c], rig.rotation_modes[c]
+        loc, rot = keys.location.get(c), keys.rotation.get(c)
+        if loc is None or rot is None:
+            loc, rot, _ = tf.decompose(keys.basis[c])
+        if keys.key_location[c]:
+            channels += [Channel(name, "location", k) for k in range(3)]
+            columns.append(loc)
+        if keys.key_rotation[c]:
+            prop = rotation_prop(mode)
+            kind = mode if prop != "rotation_axis_angle" else "AXIS_ANGLE"
+            values = rotation_values(mode, rot)
+            channels += [Channel(name, prop, k, kind) for k in range(values.shape[1])]
+            columns.append(values)
+        if c in keys.scale:
+            channels += [Channel(name, "scale", k) for k in range(3)]
+            columns.append(keys.scale[c])
+    values = np.concatenate(columns, axis=1) if columns else np.zeros((0, 0))
+    return channels, values.astype(np.float32).astype(float)

@@ -1,0 +1,145 @@
+"""procanim_addon/keys/bezier.py and handles.py on their own: the evaluation of keys and handles by
+Blender's arithmetic, checked by its defining properties (that it equals Blender's own
+``FCurve.evaluate`` is tests/blender/test_key_reduction_eval.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from procanim_addon.curves import hermite
+from procanim_addon.keys import HANDLE, INTERPOLATION, CurveKeys
+from procanim_addon.keys.bezier import Keys, evaluate, evaluate_many, solve_cubic
+from procanim_addon.keys.handles import aligned, hermite_values, recalc
+
+BEZIER = INTERPOLATION["BEZIER"]
+
+
+def curve(frames, values, left, right, ipo=BEZIER) -> Keys:
+    n = len(frames)
+    return Keys(frames, values, left, right, np.full(n, ipo))
+
+
+def test_solve_cubic_finds_the_root_in_the_unit_interval():
+    rng = np.random.default_rng(3)
+    roots = rng.uniform(0.0, 1.0, 500)
+    others = rng.uniform(2.0, 9.0, (500, 2)) * rng.choice([-1, 1], (500, 2))
+    # (t - r)(t - a)(t - b) expanded: a cubic with exactly one root in [0, 1]
+    a, b = others[:, 0], others[:, 1]
+    c3 = np.ones(500)
+    c2 = -(roots + a + b)
+    c1 = roots * a + roots * b + a * b
+    c0 = -roots * a * b
+    t, found = solve_cubic(c0, c1, c2, c3)
+    assert found.all()
+    assert np.abs(t - roots).max() < 1e-5
+    t, found = solve_cubic(np.array([-0.3]), np.array([1.0]), np.array([0.0]), np.array([0.0]))  # a line
+    assert found[0] and t[0] == pytest.approx(0.3)
+    t, found = solve_cubic(np.array([0.5]), np.array([1.0]), np.array([0.0]), np.array([0.0]))  # root at -0.5
+    assert not found[0]
+
+
+def test_keys_hold_their_values_and_the_ends_are_constant():
+    x = np.array([1.0, 4.0, 9.0])
+    y = np.array([0.0, 2.0, -1.0])
+    left = np.stack([x - 1, y - 0.5], axis=-1)
+    right = np.stack([x + 1, y + 0.5], axis=-1)
+    keys = curve(x, y, left, right)
+    assert np.allclose(evaluate(keys, x), y)
+    assert np.allclose(evaluate(keys, x + 5e-5), y)  # within Blender's search threshold: the key
+    assert np.allclose(evaluate(keys, [-10.0, 0.0, 9.5, 100.0]), [0.0, 0.0, -1.0, -1.0])
+
+
+def test_handles_at_thirds_make_the_hermite_curve():
+    rng = np.random.default_rng(5)
+    x = np.cumsum(rng.integers(1, 9, 12)).astype(float)
+    y = rng.normal(size=12)
+    m = rng.normal(size=12)
+    left, right, lt, rt = aligned(x, y, m, m)
+    assert (lt == HANDLE["ALIGNED"]).all() and (rt == HANDLE["ALIGNED"]).all()
+    t = np.linspace(x[0], x[-1], 997)
+    got = evaluate(curve(x, y, left, right), t)
+    want = hermite_values(x, y[:, None], m[:, None], m[:, None], t)[:, 0]
+    assert np.abs(got - want).max() < 1e-5 * (1 + np.abs(y).max())
+
+
+def test_linear_and_constant_segments():
+    x = np.array([0.0, 10.0, 20.0])
+    y = np.array([0.0, 5.0, 1.0])
+    keys = Keys(x, y, np.stack([x, y], -1), np.stack([x, y], -1),
+                [INTERPOLATION["LINEAR"], INTERPOLATION["CONSTANT"], BEZIER])
+    assert evaluate(keys, [2.5, 7.5])[0] == pytest.approx(1.25)
+    assert evaluate(keys, [12.0, 19.0]).tolist() == [5.0, 5.0]
+
+
+def test_handles_reaching_past_the_next_key_are_shortened():
+    x = np.array([0.0, 3.0])
+    y = np.array([0.0, 1.0])
+    far = curve(x, y, np.stack([x - 1, y], -1), np.array([[9.0, 3.0], [4.0, 1.0]]))
+    t = np.linspace(0.1, 2.9, 50)
+    v = evaluate(far, t)
+    assert np.all(np.isfinite(v)) and np.all(np.diff(t) > 0)  # still a function of the frame
+
+
+def test_evaluate_many_is_evaluate_of_each():
+    rng = np.random.default_rng(9)
+    curves = []
+    for _ in range(5):
+        x = np.cumsum(rng.uniform(0.5, 4, 7))
+        y = rng.normal(size=7)
+        left = np.stack([x - rng.uniform(0.1, 1, 7), y + rng.normal(size=7)], -1)
+        right = np.stack([x + rng.uniform(0.1, 1, 7), y + rng.normal(size=7)], -1)
+        curves.append(Keys(x, y, left, right, rng.choice([0, 1, 2, 2], 7)))
+    t = np.linspace(-1, 30, 400)
+    many = evaluate_many(curves, t)
+    for c, keys in enumerate(curves):
+        assert np.array_equal(many[:, c], evaluate(keys, t))
+
+
+def test_auto_clamped_handles_are_flat_at_extremes_and_ends():
+    x = np.array([0.0, 2.0, 5.0, 6.0, 9.0])
+    y = np.array([0.0, 3.0, 1.0, 2.0, 2.5])
+    auto = np.full(5, HANDLE["AUTO_CLAMPED"])
+    for smoothing in ("NONE", "CONT_ACCEL"):
+        pts = np.stack([x, y], -1)
+        left, right = recalc(x, y, pts, pts, auto, auto, smoothing)
+        assert left[0, 1] == right[0, 1] == y[0] and left[-1, 1] == right[-1, 1] == np.float32(y[-1])
+        assert left[1, 1] == right[1, 1] == y[1]  # a maximum
+        assert left[2, 1] == right[2, 1] == y[2]  # a minimum
+        assert left[3, 1] < y[3] < right[3, 1]  # rising through key 3: a slope of its own
+
+
+def test_aligned_handles_are_made_collinear_and_free_ones_are_kept():
+    x = np.array([0.0, 4.0, 8.0])
+    y = np.array([0.0, 1.0, 0.0])
+    left = np.array([[-1.0, 0.0], [3.0, 0.0], [7.0, 0.5]])
+    right = np.array([[1.0, 0.0], [6.0, 1.0], [9.0, 0.0]])
+    al = np.full(3, HANDLE["ALIGNED"])
+    new_left, new_right = recalc(x, y, left, right, al, al, "CONT_ACCEL")
+    d_left = new_left[1] - [4.0, 1.0]
+    d_right = new_right[1] - [4.0, 1.0]
+    assert abs(d_left[0] * d_right[1] - d_left[1] * d_right[0]) < 1e-6  # collinear through the key
+    assert np.linalg.norm(d_right) == pytest.approx(2.0, rel=1e-6)  # each keeps its length
+    free = np.full(3, HANDLE["FREE"])
+    same_left, same_right = recalc(x, y, left, right, free, free, "CONT_ACCEL")
+    assert np.array_equal(same_left, left.astype(np.float32)) and np.array_equal(same_right, right.astype(np.float32))
+
+
+def test_curve_keys_give_foreach_set_arrays():
+    x = np.array([1.0, 5.0])
+    y = np.array([0.5, 1.5])
+    left, right, lt, rt = aligned(x, y, np.zeros(2), np.zeros(2))
+    c = CurveKeys('pose.bones["a"].location', 1, "a", np.stack([x, y], -1), left, right, lt, rt, [2, 2], [1, 0])
+    arrays = c.arrays()
+    assert arrays["co"].dtype == np.float32 and arrays["co"].tolist() == [1.0, 0.5, 5.0, 1.5]
+    assert arrays["type"].tolist() == [1, 0] and c.names("type") == ["EXTREME", "KEYFRAME"]
+    assert c.names("handle_left_type") == ["ALIGNED", "ALIGNED"]
+
+
+def test_hermite_values_match_the_curves_module():
+    x = np.array([0.0, 3.0])
+    y = np.array([[1.0], [2.0]])
+    m = np.array([[0.5], [-0.5]])
+    u = np.linspace(0, 1, 7)
+    want = hermite(1.0, 3.0 * 0.5, 2.0, 3.0 * -0.5, u)
+    assert np.allclose(hermite_values(x, y, m, m, 3.0 * u)[:, 0], want)
