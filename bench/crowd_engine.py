@@ -1,5 +1,5 @@
 """Crowd engine bench: a plaza crossed by 100 walkers for about 1,000 frames, with avoidance beside
-today's crowd (each walker's path walk alone, ``jobs.crowd``), and how the cost grows with the
+today's crowd (each walker's path walk alone, ``one path walk per walker``), and how the cost grows with the
 number of walkers.
 
     <venv>/bin/python bench/crowd_engine.py                      (no Blender needed)
@@ -20,7 +20,7 @@ the radii allow), flat ground,
 24 fps, ``variation`` 0.5 (seed 1; start delays up to half a second); about 46 m and 1,000 frames
 each. With avoidance: personal radius 0.3 m (``procanim_addon.crowd.generate_crowd``). Today's
 crowd: the same walkers' path walks, one after the other, as ``procanim.crowd_walk`` bakes them
-(``jobs.crowd``). Times are this process's CPU time (one BLAS thread, as the extension sets) and
+(``one path walk per walker``). Times are this process's CPU time (one BLAS thread, as the extension sets) and
 wall time; "per 1k" is seconds per 1,000 character-frames (the frames of all walkers' clips).
 Printed beside them: the stages of the avoiding crowd (plan, walks, repair rounds), the closest
 two pelvises come on any frame (FK), how many walkers gave way and the last frame.
@@ -44,13 +44,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from procanim_addon import jobs  # noqa: E402
 from procanim_addon.crowd import CrowdParams, Walker, generate_crowd  # noqa: E402
 from procanim_addon.crowd.variation import vary  # noqa: E402
 from procanim_addon.ground import FlatGround  # noqa: E402
 from procanim_addon.rigs import human_skeleton  # noqa: E402
 from procanim_addon.threads import limit_blas_threads  # noqa: E402
 from procanim_addon.walk import PathWalkParams  # noqa: E402
+from procanim_addon.walk.spec import bake_call as path_walk_call  # noqa: E402
 
 RADIUS_M = 24.0
 SPREAD_DEG = 35.0
@@ -81,12 +81,11 @@ def plaza(n: int, seed: int = 0) -> list[Walker]:
 
 def today(walkers: list[Walker]):
     """Today's crowd of the same walkers: each its path walk, with the settings the variation gives it."""
-    calls = []
+    clips = []
     for i, w in enumerate(walkers):
         params, _ = vary(w.params, VARIATION, SEED, i)
-        calls.append(jobs.EngineCall(jobs.path_walk, (w.skeleton, w.rigmap, w.points, w.ground, params, np.eye(4),
-                                                     1.0)))
-    return jobs.crowd(calls)
+        clips += path_walk_call(w.skeleton, w.rigmap, w.points, w.ground, params, np.eye(4), 1.0)
+    return clips
 
 
 def timed(fn):
@@ -104,7 +103,7 @@ def first_table(n: int) -> None:
     rep = result.report
     print(f"\n{n} walkers crossing a {2 * RADIUS_M:.0f} m plaza, flat ground, 24 fps, variation {VARIATION}")
     print(f"{'crowd':<34} {'char-frames':>11} {'CPU s':>7} {'per 1k':>7} {'wall s':>7} {'per 1k':>7}")
-    for name, frames, cpu, wall in (("today's (jobs.crowd, no avoidance)", frames0, cpu0, wall0),
+    for name, frames, cpu, wall in (("today's (one path walk per walker, no avoidance)", frames0, cpu0, wall0),
                                     ("avoiding (crowd.generate_crowd)", frames1, cpu1, wall1)):
         print(f"{name:<34} {frames:>11,} {cpu:>7.1f} {1000 * cpu / frames:>7.3f} {wall:>7.1f} "
               f"{1000 * wall / frames:>7.3f}")

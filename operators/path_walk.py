@@ -178,6 +178,13 @@ class PathWalk(Generator):
         }
 
     def prepare(self, args, context) -> Job:
+        obj, inputs, extra = self.read(args, context)
+        return Job([obj], EngineCall(self.spec.call, inputs), extra=extra)
+
+    def read(self, args, context) -> tuple:
+        """(the armature, the inputs of the walk's call — skeleton, rig map, path points, ground,
+        settings, the object's matrix_basis and mean scale —, what the summary names): the scene
+        as one walk reads it (the crowd reads each of its walkers so)."""
         obj = ARMATURE.resolve(args, context, self.settings_name)
         curve = PATH.resolve(args, context, self.settings_name)
         ground_obj = GROUND.resolve(args, context, self.settings_name)
@@ -198,10 +205,9 @@ class PathWalk(Generator):
             )
         basis = np.array(obj.matrix_basis, dtype=float)
         unit_scale = float(np.mean(np.array(obj.matrix_basis.to_scale(), dtype=float)))
-        compute = EngineCall(self.spec.call, (skeleton, rigmap, points, ground, params, basis, unit_scale))
         extra = {"path": curve.name if curve is not None and points is not None else "",
                  "ground": ground_obj.name if ground_obj and ground is not None else ""}
-        return Job([obj], compute, extra=extra)
+        return obj, (skeleton, rigmap, points, ground, params, basis, unit_scale), extra
 
     def summary(self, job: Job, clips) -> str:
         m = clips[0].metrics

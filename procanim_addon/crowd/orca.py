@@ -67,6 +67,17 @@ def agent_halfplanes(p, v, r, share, tau: float, dt: float):
     return u, n
 
 
+def clear_within(p, v, r, tau: float) -> np.ndarray:
+    """(P,) True where agents p apart (p: (P, 2) p_B − p_A, m) moving at relative velocity
+    v = v_A − v_B (m/s) stay more than r (m) apart for the next τ seconds (v outside the velocity
+    obstacle VO^τ_{A|B}); False for pairs already closer than r."""
+    p, v, r = np.asarray(p, float), np.asarray(v, float), np.asarray(r, float)
+    vv = np.einsum("ij,ij->i", v, v)
+    t = np.clip(np.einsum("ij,ij->i", p, v) / np.maximum(vv, EPS), 0.0, tau)
+    gap = p - v * t[:, None]
+    return np.einsum("ij,ij->i", gap, gap) > r * r
+
+
 def _lp1(lines: list, i: int, opt: tuple, v_max: float, direction: bool):
     """Linear program 1: the best point on line ``i`` within the disc |v| ≤ v_max and lines 0 … i−1;
     None when there is none. ``opt``: the preferred velocity, or (``direction``) the direction to

@@ -10,6 +10,7 @@ import numpy as np
 from ..errors import InputError
 from ..frames import uniform_scale
 from ..handshake import HandshakeParams
+from ..limits import LIMITS as ALL_LIMITS
 from ..limits import Limit
 from ..walk import PathWalkParams
 from .obstacles import Footprint
@@ -92,20 +93,8 @@ class CrowdParams:
 
 
 #: The range in which each setting means something (the engine refuses values outside it) and the
-#: sidebar's slider range.
-LIMITS: dict[str, Limit] = {
-    "personal_radius_m": Limit(0.0, 5.0, "Personal radius", "m", soft=(0.0, 1.0)),
-    "variation": Limit(0.0, 1.0, "Variation"),
-    "seed": Limit(0, 2**31 - 1, "Seed", soft=(0, 1000)),
-    "greet_distance_m": Limit(0.0, 10.0, "Greeting distance", "m", soft=(0.0, 4.0)),
-    "time_step_s": Limit(0.02, 0.5, "Plan time step", "s"),
-    "horizon_s": Limit(0.2, 20.0, "Time horizon", "s", soft=(0.5, 5.0)),
-    "obstacle_horizon_s": Limit(0.1, 20.0, "Obstacle time horizon", "s", soft=(0.2, 5.0)),
-    "neighbours": Limit(1, 100, "Neighbours", soft=(1, 30)),
-    "margin_m": Limit(0.0, 1.0, "Plan margin", "m", soft=(0.0, 0.3)),
-    "speed_up": Limit(1.0, 2.0, "Speed up"),
-    "return_s": Limit(0.2, 20.0, "Return time", "s", soft=(0.5, 5.0)),
-}
+#: sidebar's slider range: the crowd's table of :data:`..limits.LIMITS` (docs/limits.md).
+LIMITS: dict[str, Limit] = ALL_LIMITS["CrowdParams"]
 
 
 def check_walkers(walkers: list[Walker]) -> tuple[list[float], float]:

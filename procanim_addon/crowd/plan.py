@@ -21,7 +21,7 @@ import numpy as np
 from ..progress import ProgressFn, no_progress
 from .grid import near_pairs
 from .obstacles import obstacle_lines
-from .orca import agent_halfplanes, solve_velocity
+from .orca import agent_halfplanes, clear_within, solve_velocity
 from .routes import SAMPLE_M, Route
 
 ARRIVE_M = 0.02  # a walker this close to its curve's end has arrived
@@ -250,8 +250,10 @@ def _step(st: _State, rows, c: _Crowd) -> None:
     near_end = np.linalg.norm(c.goal[rows] - st.xy[rows], axis=1)
     walking = np.zeros(len(st.xy), bool)  # the margin is for walkers whose steps follow the plan
     walking[rows] = (st.stand[rows] <= 0) & (near_end >= NO_TURN_M)
-    v_new, changed = _avoid(st, rows, v_pref, _lines(st, rows, c.radius + c.margin * walking, c), c.v_max, dt,
-                            near_end)
+    wanted = st.vel.copy()
+    wanted[rows] = v_pref
+    v_new, changed = _avoid(st, rows, v_pref, _lines(st, rows, c.radius + c.margin * walking, c, wanted), c.v_max,
+                            dt, near_end)
     exact = st.on_track[rows] & ~changed
     ex, off = rows[exact], rows[~exact]
     # on track: exactly the walk alone
@@ -318,9 +320,15 @@ def _walkable(st: _State, rows, v_want, dt: float) -> np.ndarray:
     return v_old + dv * np.minimum(1.0, ACCELERATION * dt / np.maximum(size, EXACT))[:, None]
 
 
-def _lines(st: _State, rows, radius, c: _Crowd) -> list[tuple[list, list]]:
+def _lines(st: _State, rows, radius, c: _Crowd, wanted) -> list[tuple[list, list]]:
     """Per walker of ``rows``: (its obstacles' half-planes, its ORCA half-planes with its nearest
-    ``neighbours`` walkers, nearest first); ``radius`` (A,): each walker's size this step (m)."""
+    ``neighbours`` walkers, nearest first); ``radius`` (A,): each walker's size this step (m);
+    ``wanted`` (A, 2): each walker's preferred velocity (its velocity for those not planned now).
+
+    A pair of walkers both still on their walks alone that keeps clear for τ both at its velocities
+    and at its preferred ones has nothing to avoid and gets no half-plane (ORCA's half-plane would
+    still bend a preferred velocity that turns toward the other, however far from meeting):
+    walkers that never come near walk alone. Once either has given way, ORCA's half-plane holds."""
     p = c.p
     dt = p.time_step_s
     partner = c.partner
@@ -334,6 +342,11 @@ def _lines(st: _State, rows, radius, c: _Crowd) -> list[tuple[list, list]]:
     slot[rows] = np.arange(len(rows))
     keep = slot[i] >= 0
     i, j = i[keep & (partner[i] != j)], j[keep & (partner[i] != j)]  # two meeting walkers stop apart
+    size = radius[i] + radius[j]
+    near = ~(st.on_track[i] & st.on_track[j]
+             & clear_within(st.xy[j] - st.xy[i], st.vel[i] - st.vel[j], size, p.horizon_s)
+             & clear_within(st.xy[j] - st.xy[i], wanted[i] - wanted[j], size, p.horizon_s))
+    i, j = i[near], j[near]
     if not len(i):
         return out
     first = np.searchsorted(i, i, "left")

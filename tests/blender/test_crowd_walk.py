@@ -43,7 +43,7 @@ def test_selected_armatures_walk_their_nearest_curves_as_path_walk_would(procani
     assert bpy.ops.procanim.crowd_walk(cadence=110.0) == {"FINISHED"}
     crowd = {h.name: _keys(h) for h in humans}
     for h, c in zip(humans, curves):
-        assert h.animation_data.action.procanim.generator == "path_walk"
+        assert h.animation_data.action.procanim.generator == "crowd_walk"
         # the same character baked alone along the curve it should have been given
         assert bpy.ops.procanim.path_walk(armature=h.name, path=c.name, cadence=110.0) == {"FINISHED"}
         alone = _keys(h)
@@ -94,19 +94,24 @@ def test_bad_input_cancels_the_whole_crowd_and_writes_nothing(procanim_extension
 
 
 def test_the_sidebar_button_walks_the_selection_with_the_panels_settings(procanim_extension):
+    """The Walk Crowd panel (under Path Walk): the crowd's settings and the Path Walk panel's go on
+    its Generate button; what it bakes is the path walk alone of each (nothing to avoid)."""
     from harness import button_args, draw_log
 
     humans, curves = _crowd(2)
     settings = bpy.context.scene.procanim.path_walk
     settings.cadence, settings.stride = 112.0, 0.6
+    crowd_settings = bpy.context.scene.procanim.crowd_walk
+    crowd_settings.personal_radius, crowd_settings.seed = 0.25, 4
     _select(humans + curves[:1])
-    log = draw_log(bpy.types.PROCANIM_PT_path_walk_crowd)
+    log = draw_log(bpy.types.PROCANIM_PT_crowd_walk)
     assert ("label", "Selected: 2 armatures, 1 curves") in log and ("label", "Select one curve per armature") in log
     _select(humans + curves)
-    log = draw_log(bpy.types.PROCANIM_PT_path_walk_crowd)
+    log = draw_log(bpy.types.PROCANIM_PT_crowd_walk)
     args = button_args(log, "procanim.crowd_walk")
     assert args["cadence"] == pytest.approx(112.0) and args["stride"] == pytest.approx(0.6)
-    assert args["ground"] == "" and "armatures" not in args and "paths" not in args
+    assert args["personal_radius"] == pytest.approx(0.25) and args["seed"] == 4 and args["obstacles"] == ""
+    assert args["ground"] == "" and "armatures" not in args and "paths" not in args and "path" not in args
     assert bpy.ops.procanim.crowd_walk(**args) == {"FINISHED"}
     crowd = _keys(humans[1])
     assert bpy.ops.procanim.path_walk(armature=humans[1].name, path=curves[1].name, cadence=112.0,
