@@ -71,6 +71,10 @@ def test_named_pairs_follow_the_given_order(procanim_extension):
     ("not an armature", "not an armature"),
     ("named twice", "named twice"),
     ("a curve without length", "Walker.1 on 'Dot'.*no length"),
+    ("a negative radius", "Personal radius must be between 0 and 5 m"),
+    ("variation above 1", "Variation must be between 0 and 1"),
+    ("no such collection", "No collection named 'Nowhere'"),
+    ("a collection without meshes", "'Empties' holds no mesh objects"),
 ])
 def test_bad_input_cancels_the_whole_crowd_and_writes_nothing(procanim_extension, case, message):
     humans, curves = _crowd(2)
@@ -83,8 +87,14 @@ def test_bad_input_cancels_the_whole_crowd_and_writes_nothing(procanim_extension
         "not an armature": dict(armatures=f"{humans[0].name},{curves[0].name}", paths=names),
         "named twice": dict(armatures=f"{humans[0].name},{humans[0].name}"),
         "a curve without length": dict(armatures=names, paths=f"{curves[0].name},{dot.name}"),
+        "a negative radius": dict(armatures=names, personal_radius=-0.1),
+        "variation above 1": dict(armatures=names, variation=1.5),
+        "no such collection": dict(armatures=names, obstacles="Nowhere"),
+        "a collection without meshes": dict(armatures=names, obstacles="Empties"),
     }
-    _select(curves[:1] if case == "fewer curves" else [])
+    empties = bpy.data.collections.new("Empties")
+    empties.objects.link(bpy.data.objects.new("Marker", None))
+    _select(curves[:1] if case == "fewer curves" else curves if names in calls[case].get("armatures", "") else [])
     before = _actions()
     with pytest.raises(RuntimeError, match=message) as err:
         bpy.ops.procanim.crowd_walk(**calls[case])
