@@ -191,8 +191,9 @@ def hold_until(clip: Clip, last_frame: float) -> Clip:
     return extend(clip, np.repeat(clip.locations[-1:], extra, axis=0), np.repeat(clip.rotations[-1:], extra, axis=0))
 
 
-def extend(clip: Clip, locations: np.ndarray, rotations: np.ndarray) -> Clip:
-    """The clip with frames after its last (the object channels and scales held)."""
+def extend(clip: Clip, locations: np.ndarray, rotations: np.ndarray, keyed: Clip | None = None) -> Clip:
+    """The clip with frames after its last (the object channels and scales held); ``keyed``: a clip
+    of the same bones whose keyed bones are keyed too (the handshake's arms, which the walk does not key)."""
     m = len(locations)
     frames = clip.frames[-1] + 1 + np.arange(m, dtype=float)
 
@@ -201,7 +202,8 @@ def extend(clip: Clip, locations: np.ndarray, rotations: np.ndarray) -> Clip:
 
     out = Clip(clip.bone_names, np.concatenate([clip.frames, frames]), clip.fps,
                np.concatenate([clip.locations, locations]), np.concatenate([clip.rotations, rotations]),
-               held(clip.scales), clip.key_location, clip.key_rotation, held(clip.object_locations),
+               held(clip.scales), clip.key_location | (False if keyed is None else keyed.key_location),
+               clip.key_rotation | (False if keyed is None else keyed.key_rotation), held(clip.object_locations),
                held(clip.object_rotations), clip.generator, dict(clip.metrics))
     return out.with_continuity()
 
@@ -223,5 +225,5 @@ def shake_hands(walks: tuple[Clip, Clip], rigs: tuple, worlds: tuple, handshake,
         hs_a, hs_b, report = generate_handshake(posed[0], posed[1], hp)
     except InputError as err:
         return held[0], held[1], {"error": str(err)}
-    out = [extend(clip, *compose_onto(clip, hs)) for clip, hs in zip(held, (hs_a, hs_b))]
+    out = [extend(clip, *compose_onto(clip, hs), keyed=hs) for clip, hs in zip(held, (hs_a, hs_b))]
     return out[0], out[1], report

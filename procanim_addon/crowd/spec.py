@@ -44,9 +44,13 @@ def bake_call(walkers: list[Walker], params: CrowdParams, bases: list, progress:
         clips.append(clip)
     for hs in result.handshakes:
         for w, clip in zip(result.walkers, clips):
-            if w.name in (hs["initiator"], hs["partner"]):
+            role = {hs["initiator"]: "initiator", hs["partner"]: "partner"}.get(w.name)
+            if role is not None:
                 clip.metrics.update({f"greet_{k}": v for k, v in hs.items()
                                      if k.startswith("both_") and isinstance(v, float)})
+                # the handshake's phase on each frame from its first (N, D, A, S, R …: docs/handshake.md)
+                clip.metrics.update(greet_role=role, greet_frame_start=hs["frame_start"],
+                                    greet_phases=str(hs.get(f"phase_{role}", "")))
     return clips
 
 

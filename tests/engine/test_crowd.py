@@ -204,6 +204,10 @@ def test_two_walkers_meet_stop_facing_and_shake_hands():
         ch = prepare_character("c", _rested(SK, clip, k0 - 1), RM, np.eye(4), "DLS", hp)
         grips.append(ch.grip_world(SK.fk(clip.locations[shake], clip.rotations[shake])))
     assert np.linalg.norm(grips[0] - grips[1], axis=1).max() * 100 <= 0.1
+    # every bone the handshake moves gets keys (a bake writes F-curves only for keyed bones)
+    for clip in (a, b):
+        moving = np.abs(np.diff(clip.rotations[k0:], axis=0)).max(axis=(0, 2)) > 1e-9
+        assert set(np.flatnonzero(moving)) <= set(np.flatnonzero(clip.key_rotation)), clip.bone_names
     # the hands move in the shake (the measure can fail: the grip points apart before it)
     assert np.linalg.norm(grips[0][0] - grips[0][len(shake) // 4]) > 0.02
 
