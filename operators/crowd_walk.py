@@ -281,8 +281,14 @@ class CrowdWalk(Generator):
                 f"cm/s ({', '.join(job.extra['pairs'][:4])}{' …' if len(clips) > 4 else ''})")
 
     def warnings(self, job: Job, clips) -> list[str]:
-        out = [f"{obj.name}: {clip.metrics['crowd_note']}" for obj, clip in zip(job.targets, clips)
-               if clip.metrics.get("crowd_note")]
+        """Walkers that could not greet (those with no curve end near theirs in one line), curves
+        that start or end too close."""
+        notes = [(obj.name, clip.metrics.get("crowd_note", "")) for obj, clip in zip(job.targets, clips)]
+        alone = [name for name, note in notes if note.endswith("too far to greet")]
+        out = [f"{name}: {note}" for name, note in notes if note and name not in alone]
+        if alone:
+            out.append(f"{len(alone)} walkers have no curve end within the greeting distance of theirs: "
+                       f"{', '.join(alone[:6])}{' …' if len(alone) > 6 else ''}")
         crowded = clips[0].metrics.get("crowd_crowded_ends", "") if clips else ""
         if crowded:
             out.append(f"Curves that start or end closer than twice the personal radius (those walkers stand "

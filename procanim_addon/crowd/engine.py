@@ -346,7 +346,7 @@ def _report(results, prepared, routes, meetings, p: CrowdParams) -> dict:
         end = to_world(np.asarray(x.walker.world, float), x.points[-1:])[0, :2]
         r.end_gap_m = float(np.linalg.norm(pelvis_world(x.walker.skeleton, x.walker.rigmap, r.clip,
                                                         x.walker.world)[-1, :2] - end))
-    crowded = crowded_ends(routes, 2 * p.personal_radius_m) if p.personal_radius_m > 0 else set()
+    crowded = (crowded_ends(routes, 2 * p.personal_radius_m) - skip) if p.personal_radius_m > 0 else set()
     return {
         "crowded_ends": ", ".join(f"{results[a].name} – {results[b].name}" for a, b in sorted(crowded)),
         "walkers": len(results),

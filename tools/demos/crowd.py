@@ -13,11 +13,13 @@ from demos.path_walk import add_poly_curve
 NAME = "crowd"
 GENERATORS = ("crowd_walk",)
 ORDER = 25
-SHEET_FRAMES = (1, 30, 60, 90, 120, 150, 180, 210)
+SHEET_FRAMES = (1, 40, 70, 100, 130, 160, 190, 230)
+# the crossing and the handshake at 6 fps (every 4th frame): a short loop of a small file
+ANIMATION_FRAMES = (1, 241, 4)
 RADIUS_M = 3.5
 CROSSING = 8
 GREET_END_M = 0.6  # each greeter's curve ends this far from the meeting point (1.2 m apart)
-GREET_AT = (0.0, -5.2)
+GREET_AT = (0.0, -4.7)
 
 
 def _walkers():
@@ -46,7 +48,7 @@ def build(scene):
     assert result == {"FINISHED"}, result
     scene.frame_start = 1
     scene.frame_end = max(int(h.animation_data.action.frame_range[1]) for h in humans)
-    add_ground_camera_light(scene, target=(0.0, -1.6, 0.5), camera=(7.5, -11.0, 8.0), lens=30)
+    add_ground_camera_light(scene, target=(0.0, -1.9, 0.6), camera=(5.5, -9.0, 4.6), lens=32)
     scene.procanim.armature = humans[-1]
     m = json.loads(humans[-1].animation_data.action.procanim.metrics_json)
     keys = ("crowd_closest_pelvis_m", "crowd_moved", "crowd_meetings", "greet_both_max_cm", "crowd_last_frame")
