@@ -8,10 +8,17 @@ listed once, in ``procanim_addon/registry.py`` (:mod:`.generators` finds their B
 
 from __future__ import annotations
 
-from . import add_rigs, add_zigzag, detect_rig, export, generators
+from . import add_rigs, add_zigzag, control_map_ops, detect_rig, export, generators
 from .base import operator_class
 
-FIXED_CLASSES = (*add_rigs.classes, *detect_rig.classes, *add_zigzag.classes, *export.classes)
+FIXED_CLASSES = (
+    *control_map_ops.property_classes,  # the map dialog's fields, before the operator that shows them
+    *add_rigs.classes,
+    *detect_rig.classes,
+    *control_map_ops.classes,
+    *add_zigzag.classes,
+    *export.classes,
+)
 
 
 def classes() -> tuple[type, ...]:

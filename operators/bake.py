@@ -28,6 +28,8 @@ from ..procanim_addon.clip import Clip
 from ..procanim_addon.controls import KEY_TARGETS
 from ..procanim_addon.errors import InputError
 from ..procanim_addon.loop import cycle_of, repeated
+from ..procanim_addon.registry import figure_keys
+from ..procanim_addon.verification import finish
 from .control_rig import control_mode, convert_onto_controls, write_onto_controls
 from .keys import (
     animated_channels,
@@ -40,11 +42,13 @@ from .keys import (
     rest_channels,
     set_pose_channels,
 )
+from .verify import not_taking_effect, verify_bones
 
 # re-exported from .keys: operators/base.py, operators/adapt_terrain.py and the panels import them from here
 __all__ = [
     "animated_channels",
     "bake_clip",
+    "bake_error",
     "bake_warning",
     "keyed_bone_names",
     "pose_channels",
@@ -114,20 +118,33 @@ def write_onto_bones(obj, clip: Clip, notes: list | None = None, bake_to: str = 
     metrics = dict(clip.metrics)
     metrics["fcurves"] = bake.curves
     metrics["key_target"] = "DEFORM"
-    return bake.finish(clip, metrics)
+    with bake.playing():  # Blender evaluates a few frames: does the rig show the motion?
+        metrics.update(verify_bones(obj, clip))
+    return bake.finish(clip, finish(metrics, figure_keys(clip.generator)))
 
 
-def bake_warning(obj, action=None) -> str:
-    """A sentence for the user when the armature's bake onto controls (its active action, or
-    ``action``) is approximate ('' if not)."""
+def _bake_metrics(obj, action=None) -> dict:
+    """The metrics of ``action``, else of the armature's active action ({} without one)."""
     ad = obj.animation_data
     if action is None and ad is not None:
         action = ad.action
-    m = read_metrics(action) if action is not None else {}
-    if not m.get("control_bake_approximate"):
+    return read_metrics(action) if action is not None else {}
+
+
+def bake_error(obj, action=None) -> str:
+    """The error of the armature's bake (its active action, or ``action``: an NLA strip's) when
+    Blender's deform bones do not follow it ('' if they do: :func:`.verify.not_taking_effect`)."""
+    return not_taking_effect(obj, _bake_metrics(obj, action))
+
+
+def bake_warning(obj, action=None) -> str:
+    """A sentence for the user when the armature's bake (its active action, or ``action``) is
+    approximate ('' if not, or when it does not take effect at all: :func:`bake_error`)."""
+    m = _bake_metrics(obj, action)
+    if not m.get("control_bake_approximate") or not m.get("bake_takes_effect", True):
         return ""
     return (
-        f"{obj.name}: the bake onto controls is approximate — deform bones within "
+        f"{obj.name}: the bake is approximate — deform bones within "
         f"{m.get('control_residual_cm_max', 0.0):.2f} cm of the generated pose (worst: "
         f"{m.get('control_residual_bone', '')}). {m.get('control_notes', '')}"
     ).strip()

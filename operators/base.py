@@ -29,7 +29,7 @@ from ..procanim_addon.clip import Clip
 from ..procanim_addon.errors import InputError
 from ..procanim_addon.progress import Cancelled, Progress
 from . import previewed
-from .bake import bake_warning, keyed_bone_names, prepare_bake, read_metrics
+from .bake import bake_error, bake_warning, keyed_bone_names, prepare_bake, read_metrics
 from .bridge import constrained_bones
 from .control_rig import control_mode
 from .generator import Generator, Job
@@ -97,15 +97,24 @@ class GeneratorOperator(bpy.types.Operator):
             line or f"Baked {clips[0].generator.replace('_', ' ')} on {names} "
             f"({clips[0].frame_count} keys, {seconds * 1000:.0f} ms)",
         )
+        for obj, action in zip(job.targets, actions):  # last, where the status bar shows it
+            error = bake_error(obj, action)  # a bake Blender does not show
+            if error:
+                self.report({"ERROR"}, error)
         return {"FINISHED"}
 
     def _warn_constrained(self, job: Job, actions: list) -> None:
         for obj, action in zip(job.targets, actions):
-            approximate = bake_warning(obj, action)  # a bake onto controls the rig cannot reproduce exactly
+            m = read_metrics(action)
+            if not m.get("bake_takes_effect", True):
+                continue  # the error, reported last, says what to do
+            approximate = bake_warning(obj, action)  # a bake the rig reproduces only within a few cm
             if approximate:
                 self.report({"WARNING"}, approximate)
-            if str(read_metrics(action).get("key_target", "")).endswith("_CONTROLS"):
-                continue  # Blender evaluated the deform bones of that bake: what shows is measured
+            if str(m.get("key_target", "")).endswith("_CONTROLS"):
+                continue  # keys on controls: the verification named the bone that does not follow
+            if m.get("control_verify_frames") and not m.get("control_bake_approximate"):
+                continue  # Blender evaluated the deform bones: the keys show
             driven = constrained_bones(obj, keyed_bone_names(obj, action))
             if driven:
                 self.report(

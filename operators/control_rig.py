@@ -38,13 +38,17 @@ from ..procanim_addon.controls import ControlKeys, convert, deform_skeleton
 from ..procanim_addon.controls.constraints import Unsupported
 from ..procanim_addon.controls.deform import deform_clip
 from ..procanim_addon.controls.intended import IntendedPose, intended_for
+from ..procanim_addon.controls.maps import ControlMap, MapError
 from ..procanim_addon.controls.residual import deform_checks, verification_samples, verify
-from ..procanim_addon.controls.rig import Constraint, ControlRig
+from ..procanim_addon.controls.rig import Constraint, ControlRig, Mapping
 from ..procanim_addon.controls.stretch import ProbePlan, StretchResponse, chain_lengths, stretchy_chain
-from ..procanim_addon.controls.structure import SWITCH, find_limbs
+from ..procanim_addon.controls.structure import find_limbs
 from ..procanim_addon.curve_keys import CurveKeys
 from ..procanim_addon.errors import InputError
+from ..procanim_addon.registry import figure_keys
 from ..procanim_addon.skeleton import Skeleton
+from ..procanim_addon.verification import finish
+from .control_maps import bone_rules, map_for
 from .keys import BakeKeys, bone_path, open_bake, property_path, set_action_aside
 
 _SPACES = ("owner_space", "target_space")
@@ -94,6 +98,9 @@ def _constraint(con, index, drivers, owner: str) -> Constraint:
         )
     elif kind == "STRETCH_TO":
         c.bulge, c.volume, c.keep_axis = float(con.bulge), con.volume, con.keep_axis
+        if con.use_bulge_min or con.use_bulge_max:
+            c.bulge_limits = (con.use_bulge_min, float(con.bulge_min), con.use_bulge_max, float(con.bulge_max),
+                              float(con.bulge_smooth))
     elif kind == "DAMPED_TRACK":
         c.track_axis = con.track_axis
     elif kind == "LIMIT_DISTANCE":
@@ -102,12 +109,42 @@ def _constraint(con, index, drivers, owner: str) -> Constraint:
         c.limits = tuple(
             (getattr(con, f"use_limit_{a}"), getattr(con, f"min_{a}"), getattr(con, f"max_{a}")) for a in "xyz"
         )
+    elif kind == "LIMIT_SCALE":
+        c.scale_limits = tuple(
+            (getattr(con, f"use_min_{a}"), getattr(con, f"min_{a}"), getattr(con, f"use_max_{a}"),
+             getattr(con, f"max_{a}"))
+            for a in "xyz"
+        )
+    elif kind == "TRANSFORM":
+        c.mapping = _mapping(con)
     elif kind == "IK":
         c.chain_count, c.use_tail, c.use_stretch = con.chain_count, con.use_tail, con.use_stretch
         c.pole = index.get(con.pole_subtarget, -1) if con.pole_subtarget else -1
         c.pole_angle = float(con.pole_angle)
     c.driver = drivers.get(f'pose.bones["{owner}"].constraints["{con.name}"].influence')
     return c
+
+
+_MAPPED = {"LOCATION": "", "ROTATION": "_rot", "SCALE": "_scale"}
+_MIX = {"LOCATION": "mix_mode", "ROTATION": "mix_mode_rot", "SCALE": "mix_mode_scale"}
+
+
+def _mapping(con) -> Mapping:
+    """A Transformation constraint's mapping as plain data."""
+    src, dst = _MAPPED[con.map_from], _MAPPED[con.map_to]
+    return Mapping(
+        source=con.map_from,
+        dest=con.map_to,
+        axes=tuple("XYZ".index(getattr(con, f"map_to_{a}_from")) for a in "xyz"),
+        from_min=tuple(float(getattr(con, f"from_min_{a}{src}")) for a in "xyz"),
+        from_max=tuple(float(getattr(con, f"from_max_{a}{src}")) for a in "xyz"),
+        to_min=tuple(float(getattr(con, f"to_min_{a}{dst}")) for a in "xyz"),
+        to_max=tuple(float(getattr(con, f"to_max_{a}{dst}")) for a in "xyz"),
+        extrapolate=bool(con.use_motion_extrapolate),
+        mix=getattr(con, _MIX[con.map_to]),
+        from_rotation_mode=con.from_rotation_mode,
+        to_euler_order=con.to_euler_order,
+    )
 
 
 def _properties(pb) -> dict[str, float]:
@@ -123,14 +160,17 @@ _STATIC: dict[int, list] = {}  # armature data pointer → its cache entry (see 
 _TRUSTED: set[int] = set()  # armature data whose entry was checked in the bake running now
 
 
-def _fingerprint(obj, rest: np.ndarray) -> tuple:
-    """What the cached settings depend on: rest matrices, names, parents' count of constraints."""
+def _fingerprint(obj, rest: np.ndarray, cmap: ControlMap | None) -> tuple:
+    """What the cached settings depend on: rest matrices, names, parents' count of constraints, the
+    rig's control map."""
     counts = tuple(len(pb.constraints) for pb in obj.pose.bones)
-    return (rest.tobytes(), tuple(obj.data.bones.keys()), counts, str(obj.data.get("rig_id", "")), len(_drivers(obj)))
+    rig_id = str(obj.data.get("rig_id", ""))
+    return (rest.tobytes(), tuple(obj.data.bones.keys()), counts, rig_id, len(_drivers(obj)), cmap)
 
 
-def _read_settings(obj, rest_flat: np.ndarray) -> tuple[ControlRig, list[int], list[int]]:
-    """Everything of the rig that a bake does not change (cached per armature)."""
+def _read_settings(obj, rest_flat: np.ndarray, cmap: ControlMap | None) -> tuple[ControlRig, list[int], list[int]]:
+    """Everything of the rig that a bake does not change (cached per armature). Without a control
+    map (a plain rig whose evaluated pose is read: Fix Feet, a terrain source) no bone is a control."""
     bones = obj.data.bones
     names = list(bones.keys())
     n = len(names)
@@ -157,6 +197,7 @@ def _read_settings(obj, rest_flat: np.ndarray) -> tuple[ControlRig, list[int], l
             constrained.append(i)
         if len(pb.keys()):
             with_props.append(i)
+    controls, skeleton = bone_rules(obj, cmap, order) if cmap is not None else (np.zeros(n, dtype=bool), ())
     rig = ControlRig(
         names=order,
         parents=np.array([index[bones[name].parent.name] if bones[name].parent else -1 for name in order]),
@@ -171,6 +212,9 @@ def _read_settings(obj, rest_flat: np.ndarray) -> tuple[ControlRig, list[int], l
         lock_rotation=locks["lock_rotation"],
         constraints=cons,
         rig_id=str(obj.data.get("rig_id", "")),
+        **({"family": cmap} if cmap is not None else {}),
+        control_mask=controls,
+        skeleton_names=skeleton,
     )
     return rig, constrained, with_props
 
@@ -183,10 +227,11 @@ def _settings(obj) -> list:
     n = len(obj.data.bones)
     rest = np.empty(n * 16, dtype=np.float32)
     obj.data.bones.foreach_get("matrix_local", rest)
-    key = _fingerprint(obj, rest)
+    cmap = _map_of(obj)
+    key = _fingerprint(obj, rest, cmap)
     cached = _STATIC.get(obj.data.as_pointer())
     if cached is None or cached[0] != key:
-        cached = [key, *_read_settings(obj, rest), None, {}]
+        cached = [key, *_read_settings(obj, rest, cmap), None, {}]
         _STATIC.clear()
         _STATIC[obj.data.as_pointer()] = cached
     return cached
@@ -243,11 +288,23 @@ def _parents_first(bones) -> list[str]:
 # ----------------------------------------------------------------------------- baking onto controls
 
 
+def _map_of(obj) -> ControlMap | None:
+    """``obj``'s control map (None: a plain rig); InputError when a stored map cannot be read."""
+    try:
+        cmap = map_for(obj)
+    except MapError as err:
+        raise InputError(f"{err}. Load a valid map in Character ▸ Control Map, or clear it.") from err
+    return cmap
+
+
 def is_control_rig(obj) -> bool:
-    """A control rig ProcAnim knows: one generated by Rigify (its ``rig_id``, a ``root`` bone and
-    ``ORG-`` bones), human, bird or any other metarig."""
-    bones = obj.data.bones
-    return bool(obj.data.get("rig_id")) and "root" in bones and any(b.name.startswith("ORG-") for b in bones)
+    """A control rig ProcAnim knows: one whose family has a control map — generated by Rigify (its
+    ``rig_id``, a ``root`` bone and ``ORG-`` bones) or CloudRig (``is_generated_cloudrig``), or any
+    rig whose map the Character panel stored or saved (:mod:`.control_maps`)."""
+    try:
+        return map_for(obj) is not None
+    except MapError:
+        return True  # it has a map of its own, which a bake reports as unreadable
 
 
 def control_mode(obj, key_target: str) -> str | None:
@@ -259,19 +316,26 @@ def control_mode(obj, key_target: str) -> str | None:
         return "IK" if known else None
     if not known:
         raise InputError(
-            f"'{obj.name}' is not a control rig ProcAnim knows (a rig generated by Rigify); "
-            "bake with Key Target 'Deform Bones', or see docs/rigs.md to map a rig's controls by hand."
+            f"'{obj.name}' is not a control rig ProcAnim knows (generated by Rigify or CloudRig, or mapped in "
+            "Character ▸ Control Map); bake with Key Target 'Deform Bones', or map its controls (docs/rigs.md)."
         )
     return "IK" if key_target == "IK_CONTROLS" else "FK"
 
 
 def read_deform_skeleton(obj) -> Skeleton:
-    """The deform skeleton of a generated Rigify rig (``root`` + ``ORG-`` bones, see
-    :mod:`procanim_addon.controls.deform`). It depends on the rig's settings only, never on its
-    switches, so the generator and the bake see the same skeleton."""
+    """The deform skeleton of a control rig (Rigify's ``root`` + ``ORG-`` bones, CloudRig's
+    ``root`` + Original Bones: the map's, see :mod:`procanim_addon.controls.deform`). It depends on
+    the rig's settings only, never on its switches, so the generator and the bake see the same
+    skeleton."""
     entry = _settings(obj)
     if entry[4] is None:
-        entry[4] = deform_skeleton(entry[1])
+        rig = entry[1]
+        if not rig.skeleton_names or not rig.has(rig.root_name):
+            raise InputError(
+                f"The control map of '{obj.name}' ({rig.family.label}) finds no deform skeleton on it "
+                f"(its root '{rig.root_name}' or its bones are missing); check the map (docs/rigs.md)."
+            )
+        entry[4] = deform_skeleton(rig)
     return entry[4]
 
 
@@ -285,26 +349,31 @@ def deform_parents(obj) -> dict[str, str | None]:
     return parents
 
 
-def _set_switches(obj, mode: str) -> dict[str, float]:
-    """Put every limb's IK/FK switch in ``mode`` (so that the rig is read as it will play); returns
-    the values it had."""
-    value = 0.0 if mode == "IK" else 1.0
-    saved = {}
-    for pb in obj.pose.bones:
-        if SWITCH in pb.keys():
-            saved[pb.name] = float(pb[SWITCH])
-            if saved[pb.name] != value:
-                pb[SWITCH] = value
-    if any(v != value for v in saved.values()):
+def _set_switches(obj, mode: str) -> dict[tuple[str, str], float]:
+    """Put every IK/FK switch of the rig's map in ``mode`` (so that the rig is read as it will
+    play); returns the values they had, by ``(bone, property)``."""
+    cmap = _settings(obj)[1].family
+    saved, changed = {}, False
+    for switch in cmap.all_switches:
+        value = switch.value(mode)
+        holders = [obj.pose.bones.get(switch.bone)] if switch.bone else list(obj.pose.bones)
+        for pb in holders:
+            if pb is None or switch.prop not in pb.keys():
+                continue
+            bone = pb.name
+            saved[(bone, switch.prop)] = float(pb[switch.prop])
+            if saved[(bone, switch.prop)] != value:
+                pb[switch.prop] = type(pb[switch.prop])(value)
+                changed = True
+    if changed:
         obj.update_tag()
     bpy.context.view_layer.update()  # evaluates only what changed (the switches, or edits before the bake)
     return saved
 
 
-def _restore_switches(obj, saved: dict[str, float], keep=()) -> None:
-    for name, value in saved.items():
-        if name not in keep:
-            obj.pose.bones[name][SWITCH] = value
+def _restore_switches(obj, saved: dict[tuple[str, str], float]) -> None:
+    for (bone, prop), value in saved.items():
+        obj.pose.bones[bone][prop] = type(obj.pose.bones[bone][prop])(value)
     obj.update_tag()
 
 
@@ -397,7 +466,6 @@ class ControlConversion:
     keys: ControlKeys
     intended: IntendedPose
     skeleton: Skeleton
-    switch_value: float  # what the switches of the keyed limbs are set to
     timings: dict  # ms: control_read_ms (the probe included), control_probe_ms, control_convert_ms
 
 
@@ -410,8 +478,11 @@ def convert_onto_controls(obj, clip: Clip, mode: str) -> ControlConversion:
     # The current action is set aside while the rig is read (it would override the switches and the
     # probe) and put back untouched.
     put_back = set_action_aside(obj)
-    saved = _set_switches(obj, mode)
-    _settings(obj)  # checked once; the bake changes nothing it depends on
+    try:
+        saved = _set_switches(obj, mode)  # reads the rig's settings: checked once, the bake changes nothing of them
+    except InputError:
+        put_back()
+        raise
     _TRUSTED.add(obj.data.as_pointer())
     try:
         rig = read_control_rig(obj)
@@ -440,7 +511,7 @@ def convert_onto_controls(obj, clip: Clip, mode: str) -> ControlConversion:
         "control_probe_ms": probe_ms,
         "control_convert_ms": (t2 - t1) * 1000.0,
     }
-    return ControlConversion(obj, clip, mode, rig, keys, intended, skeleton, 0.0 if mode == "IK" else 1.0, timings)
+    return ControlConversion(obj, clip, mode, rig, keys, intended, skeleton, timings)
 
 
 def write_onto_controls(converted: ControlConversion, notes: list | None = None, bake_to: str = "ACTION",
@@ -451,12 +522,14 @@ def write_onto_controls(converted: ControlConversion, notes: list | None = None,
     obj, clip, keys = converted.obj, converted.clip, converted.keys
     t2 = time.perf_counter()
     bake = open_bake(obj, clip.generator, notes, bake_to, blend_type)
-    for bone, _ in keys.switches:  # the keyed limbs' switches as their keys set them
-        obj.pose.bones[bone][SWITCH] = converted.switch_value
+    for (bone, prop), value in keys.switches.items():  # the keyed limbs' switches as their keys set them
+        pb = obj.pose.bones[bone]
+        pb[prop] = type(pb[prop])(value)
     _write_control_keys(bake, converted)
     t3 = time.perf_counter()
     metrics = dict(clip.metrics)
-    metrics.update(_verify(converted))
+    with bake.playing():
+        metrics.update(_verify(converted))
     t4 = time.perf_counter()
     timings = converted.timings
     metrics.update(
@@ -471,7 +544,7 @@ def write_onto_controls(converted: ControlConversion, notes: list | None = None,
             "control_bake_ms": timings["control_read_ms"] + timings["control_convert_ms"] + (t4 - t2) * 1000.0,
         }
     )
-    return bake.finish(clip, metrics)
+    return bake.finish(clip, finish(metrics, figure_keys(clip.generator)))
 
 
 def _write_control_keys(bake: BakeKeys, converted: ControlConversion) -> None:
@@ -504,13 +577,15 @@ def _verify(converted: ControlConversion) -> dict:
         return {"control_verify_frames": 0}
     samples = verification_samples(clip.frame_count)
     checks = deform_checks(rig, list(keys.checked))
-    evaluated = sample_matrices(obj, scene, clip.frames[samples], [rig.names[d] for d, _ in checks])
-    return verify(rig, converted.skeleton, keys, converted.intended, checks, samples, evaluated)
+    world: list = []
+    evaluated = sample_matrices(obj, scene, clip.frames[samples], [rig.names[d] for d, _ in checks], world)
+    return verify(rig, converted.skeleton, keys, converted.intended, checks, samples, evaluated, np.stack(world))
 
 
-def sample_matrices(obj, scene, frames, names: list[str]) -> np.ndarray:
+def sample_matrices(obj, scene, frames, names: list[str], world: list | None = None) -> np.ndarray:
     """Armature-space matrices ``(S, N, 4, 4)`` of the named pose bones as Blender evaluates them on
-    each of ``frames`` (``frame_set`` on these frames only); the current frame is put back."""
+    each of ``frames`` (``frame_set`` on these frames only); the current frame is put back. With
+    ``world`` (a list), the object's evaluated world matrix of each frame is put in it, in order."""
     current = (scene.frame_current, scene.frame_subframe)
     index = {pb.name: i for i, pb in enumerate(obj.pose.bones)}
     wanted = [index[n] for n in names]
@@ -519,6 +594,7 @@ def sample_matrices(obj, scene, frames, names: list[str]) -> np.ndarray:
     settings = [(int(np.floor(f)), float(f - np.floor(f))) for f in frames]
     # the current frame, when sampled, is evaluated last: putting it back then costs nothing
     order = sorted(range(len(frames)), key=lambda k: settings[k] == current)
+    worlds: list = [None] * len(frames)
     done = None
     try:
         for k in order:
@@ -526,10 +602,14 @@ def sample_matrices(obj, scene, frames, names: list[str]) -> np.ndarray:
             evaluated = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
             evaluated.pose.bones.foreach_get("matrix", flat)
             out[k] = flat.reshape(-1, 4, 4)[wanted].transpose(0, 2, 1)
+            if world is not None:
+                worlds[k] = np.array(evaluated.matrix_world, dtype=float)
             done = settings[k]
     finally:
         if done != current:
             scene.frame_set(current[0], subframe=current[1])
+    if world is not None:
+        world.extend(worlds)
     return out
 
 

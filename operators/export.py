@@ -21,9 +21,10 @@ from bpy.props import EnumProperty, StringProperty
 
 from ..procanim_addon.errors import InputError
 from .bridge import resolve_armature
-from .compat import action_fcurves, assign_action
+from .compat import action_fcurves
 from .keys import read_metrics
 from .objects import last_bake
+from .strips import PlayingAlone
 
 FORMATS = [
     ("FBX", "FBX", "Autodesk FBX (.fbx) for Unreal and Unity"),
@@ -127,33 +128,21 @@ def baked_action(obj, generator: str = ""):
     return action
 
 
-class _Solo:
-    """While inside: ``obj`` plays ``action`` alone (as its active action, NLA off, full influence)
-    and the scene's frame range is the action's; everything is put back on leaving."""
-
-    def __init__(self, obj, action):
-        self.obj, self.action = obj, action
+class _Solo(PlayingAlone):
+    """While inside: ``obj`` plays ``action`` alone (:class:`.strips.PlayingAlone`) and the scene's
+    frame range is the action's; everything is put back on leaving."""
 
     def __enter__(self):
-        obj, scene = self.obj, bpy.context.scene
-        ad = obj.animation_data or obj.animation_data_create()
-        self.saved = {name: getattr(ad, name) for name in ("action", "use_nla", "action_blend_type",
-                                                             "action_influence", "action_extrapolation")}
-        self.slot = getattr(ad, "action_slot", None)  # Blender 4.4+ (None before)
+        scene = bpy.context.scene
         self.frames = (scene.frame_start, scene.frame_end, scene.frame_current)
-        assign_action(obj, self.action)
-        ad.use_nla = False
-        ad.action_blend_type, ad.action_influence, ad.action_extrapolation = "REPLACE", 1.0, "HOLD"
+        super().__enter__()
         lo, hi = self.action.frame_range
         scene.frame_start, scene.frame_end = int(round(lo)), int(round(hi))
         return self
 
-    def __exit__(self, *_exc):
-        ad, scene = self.obj.animation_data, bpy.context.scene
-        for name, value in self.saved.items():
-            setattr(ad, name, value)
-        if self.slot is not None:
-            ad.action_slot = self.slot
+    def __exit__(self, *exc):
+        super().__exit__(*exc)
+        scene = bpy.context.scene
         scene.frame_start, scene.frame_end = self.frames[:2]
         scene.frame_current = self.frames[2]  # the exporters evaluate the frame they found; no re-evaluation here
         return False

@@ -28,6 +28,7 @@ and :func:`set_action_aside` (while a rig is read) deal with them.
 from __future__ import annotations
 
 import json
+from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -42,7 +43,7 @@ from ..procanim_addon.loop import CycleInfo, cycle_of
 from ..procanim_addon.registry import BY_ID
 from .compat import action_channels, action_fcurves, assign_action, assign_strip_slot, remove_fcurve
 from .fingerprint import digest, keep_edited, untouched
-from .strips import own_strip
+from .strips import PlayingAlone, own_strip
 
 BAKE_TO = ("ACTION", "NLA_STRIP")  # the armature's active action; a strip on an NLA track of its own
 BLEND_TYPES = ("COMBINE", "REPLACE", "ADD", "SUBTRACT", "MULTIPLY")  # an NLA strip's (Blender's names)
@@ -291,6 +292,12 @@ class BakeKeys:
             self.location(_OBJECT_GROUP, "", clip.object_locations, frames)
         if clip.object_rotations is not None:
             self.rotation(_OBJECT_GROUP, "", self.obj.rotation_mode, clip.object_rotations, frames)
+
+    def playing(self):
+        """A context in which Blender plays this bake as it will once finished, to verify it: an
+        ``NLA_STRIP`` bake's action alone (:class:`.strips.PlayingAlone`; its strip is placed by
+        :meth:`finish`); the active action already plays."""
+        return nullcontext() if self.place is None else PlayingAlone(self.obj, self.action)
 
     def finish(self, clip: Clip, metrics: dict):
         """Store generator, owner, ``metrics`` (the clip's frame range added) and the keys'

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 
-from ..operators import generators
+from ..operators import control_map_ops, generators
 from ..operators.generator import Generator
 from . import character, generator, menus, properties
 
@@ -55,6 +55,7 @@ def classes() -> tuple[type, ...]:
 
 def register_properties() -> None:
     properties.register_properties(scene_settings())
+    control_map_ops.register_properties()
     for g in generators.every():
         g.register_properties()
     menus.register()
@@ -64,4 +65,5 @@ def unregister_properties() -> None:
     menus.unregister()
     for g in reversed(generators.every()):
         g.unregister_properties()
+    control_map_ops.unregister_properties()
     properties.unregister_properties()

@@ -7,6 +7,7 @@ import textwrap
 
 import bpy
 
+from ..operators.control_map_ops import map_status
 from ..operators.detect_rig import missing_roles, read_detection
 from ..operators.objects import active_armature
 from ..procanim_addon.rig_roles import ARM_ROLES, ROLES
@@ -76,6 +77,20 @@ class PROCANIM_PT_character(ProcAnimPanel, bpy.types.Panel):
             col = box.column(align=True)
             for item in obj.data.procanim_roles:
                 col.prop_search(item, "bone", obj.data, "bones", text=item.role)
+        _draw_control_map(layout.box(), obj)
+
+
+def _draw_control_map(box, obj) -> None:
+    """Which control map the rig follows (its controls, switches), and Save / Load / Clear."""
+    box.label(text="Control Map")
+    title, icon, detail = map_status(obj)
+    box.label(text=title, icon=icon)
+    _lines(box, detail, width=34)
+    row = box.row(align=True)
+    row.operator("procanim.save_control_map", text="Save…", icon="EXPORT").armature = obj.name
+    row.operator("procanim.load_control_map", text="Load…", icon="IMPORT").armature = obj.name
+    if "procanim_control_map" in obj.data:
+        row.operator("procanim.clear_control_map", text="", icon="X").armature = obj.name
 
 
 classes = (PROCANIM_PT_character,)

@@ -50,3 +50,9 @@ def remove(generator_id: str) -> None:
     spec = BY_ID.pop(generator_id, None)
     if spec is not None:
         GENERATORS.remove(spec)
+
+
+def figure_keys(generator_id: str) -> list[str]:
+    """The keys of the figures ``generator_id``'s spec shows (none for an unknown generator)."""
+    spec = BY_ID.get(generator_id)
+    return [m.key for m in spec.metrics] if spec is not None else []

@@ -7,7 +7,8 @@ applied by the caller (:func:`blend`): Blender interpolates the owner's matrix b
 constraint in world space (``interp_m4_m4m4``: location lerp, rotation slerp, scale lerp).
 
 Supported: COPY_TRANSFORMS, COPY_LOCATION, COPY_ROTATION, COPY_SCALE, ARMATURE, DAMPED_TRACK,
-STRETCH_TO, LIMIT_DISTANCE, LIMIT_ROTATION. IK is solved by the conversion itself (the chain is
+STRETCH_TO, LIMIT_DISTANCE, LIMIT_ROTATION, LIMIT_SCALE, TRANSFORM (Transformation: CloudRig's
+foot roll). IK is solved by the conversion itself (the chain is
 posed where the solver must put it), never here. Anything else raises :class:`Unsupported`, which
 the conversion turns into a message naming the bone.
 """
@@ -87,9 +88,11 @@ def copy_location(c: Constraint, owner: np.ndarray, point: np.ndarray) -> np.nda
     return out
 
 
-def _euler_order(c: Constraint, owner_mode: str) -> str:
-    if c.euler_order != "AUTO":
-        return c.euler_order
+def _euler_order(order: str, owner_mode: str) -> str:
+    """A constraint's Euler order: its own, or with 'AUTO' the owner's (XYZ for a bone that rotates
+    by quaternion or axis-angle, as Blender's ``cob->rotOrder``)."""
+    if order in tf.EULER_ORDERS:
+        return order
     return owner_mode if owner_mode in tf.EULER_ORDERS else "XYZ"
 
 
@@ -101,7 +104,7 @@ def copy_rotation(c: Constraint, owner: np.ndarray, target: np.ndarray, owner_mo
         return _with_rotation(owner, tgt)
     if c.mix not in ("REPLACE", "ADD", "BEFORE", "AFTER", "OFFSET"):
         raise Unsupported(f"Copy Rotation mix mode {c.mix}")
-    order = _euler_order(c, owner_mode)
+    order = _euler_order(c.euler_order, owner_mode)
     owner_eul = tf.mat3_to_euler(old, order)
     eul = tf.mat3_to_euler(tgt, order, compat=owner_eul)
     default = owner_eul if c.mix == "REPLACE" else np.zeros_like(eul)
@@ -167,9 +170,27 @@ def damped_track(c: Constraint, owner: np.ndarray, point: np.ndarray) -> np.ndar
     return _rotate_about_own_origin(owner, tf.quat_to_mat3(q))
 
 
+def _bulge_limited(bulge: np.ndarray, limits: tuple) -> np.ndarray:
+    """Blender's Stretch To volume limits (``use_bulge_min/max``, soft by ``bulge_smooth``)."""
+    use_min, lo, use_max, hi, smooth = limits
+    out = bulge
+    if use_max:
+        hi = max(hi, 1.0)
+        rng = hi - 1.0
+        soft = 1.0 + rng * np.arctan((bulge - 1.0) * (1.0 / rng if rng > 0 else 0.0)) / (np.pi / 2)
+        out = np.where(bulge > 1.0, smooth * soft + (1.0 - smooth) * np.minimum(bulge, hi), out)
+    if use_min:
+        lo = min(max(lo, 0.0), 1.0)
+        rng = 1.0 - lo
+        soft = 1.0 - rng * np.arctan((1.0 - bulge) * (1.0 / rng if rng > 0 else 0.0)) / (np.pi / 2)
+        out = np.where(bulge < 1.0, smooth * soft + (1.0 - smooth) * np.maximum(bulge, lo), out)
+    return out
+
+
 def stretch_to(c: Constraint, owner: np.ndarray, point: np.ndarray, rest_length: float) -> np.ndarray:
     """Point the owner's Y at ``point`` and scale it to reach it, keeping volume (Blender's
-    Stretch To: ``scale_y = dist / rest_length``, ``bulge = (rest_length / dist) ** bulge``)."""
+    Stretch To: ``scale_y = dist / rest_length``, ``bulge = (rest_length / dist) ** bulge``, within
+    its volume limits)."""
     old, size = _rotation_scale(owner)
     vec = point - owner[..., :3, 3]
     dist = norms(vec)
@@ -177,6 +198,8 @@ def stretch_to(c: Constraint, owner: np.ndarray, point: np.ndarray, rest_length:
     dist = dist / np.maximum(size[..., 1], 1e-12)
     sy = dist / rest_length
     bulge = (rest_length / np.maximum(dist, 1e-12)) ** c.bulge
+    if c.bulge_limits:
+        bulge = _bulge_limited(bulge, c.bulge_limits)
     if c.volume == "VOLUME_XZX":
         sx = sz = np.sqrt(bulge)
     else:
@@ -226,3 +249,63 @@ def limit_rotation(c: Constraint, owner: np.ndarray, owner_mode: str) -> np.ndar
     if not changed:
         return owner
     return _with_rotation(owner, tf.euler_to_mat3(eul, order))
+
+
+def limit_scale(c: Constraint, owner: np.ndarray) -> np.ndarray:
+    """Clamp the owner's scale along each axis to the limits (Blender's Limit Scale)."""
+    rot, size = _rotation_scale(owner)
+    new = size.copy()
+    for k, (use_min, lo, use_max, hi) in enumerate(c.scale_limits):
+        if use_min:
+            new[..., k] = np.maximum(new[..., k], lo)
+        if use_max:
+            new[..., k] = np.minimum(new[..., k], hi)
+    if np.array_equal(new, size):
+        return owner
+    return _with_rotation(owner, rot, new)
+
+
+def _mapping_source(c: Constraint, target: np.ndarray, owner_mode: str) -> np.ndarray:
+    m = c.mapping
+    assert m is not None
+    if m.source == "SCALE":
+        size = _scale(target)
+        return np.where((tf.det3(target[..., :3, :3]) < 0)[..., None], -size, size)
+    if m.source == "ROTATION":
+        if m.from_rotation_mode not in ("AUTO", *tf.EULER_ORDERS):
+            raise Unsupported(f"Transformation from rotation mode {m.from_rotation_mode}")
+        return tf.mat3_to_euler(_rotation(target), _euler_order(m.from_rotation_mode, owner_mode))
+    return target[..., :3, 3]
+
+
+def transform(c: Constraint, owner: np.ndarray, target: np.ndarray, owner_mode: str) -> np.ndarray:
+    """Blender's Transformation constraint: a component of the target (location, Euler rotation or
+    scale), clamped to its source range unless extrapolated, mapped linearly onto the destination
+    range of the owner's location, rotation or scale, then mixed with the owner's."""
+    m = c.mapping
+    assert m is not None
+    value = _mapping_source(c, target, owner_mode)
+    lo, hi = np.asarray(m.from_min, float), np.asarray(m.from_max, float)
+    if not m.extrapolate:
+        value = np.where(value < lo, lo, np.where(value > hi, hi, value))  # Blender's CLAMP, in its order
+    span = hi - lo
+    sval = np.where(span != 0.0, (value - lo) / np.where(span != 0.0, span, 1.0), 0.0)
+    to_lo, to_hi = np.asarray(m.to_min, float), np.asarray(m.to_max, float)
+    new = to_lo + sval[..., list(m.axes)] * (to_hi - to_lo)
+    rot, size = _rotation_scale(owner)
+    out = owner.copy()
+    if m.dest == "SCALE":
+        return _with_rotation(owner, rot, size * new if m.mix == "MULTIPLY" else new)
+    if m.dest == "ROTATION":
+        order = _euler_order(m.to_euler_order, owner_mode)
+        if m.mix == "REPLACE":
+            rot = tf.euler_to_mat3(new, order)
+        elif m.mix == "BEFORE":
+            rot = tf.euler_to_mat3(new, order) @ rot
+        elif m.mix == "AFTER":
+            rot = rot @ tf.euler_to_mat3(new, order)
+        else:  # ADD
+            rot = tf.euler_to_mat3(tf.mat3_to_euler(rot, order) + new, order)
+        return _with_rotation(owner, rot, size)
+    out[..., :3, 3] = new if m.mix == "REPLACE" else owner[..., :3, 3] + new
+    return out

@@ -38,7 +38,7 @@ from .intended import IntendedPose
 from .parenting import apply_basis, parent_transform
 from .rig import ControlRig
 from .stretch import StretchResponse, compensating_scale
-from .structure import SWITCH, Limb, common_control, driver_control, evaluation_order, find_limbs, trunk
+from .structure import Limb, common_control, driver_control, evaluation_order, find_limbs, reads_closure, trunk
 
 MODES = ("IK", "FK")
 STATIC_M = 1e-6  # a limb whose deform bones stay this close to rest is left alone
@@ -145,11 +145,11 @@ class _Conversion:
 
     def root_and_torso(self) -> None:
         rig = self.rig
-        root = rig.get("root")
+        root = rig.get(rig.root_name)
         if root >= 0 and root in self.sk_of and not self.matches(root):
             self.follow(root, root)
         limb_roots = [rig.names[limb.deform[0]] for limb in self.limbs]
-        trunk_bones = [rig.index(n) for n in trunk(self.sk, limb_roots) if rig.has(n)]
+        trunk_bones = [rig.index(n) for n in trunk(self.sk, limb_roots, rig.root_name) if rig.has(n)]
         drivers = [d for d in (driver_control(rig, b) for b in trunk_bones) if d >= 0]
         torso = common_control(rig, drivers)
         if torso >= 0 and trunk_bones:
@@ -160,12 +160,17 @@ class _Conversion:
         if self.limb_static(limb):
             return
         rig = self.rig
-        self.out.switches[(limb.switch, SWITCH)] = 0.0 if self.mode == "IK" else 1.0
+        mode = self.side(limb)
+        if mode != self.mode:
+            name = limb.role or rig.names[limb.deform[0]]
+            self.out.notes.append(f"{name} has {mode} controls only: keyed with them.")
+        if limb.switch is not None:
+            self.out.switches[limb.switch] = limb.value(mode)
         # each deform bone of a limb copies its FK or IK source whole: the source is what is measured
-        if self.mode == "FK" or limb.ik_control < 0:
-            for bone, fk in zip(limb.deform, limb.fk):
-                if fk >= 0 and rig.is_control(fk) and bone in self.sk_of:
-                    self.follow(fk, bone, probe=fk)
+        if mode == "FK":
+            for bone, fk, control in zip(limb.deform, limb.fk, limb.fk_controls):
+                if fk >= 0 and control >= 0 and bone in self.sk_of:
+                    self.follow(control, bone, probe=fk)
             return
         for member in limb.chain:
             if member in limb.ik:
@@ -179,6 +184,15 @@ class _Conversion:
             if rig.is_control(src) and src not in limb.chain and src != limb.ik_control and bone in self.sk_of:
                 self.follow(src, bone, probe=src)
         self.out.checked.extend(b for b in limb.deform if b in self.sk_of and b not in self.out.checked)
+
+    def side(self, limb: Limb) -> str:
+        """The side of ``limb`` this bake keys: the bake's mode, or the side the limb has when it
+        has one only (an IK-only leg keyed by an FK bake, an FK-only arm by an IK bake)."""
+        if self.mode == "IK" and limb.ik_control < 0:
+            return "FK"
+        if self.mode == "FK" and not any(c >= 0 for c in limb.fk_controls) and limb.ik_control >= 0:
+            return "IK"
+        return self.mode
 
     def limb_static(self, limb: Limb) -> bool:
         rig = self.rig
@@ -281,23 +295,35 @@ class _Conversion:
         progress(1.0)
         return self.out
 
-    def steps(self) -> list[tuple[int, str, object]]:
-        """Limbs and deform bones, ordered by the evaluation rank of the controls they move."""
+    def steps(self) -> list[tuple[float, str, object]]:
+        """Limbs and deform bones, ordered by the evaluation rank of the controls they move; a
+        control that reads what a limb keys comes after the limb, whatever its rank (CloudRig's
+        ``FK-Toes`` hangs from the IK foot through an Armature constraint)."""
         rig = self.rig
         rank = evaluation_order(rig)
-        out: list[tuple[int, str, object]] = []
+        out: list[tuple[float, str, object]] = []
+        limb_rank: list[tuple[float, set[int]]] = []
         for limb in self.limbs:
             controls = [c for c in (*limb.fk, *limb.chain, limb.ik_control, limb.pole) if c >= 0]
-            out.append((max(rank[c] for c in controls) if controls else 0, "limb", limb))
+            r = float(max(rank[c] for c in controls)) if controls else 0.0
+            out.append((r, "limb", limb))
+            keyed = {c for c in (*limb.fk_controls, *limb.chain, limb.ik_control, limb.pole) if c >= 0}
+            limb_rank.append((r, keyed))
         groups: dict[int, list[int]] = {}
         for name in self.sk.names:
             bone = rig.get(name)
-            if bone < 0 or name == "root" or bone in self.limb_of:
+            if bone < 0 or name == rig.root_name or bone in self.limb_of:
                 continue
             control = driver_control(rig, bone)
             if control >= 0 and control not in self.solved:
                 groups.setdefault(control, []).append(bone)
-        out.extend((rank[c], "bones", (c, bones)) for c, bones in groups.items())
+        for c, bones in groups.items():
+            r = float(rank[c])
+            reads = reads_closure(rig, c) if limb_rank else set()
+            for lr, keyed in limb_rank:
+                if lr >= r and reads & keyed:
+                    r = lr + 0.5
+            out.append((r, "bones", (c, bones)))
         out.sort(key=lambda s: s[0])
         return out
 

@@ -2,9 +2,11 @@
 
 On a generated Rigify rig the ``ORG-`` bones are the metarig's skeleton (same names after the
 prefix, same rest pose); constraints make them follow the controls and the ``DEF-`` bones follow
-them. Their parents in the armature, though, are often control or mechanism bones (``ORG-spine.001``
-hangs under ``tweak_spine.001`` … ``torso``), so the engine could not pose them as a chain. This
-module rebuilds the chain: each ``ORG-`` bone's *deform parent* is found by these rules, in order:
+them. CloudRig's "Original Bones" (``Thigh.L``, ``Spine1`` …) play the same part; which bones they
+are is the rig's control map's (:mod:`.maps`), below called ``ORG-`` bones for short. Their parents
+in the armature, though, are often control or mechanism bones (``ORG-spine.001`` hangs under
+``tweak_spine.001`` … ``torso``), so the engine could not pose them as a chain. This module
+rebuilds the chain: each ``ORG-`` bone's *deform parent* is found by these rules, in order:
 
 1. the nearest ancestor in the armature that is an ``ORG-`` bone (a ``DEF-x`` bone stands for
    ``ORG-x`` when that exists);
@@ -17,9 +19,9 @@ module rebuilds the chain: each ``ORG-`` bone's *deform parent* is found by thes
 5. the ``ORG-`` bone whose head is at this bone's head;
 6. none.
 
-Bones with no deform parent hang from the rig's ``root`` bone, which is the skeleton's root (root
-motion keyed on it moves everything, as the rig's own root control does). Rules 3–5 never make a
-cycle. The result is a plain :class:`Skeleton` of ``root`` + every ``ORG-`` bone.
+Bones with no deform parent hang from the rig's root bone (``root``), which is the skeleton's root
+(root motion keyed on it moves everything, as the rig's own root control does). Rules 3–5 never
+make a cycle. The result is a plain :class:`Skeleton` of ``root`` + every ``ORG-`` bone.
 """
 
 from __future__ import annotations
@@ -33,21 +35,30 @@ from ..transforms import affine_inverse
 from .parenting import mul
 from .rig import ControlRig
 
-ORG, DEF = "ORG-", "DEF-"
-ROOT = "root"
-
 
 def is_generated_rigify(rig: ControlRig) -> bool:
     """A rig Rigify generated: it has Rigify's rig id, a ``root`` bone and ``ORG-``/``DEF-`` bones."""
-    return bool(rig.rig_id) and rig.has(ROOT) and any(n.startswith(ORG) for n in rig.names)
+    return bool(rig.rig_id) and rig.has("root") and any(n.startswith("ORG-") for n in rig.names)
 
 
-def _deform_ancestor(rig: ControlRig, start: int, own: str) -> int | None:
+def _standing_for(rig: ControlRig, segments: bool) -> dict[str, str]:
+    """Deform (``DEF-``) bone → the ``ORG-`` bone it rides on, by the map's pairing of names (with
+    ``segments``: a limb's second segment ``DEF-thigh.L.001`` too; else same names only)."""
+    skeleton, family = set(rig.skeleton_names or ()), rig.family
+    out = {}
+    for name in rig.names:
+        org = family.skeleton_bone_of(name, skeleton)
+        if org is not None and (segments or org[len(family.skeleton_prefix) :] == name[len(family.deform_prefix) :]):
+            out[name] = org
+    return out
+
+
+def _deform_ancestor(rig: ControlRig, start: int, own: str, stands: dict[str, str]) -> int | None:
     """Nearest ancestor of bone ``start`` that is (or stands for) an ORG bone other than ``own``."""
     p = int(rig.parents[start])
     while p >= 0:
         name = rig.names[p]
-        cand = name if name.startswith(ORG) else (ORG + name[len(DEF) :] if name.startswith(DEF) else None)
+        cand = name if rig.in_skeleton(p) else stands.get(name)
         if cand is not None and cand != own and rig.has(cand):
             return rig.index(cand)
         p = int(rig.parents[p])
@@ -56,21 +67,25 @@ def _deform_ancestor(rig: ControlRig, start: int, own: str) -> int | None:
 
 def deform_parents(rig: ControlRig, tolerance: float = 1e-4) -> dict[str, str | None]:
     """ORG bone → its deform parent (an ORG bone name, or None for a chain start)."""
-    orgs = [i for i, n in enumerate(rig.names) if n.startswith(ORG)]
+    orgs = [i for i in range(len(rig.names)) if rig.in_skeleton(i)]
+    stands = _standing_for(rig, segments=False)
+    own_deform: dict[str, str] = {}
+    for deform_name, org in _standing_for(rig, segments=True).items():
+        own_deform.setdefault(org, deform_name)
     scale = float(np.ptp(rig.heads, axis=0).max()) or 1.0
     tol = tolerance * scale
     out: dict[str, str | None] = {}
     pending = []
     for i in orgs:
         name = rig.names[i]
-        anc = _deform_ancestor(rig, i, name)
+        anc = _deform_ancestor(rig, i, name, stands)
         if anc is not None:
             out[name] = rig.names[anc]
             continue
-        own_def = rig.get(DEF + name[len(ORG) :])
+        own_def = rig.get(own_deform.get(name, ""))
         if own_def >= 0:
             p = int(rig.parents[own_def])
-            if p < 0 or rig.names[p] == ROOT:
+            if p < 0 or rig.names[p] == rig.root_name:
                 out[name] = None
                 continue
         pending.append(i)
@@ -135,7 +150,7 @@ def _would_cycle(parents: dict[str, str | None], candidate: str, child: str) -> 
 
 
 def deform_skeleton(rig: ControlRig) -> Skeleton:
-    """``root`` and every ``ORG-`` bone of a generated rig, parented by :func:`deform_parents`.
+    """The root bone and every ``ORG-`` bone of a generated rig, parented by :func:`deform_parents`.
 
     A bone that meets its deform parent by its tail (Rigify points the bird's tail bones toward
     the body) is turned end for end — head at its tail, X and Y reversed — so that it pivots where
@@ -143,26 +158,27 @@ def deform_skeleton(rig: ControlRig) -> Skeleton:
     Inheritance flags are Blender's defaults (the engine's FK).
     """
     parents = deform_parents(rig)
-    order = _parents_first(parents)
+    root = rig.root_name
+    order = _parents_first(parents, root)
     rest: dict[str, np.ndarray] = {}
     bones = []
     for name in order:
         i = rig.index(name)
-        parent = None if name == ROOT else (parents.get(name) or ROOT)
+        parent = None if name == root else (parents.get(name) or root)
         m = rig.matrix_local[i]
-        if parent is not None and parent != ROOT:
+        if parent is not None and parent != root:
             m = _turned(m, float(rig.lengths[i]), rest[parent], float(rig.lengths[rig.index(parent)]))
         rest[name] = m
         bones.append({"name": name, "parent": parent, "matrix_local": m, "length": float(rig.lengths[i])})
     return Skeleton.from_bones(bones)
 
 
-def _parents_first(parents: dict[str, str | None]) -> list[str]:
+def _parents_first(parents: dict[str, str | None], root: str) -> list[str]:
     """``root`` then every ORG bone, each after its deform parent."""
     children: dict[str, list[str]] = {}
     for name, parent in parents.items():
-        children.setdefault(parent or ROOT, []).append(name)
-    order, stack = [], [ROOT]
+        children.setdefault(parent or root, []).append(name)
+    order, stack = [], [root]
     while stack:
         name = stack.pop()
         order.append(name)

@@ -28,6 +28,7 @@ class RigPose:
         self.basis: dict[int, np.ndarray] = {}
         self.pinned: dict[int, np.ndarray] = {}
         self._pose: dict[int, np.ndarray] = {}
+        self._pre: dict[int, np.ndarray] = {}  # bone → its matrices before its own constraints, when they act
         self._parent_tf: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self._parent_inv: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         # bone → (a matrix stack it had, that stack's LOCAL matrices) when known without inverting:
@@ -68,9 +69,9 @@ class RigPose:
 
     def _forget(self, i: int, keep_parent_tf: bool = False) -> None:
         closure = self._closure(i)
-        for cache in (self._pose, self._known, self._parent_tf, self._parent_inv):
+        for cache in (self._pose, self._pre, self._known, self._parent_tf, self._parent_inv):
             for j in closure.intersection(cache):  # the cached ones only (the closure can be most of the rig)
-                if cache is self._pose or cache is self._known or j != i or not keep_parent_tf:
+                if cache is self._pose or cache is self._pre or cache is self._known or j != i or not keep_parent_tf:
                     del cache[j]
 
     def _closure(self, i: int) -> frozenset[int]:
@@ -116,9 +117,12 @@ class RigPose:
             if self._uses_local[i]:
                 self._known[i] = (got, _identity(self.frames) if basis is None else basis)
             head = got[..., :3, 3].copy()
+            before = got
             for c in self.rig.constraints[i]:
                 if c.influence > 0.0:
                     got = cs.blend(got, self._constraint(i, c, got), c.influence)
+            if got is not before:
+                self._pre[i] = before
             if self.rig.connected[i] and self.rig.constraints[i]:
                 got = got.copy()  # (not an array whose LOCAL matrices are known)
                 got[..., :3, 3] = head  # Blender: "prevent constraints breaking a chain"
@@ -140,6 +144,19 @@ class RigPose:
     def basis_for(self, i: int, pose: np.ndarray) -> np.ndarray:
         """The basis that puts bone ``i`` at ``pose`` before its own constraints."""
         return self.local(i, pose)
+
+    def unconstrained(self, i: int, pose: np.ndarray) -> np.ndarray:
+        """Where bone ``i`` must be before its own constraints for them to leave it at ``pose``,
+        taking what they do now as a transform applied on the left (exact for an Armature
+        constraint, CloudRig's ``FK-Toes``; ``pose`` itself when they change nothing)."""
+        self.pose(i)
+        before = self._pre.get(i)
+        if before is None:
+            return pose
+        after = self.pose(i)
+        if float(np.max(np.abs(after - before))) < 1e-12:
+            return pose
+        return before @ affine_inverse(after) @ pose
 
     def _to_space(self, i: int, pose: np.ndarray, space: str) -> np.ndarray:
         if space in ("WORLD", "POSE"):
@@ -165,6 +182,9 @@ class RigPose:
         if kind == "LIMIT_ROTATION":
             m = self._to_space(i, owner_pose, c.owner_space)
             return self._from_space(i, cs.limit_rotation(c, m, rig.rotation_modes[i]), c.owner_space)
+        if kind == "LIMIT_SCALE":
+            m = self._to_space(i, owner_pose, c.owner_space)
+            return self._from_space(i, cs.limit_scale(c, m), c.owner_space)
         if c.target < 0:
             raise cs.Unsupported(f"{kind} without a bone target")
         t = c.target
@@ -184,14 +204,16 @@ class RigPose:
                 return cs.limit_distance(c, owner_pose, point)
             m = self._to_space(i, owner_pose, c.owner_space)
             return self._from_space(i, cs.copy_location(c, m, point), c.owner_space)
-        if kind not in ("COPY_TRANSFORMS", "COPY_ROTATION", "COPY_SCALE", "COPY_LOCATION"):
+        if kind not in ("COPY_TRANSFORMS", "COPY_ROTATION", "COPY_SCALE", "COPY_LOCATION", "TRANSFORM"):
             raise cs.Unsupported(kind)
         target = self._to_space(t, self.pose(t), c.target_space)
         if c.head_tail and c.target_space in ("WORLD", "POSE"):
             target = target.copy()
             target[..., :3, 3] = cs.target_point(self.pose(t), rig.lengths[t], c.head_tail)
         owner = self._to_space(i, owner_pose, c.owner_space)
-        if kind == "COPY_TRANSFORMS":
+        if kind == "TRANSFORM":
+            out = cs.transform(c, owner, target, rig.rotation_modes[i])
+        elif kind == "COPY_TRANSFORMS":
             out = cs.copy_transforms(c, owner, target)
         elif kind == "COPY_ROTATION":
             out = cs.copy_rotation(c, owner, target, rig.rotation_modes[i])

@@ -15,20 +15,18 @@ the next joint are what the mesh follows, and both are compared.
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from ..skeleton import Skeleton
 from ..transforms import affine_inverse
+from ..verification import TOLERANCE_CM as TOLERANCE_CM  # re-exported: the bound a residual is held to
+from ..verification import conclude, measured_figures
 from .convert import ControlKeys
 from .intended import IntendedPose
 from .parenting import mul
 from .rig import ControlRig
 from .structure import find_limbs
 
-_SEGMENT = re.compile(r"\.\d{3}$")
-TOLERANCE_CM = 0.5  # a residual above this makes a bake onto controls approximate
 VERIFY_FRAMES = 10  # frames Blender evaluates to verify a bake onto controls
 IK_STRETCH_NOTE = (
     "Blender's IK solver puts knees and elbows off the generated pose (IK stretch, a chain the "
@@ -45,16 +43,13 @@ def verification_samples(frames: int, count: int = VERIFY_FRAMES) -> np.ndarray:
 
 def deform_checks(rig: ControlRig, org_bones: list[int]) -> list[tuple[int, int]]:
     """``(deform bone, ORG bone)`` rig-index pairs to compare: each ORG bone itself (``(o, o)``)
-    and its ``DEF-`` bones (B-bone segments included)."""
+    and its ``DEF-`` bones (segments included: ``DEF-thigh.L.001``, CloudRig's ``DEF-Thigh_2.L``),
+    paired by the rig's control map."""
     wanted = {rig.names[i]: i for i in org_bones}
     out = [(i, i) for i in org_bones]
     for j, name in enumerate(rig.names):
-        if not name.startswith("DEF-"):
-            continue
-        base = "ORG-" + name[4:]
-        if base not in wanted and "ORG-" + _SEGMENT.sub("", name[4:]) in wanted:
-            base = "ORG-" + _SEGMENT.sub("", name[4:])
-        if base in wanted:
+        base = rig.family.skeleton_bone_of(name, set(wanted))
+        if base is not None:
             out.append((j, wanted[base]))
     return out
 
@@ -104,19 +99,60 @@ def verify(
     checks: list[tuple[int, int]],
     samples: np.ndarray,
     evaluated: np.ndarray,
+    world: np.ndarray | None = None,
 ) -> dict:
     """The metrics of a bake onto controls verified on the frames ``samples``: ``evaluated``
     ``(S, C, 4, 4)`` are Blender's armature-space matrices of the deform bones of ``checks``
-    (:func:`deform_checks` of ``keys.checked``), compared with ``intended``. Above
-    :data:`TOLERANCE_CM` the bake is approximate; when IK keys leave a limb off, a note saying why
+    (:func:`deform_checks` of ``keys.checked``), compared with ``intended``; with the object's
+    world matrices ``world`` ``(S, 4, 4)``, the figures the samples measure too. Above
+    :data:`TOLERANCE_CM` the bake is approximate, and far above it it does not take effect
+    (:func:`procanim_addon.verification.conclude`); when IK keys leave a limb off, a note saying why
     is added to ``keys.notes``."""
     org_pose = {o: intended.full(skeleton.index(rig.names[o]))[samples] for _, o in checks}
-    residual = residual_m(rig, checks, evaluated, intended_deform(rig, checks, org_pose))
+    want = intended_deform(rig, checks, org_pose)
+    residual = residual_m(rig, checks, evaluated, want)
     out = summary(rig, checks, residual)
     out["control_verify_frames"] = int(len(samples))
-    out["control_bake_approximate"] = bool(out["control_residual_cm_max"] > TOLERANCE_CM)
+    out.update(conclude(evaluated[..., :3, 3], want[..., :3, 3], residual.max(axis=0) * 100.0))
+    if world is not None:
+        out.update(measured_figures(world, evaluated, want))
     if out["control_bake_approximate"] and keys.mode == "IK":
         worst = checks[int(np.argmax(residual.max(axis=0)))][1]
         if any(worst in limb.deform for limb in find_limbs(rig)):
             keys.notes.append(IK_STRETCH_NOTE)
+    return out
+
+
+def verify_skeleton(
+    skeleton: Skeleton,
+    intended: IntendedPose,
+    bones: list[int],
+    samples: np.ndarray,
+    evaluated: np.ndarray,
+    world: np.ndarray | None = None,
+) -> dict:
+    """The metrics of a bake onto a skeleton's own bones (key target ``DEFORM``, a plain rig)
+    verified on the frames ``samples``: ``evaluated`` ``(S, N, 4, 4)`` are Blender's armature-space
+    matrices of the skeleton ``bones`` (indices), compared head and tail with ``intended``; with
+    the object's world matrices ``world`` ``(S, 4, 4)``, the figures the samples measure too."""
+    intended.set_samples(samples)
+    want = np.stack([intended.sampled(k) for k in bones], axis=1) if bones else np.zeros((len(samples), 0, 4, 4))
+    lengths = skeleton.lengths[bones]
+    tip = np.zeros((len(bones), 4))
+    tip[:, 1], tip[:, 3] = lengths, 1.0
+    head = np.linalg.norm(evaluated[..., :3, 3] - want[..., :3, 3], axis=-1)
+    tail = np.linalg.norm(np.einsum("snij,nj->sni", evaluated - want, tip)[..., :3], axis=-1)
+    residual = np.maximum(head, tail)
+    out = {"control_residual_cm_max": 0.0, "control_residual_cm_mean": 0.0, "control_residual_bone": ""}
+    if residual.size:
+        out = {
+            "control_residual_cm_max": float(residual.max() * 100.0),
+            "control_residual_cm_mean": float(residual.mean() * 100.0),
+            "control_residual_bone": skeleton.names[bones[int(np.argmax(residual.max(axis=0)))]],
+        }
+    out["control_verify_frames"] = int(len(samples))
+    per_bone = residual.max(axis=0) * 100.0 if residual.size else np.zeros(len(bones))
+    out.update(conclude(evaluated[..., :3, 3], want[..., :3, 3], per_bone))
+    if world is not None:
+        out.update(measured_figures(world, evaluated, want))
     return out

@@ -6,10 +6,13 @@ constraint with its evaluated influence (drivers applied) and its settings; the 
 (custom properties such as ``IK_FK``) and which constraint influences they drive. Nothing here
 refers to Blender; arrays are in the armature's space, metres.
 
-A *control* is a bone an animator keys. By Rigify's conventions (which Auto-Rig Pro and CloudRig
-share in spirit) mechanism bones carry a prefix — ``MCH-``, ``ORG-``, ``DEF-``, ``VIS_`` — and
-tweak bones carry ``tweak`` in their names; everything else is a control
-(:func:`is_control_name`).
+What differs between rig families — which bones are controls, which form the deform skeleton,
+the IK/FK switches — is the rig's :class:`~.maps.ControlMap` (``family``); the bridge evaluates its
+rules on Blender's data (bone collections, custom shapes) into ``control_mask`` and
+``skeleton_names``. Without them a rig follows Rigify's conventions, which names alone decide:
+mechanism bones carry a prefix — ``MCH-``, ``ORG-``, ``DEF-``, ``VIS_`` — and tweak bones carry
+``tweak`` in their names; every other bone is a control (:func:`is_control_name`); the deform
+skeleton is the ``ORG-`` bones.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import numpy as np
 
 from ..skeleton import RestBones
 from ..transforms import affine_inverse
+from .maps import ControlMap, rigify_map
 
 MECHANISM_PREFIXES = ("MCH-", "ORG-", "DEF-", "VIS_", "WGT-")
 
@@ -27,6 +31,29 @@ MECHANISM_PREFIXES = ("MCH-", "ORG-", "DEF-", "VIS_", "WGT-")
 def is_control_name(name: str) -> bool:
     """True for a bone an animator keys: no mechanism prefix and not a tweak bone."""
     return not name.startswith(MECHANISM_PREFIXES) and "tweak" not in name.lower()
+
+
+@dataclass(frozen=True)
+class Mapping:
+    """A Transformation constraint's mapping (Blender's settings, read once).
+
+    ``source``/``dest``: 'LOCATION', 'ROTATION' or 'SCALE' (``map_from``/``map_to``); ``axes``: for
+    each destination axis, the source axis it reads (0–2); ``from_min``/``from_max`` and
+    ``to_min``/``to_max``: the ranges of the chosen source and destination (m, rad or factors);
+    ``extrapolate``: ``use_motion_extrapolate``; ``mix``: the mix mode of the destination;
+    ``from_rotation_mode``/``to_euler_order``: Blender's names ('AUTO', 'XYZ' …)."""
+
+    source: str = "LOCATION"
+    dest: str = "LOCATION"
+    axes: tuple[int, ...] = (0, 1, 2)
+    from_min: tuple[float, ...] = (0.0, 0.0, 0.0)
+    from_max: tuple[float, ...] = (0.0, 0.0, 0.0)
+    to_min: tuple[float, ...] = (0.0, 0.0, 0.0)
+    to_max: tuple[float, ...] = (0.0, 0.0, 0.0)
+    extrapolate: bool = False
+    mix: str = "ADD"
+    from_rotation_mode: str = "AUTO"
+    to_euler_order: str = "AUTO"
 
 
 @dataclass
@@ -52,12 +79,15 @@ class Constraint:
     targets: tuple = ()  # ARMATURE: ((bone index, weight), ...)
     rest_length: float = 0.0  # STRETCH_TO
     bulge: float = 1.0
+    bulge_limits: tuple = ()  # STRETCH_TO: (use_min, min, use_max, max, smooth) when either is used
     volume: str = "VOLUME_XZX"
     keep_axis: str = "PLANE_X"
     track_axis: str = "TRACK_Y"  # DAMPED_TRACK
     distance: float = 0.0  # LIMIT_DISTANCE
     limit_mode: str = "LIMITDIST_INSIDE"
     limits: tuple = ()  # LIMIT_ROTATION: ((use, min, max) for x, y, z)
+    scale_limits: tuple = ()  # LIMIT_SCALE: ((use min, min, use max, max) for x, y, z)
+    mapping: Mapping | None = None  # TRANSFORM
     chain_count: int = 0  # IK
     pole: int = -1
     pole_angle: float = 0.0
@@ -76,7 +106,10 @@ class ControlRig(RestBones):
     rotation_modes ('QUATERNION', 'XYZ' …, 'AXIS_ANGLE'); lock_location / lock_rotation (B, 3) bools;
     constraints: per bone, the enabled ones in evaluation order; properties: bone → {name: value}
     for numeric custom properties (the rig's switches); rig_id: Rigify's id of a generated rig ('');
-    ik_stretch: per bone, its IK stretch (0–1; how freely Blender's IK solver may change its length).
+    ik_stretch: per bone, its IK stretch (0–1; how freely Blender's IK solver may change its length);
+    family: the rig family's control map (Rigify's by default); control_mask: per bone, is it a
+    control (default: the map's name rules); skeleton_names: the deform skeleton's bones, root
+    excluded (default: the map's name rules).
     Bones by name, rest heads and tails: :class:`~procanim_addon.skeleton.RestBones`.
     """
 
@@ -95,6 +128,9 @@ class ControlRig(RestBones):
     properties: dict[str, dict[str, float]] = field(default_factory=dict)
     rig_id: str = ""
     ik_stretch: np.ndarray | None = None
+    family: ControlMap = field(default_factory=rigify_map)
+    control_mask: np.ndarray | None = None
+    skeleton_names: tuple[str, ...] | None = None
 
     def __post_init__(self):
         self.parents = np.asarray(self.parents, dtype=int)
@@ -108,6 +144,12 @@ class ControlRig(RestBones):
             if p >= i:
                 raise ValueError("bones must be ordered parents first")
         self._index = {n: i for i, n in enumerate(self.names)}
+        if self.control_mask is None:
+            self.control_mask = np.array([self.family.is_control(name) for name in self.names], dtype=bool)
+        self.control_mask = np.asarray(self.control_mask, dtype=bool)
+        if self.skeleton_names is None:
+            self.skeleton_names = tuple(name for name in self.names if self.family.in_skeleton(name))
+        self._skeleton = frozenset(self._index[n] for n in self.skeleton_names if n in self._index)
         inv = affine_inverse(self.matrix_local)
         parent_inv = np.where((self.parents < 0)[:, None, None], np.eye(4), inv[np.maximum(self.parents, 0)])
         self.rest_rel = parent_inv @ self.matrix_local
@@ -124,7 +166,17 @@ class ControlRig(RestBones):
         return out
 
     def is_control(self, i: int) -> bool:
-        return is_control_name(self.names[i])
+        """Does an animator key bone ``i`` (by the rig family's rules)?"""
+        return bool(self.control_mask[i])
+
+    def in_skeleton(self, i: int) -> bool:
+        """Is bone ``i`` one of the deform skeleton's bones (Rigify's ``ORG-`` bones), root excluded?"""
+        return i in self._skeleton
+
+    @property
+    def root_name(self) -> str:
+        """The name of the rig's root bone (the deform skeleton's root)."""
+        return self.family.root
 
     def prop(self, bone: str, name: str, default: float | None = None) -> float | None:
         return self.properties.get(bone, {}).get(name, default)

@@ -67,6 +67,7 @@ def follow(state: RigPose, control: int, probe: int, goal: np.ndarray) -> float:
                 c
             )
         wanted_control[:, :3, :3] *= tf.column_scale(c)[:, None, :]
+        wanted_control = state.unconstrained(control, wanted_control)
         state.set_basis(control, _unscaled(state.basis_for(control, wanted_control)))
     return err
 
@@ -136,7 +137,7 @@ def rigid_fit(state: RigPose, control: int, bones: list[int], goals: dict[int, n
         if err < TOLERANCE_M or previous - err < TOLERANCE_M:
             break
         previous = err
-        wanted = kabsch(got, want) @ state.pose(control)
+        wanted = state.unconstrained(control, kabsch(got, want) @ state.pose(control))
         state.set_basis(control, _unscaled(state.basis_for(control, wanted)))
     return err
 

@@ -444,11 +444,27 @@ def test_duck_walk_on_a_rigify_bird_travels_lifts_and_plants_its_feet(rigify_lib
 # ----------------------------------------------------------------------------- keys and switches
 
 
-def test_deform_key_target_keys_the_deform_skeleton_as_before(procanim_extension, rigify_library):
+def test_a_deform_bake_on_a_generated_rig_keys_the_deform_skeleton_and_says_it_does_not_take_effect(
+    procanim_extension, rigify_library
+):
+    """Key target DEFORM on a generated Rigify bird keys its ORG- bones, which the rig's constraints
+    override: no DEF- bone moves. The bake is kept (a script may bake the deform skeleton on
+    purpose), but the operator ends with an error saying so and what to do, and the figures stored
+    are the measured ones: the bird did not travel; the duck walk's own figures are withheld."""
     rig = add_rigify(rigify_library, "bird", "Bird")
-    assert bpy.ops.procanim.duck_walk(armature="Bird", key_target="DEFORM") == {"FINISHED"}
-    assert metrics(rig)["key_target"] == "DEFORM"
+    with pytest.raises(RuntimeError, match=r"does not take effect.*Key Target 'IK Controls'"):
+        bpy.ops.procanim.duck_walk(armature="Bird", key_target="DEFORM")
+    m = metrics(rig)
+    assert m["key_target"] == "DEFORM" and m["bake_takes_effect"] is False
     assert all(n.startswith("ORG-") or n == "root" for n in keyed_bones(rig))
+    frames = frames_of(rig)
+    body = world_poses(rig, frames, ["DEF-spine.003"])["DEF-spine.003"][:, :3, 3]
+    moved = np.linalg.norm(body - body[0], axis=-1).max()
+    assert moved < 0.01, f"the deform body moved {moved:.3f} m"  # the case is what it claims to be
+    assert m["measured_travel_m"] < 0.01 < m["intended_travel_m"]
+    spec = _module(procanim_extension, "procanim_addon.registry").get("duck_walk")
+    shown = [r.key for r in spec.metrics if r.key in m]
+    assert not shown, f"figures of a walk Blender does not show are stored as measured: {shown}"
 
 
 def test_control_key_targets_on_a_plain_skeleton_are_refused_with_a_message(procanim_extension):
@@ -707,7 +723,8 @@ def test_a_control_bake_after_a_deform_bake_is_not_offset_by_the_deform_bakes_la
     which would offset the whole body. Compared with the same bake on a fresh copy of the rig."""
     hero = add_rigify(rigify_library, "human", "Hero")
     fresh = add_rigify(rigify_library, "human", "Fresh")
-    assert bpy.ops.procanim.source_motion(armature="Hero", kind="WALK", key_target="DEFORM") == {"FINISHED"}
+    with pytest.raises(RuntimeError, match="does not take effect"):  # ORG- keys the rig overrides
+        bpy.ops.procanim.source_motion(armature="Hero", kind="WALK", key_target="DEFORM")
     bpy.context.scene.frame_set(60)  # the DEFORM bake's pose at frame 60 is left in the bones
     assert bpy.ops.procanim.source_motion(armature="Hero", kind="WALK", key_target=then) == {"FINISHED"}
     assert bpy.ops.procanim.source_motion(armature="Fresh", kind="WALK", key_target=then) == {"FINISHED"}
@@ -730,7 +747,8 @@ def test_a_terrain_adaptation_after_a_deform_one_reads_its_source_without_the_de
         assert bpy.ops.procanim.source_motion(armature=rig.name, kind="WALK") == {"FINISHED"}
     knee = rigs[0].data.bones["DEF-shin.L"].head_local.z
     terrain = add_zigzag("Zigzag", knee)
-    assert bpy.ops.procanim.adapt_terrain(armature="Hero", terrain=terrain.name, key_target="DEFORM") == {"FINISHED"}
+    with pytest.raises(RuntimeError, match="does not take effect"):  # ORG- keys the rig overrides
+        bpy.ops.procanim.adapt_terrain(armature="Hero", terrain=terrain.name, key_target="DEFORM")
     bpy.context.scene.frame_set(40)
     for rig in rigs:
         assert bpy.ops.procanim.adapt_terrain(armature=rig.name, terrain=terrain.name) == {"FINISHED"}
@@ -743,7 +761,8 @@ def test_a_bake_onto_the_controls_does_not_warn_of_keys_the_constraints_override
     """A duck walk on a generated Rigify bird keys the tail controls (``spine``, ``spine.001``,
     ``spine.002``), whose Copy Rotation (mix Before) adds to their keys: their keys do show, so no
     'keyed bones driven by constraints' warning. On a bake onto controls the verification measures
-    what shows; the DEFORM bake still warns."""
+    what shows; the DEFORM bake, which does not take effect, ends with an error naming the key
+    targets that do."""
     rig = add_rigify(rigify_library, "bird", "Bird")
     capfd.readouterr()
     assert bpy.ops.procanim.duck_walk(armature="Bird") == {"FINISHED"}
@@ -751,8 +770,8 @@ def test_a_bake_onto_the_controls_does_not_warn_of_keys_the_constraints_override
     assert "driven by constraints" not in out, out
     assert {"spine.002", "spine.001", "spine"} <= keyed_bones(rig)
     assert not metrics(rig)["control_bake_approximate"]
-    assert bpy.ops.procanim.duck_walk(armature="Bird", key_target="DEFORM") == {"FINISHED"}
-    assert "driven by constraints" in capfd.readouterr().out
+    with pytest.raises(RuntimeError, match="does not take effect.*IK Controls"):
+        bpy.ops.procanim.duck_walk(armature="Bird", key_target="DEFORM")
 
 
 def test_a_rerun_the_conversion_refuses_keeps_the_previous_bake(rigify_library):

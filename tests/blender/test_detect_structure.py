@@ -187,7 +187,7 @@ def test_the_character_panel_shows_family_confidence_missing_roles_and_edits():
                  "RThumb"}
     obj = _build([b for b in bones if b["name"] not in right_arm])
     bpy.context.scene.procanim.armature = obj
-    assert _panel_labels()[-1] == "Roles not detected yet"
+    assert "Roles not detected yet" in _panel_labels()
     assert bpy.ops.procanim.detect_rig(armature=obj.name) == {"FINISHED"}
     labels = _panel_labels()
     assert any(t.startswith("CMU BVH — confidence ") and t.endswith("%") for t in labels), labels

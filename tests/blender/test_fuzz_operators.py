@@ -263,7 +263,8 @@ def operator_strategy(idname: str):
     return st.fixed_dictionaries({}, optional={p.identifier: argument_strategy(p, names) for p in props})
 
 
-OTHER_OPERATORS = ["add_human", "add_duck", "detect_rig", "add_zigzag", "export"]
+OTHER_OPERATORS = ["add_human", "add_duck", "detect_rig", "add_zigzag", "export", "save_control_map",
+                   "load_control_map", "clear_control_map"]
 
 
 def fuzzed_operators(registry) -> list[str]:

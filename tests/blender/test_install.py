@@ -30,6 +30,9 @@ def test_extension_is_installed_into_the_repository_and_enabled(procanim_extensi
     # Nothing that the manifest excludes was shipped.
     for excluded in ("tests", "tools", "bench", "docs"):
         assert not (package_dir / excluded).exists(), f"{excluded}/ was shipped in the zip"
+    # the control maps are data files the engine reads: shipped beside its code
+    maps = sorted(p.name for p in (package_dir / "procanim_addon" / "control_maps").glob("*.toml"))
+    assert maps == ["cloudrig.toml", "rigify.toml"], maps
     assert harness.is_enabled(procanim_extension.module)
     assert procanim_extension.module in sys.modules
 

@@ -159,7 +159,7 @@ def footprint_stride(obj, rig: Rig, start: int, period: int) -> float:
     """The travel of one period of the motion measured from the footprints: the horizontal move of
     the foot that stands at the loop's first frame (the lower one) between that frame and one period
     later."""
-    feet = [n for n in rig.feet if "foot" in n]
+    feet = [n for n in rig.feet if "foot" in n.lower()]
     first = np.array([bone_heads(obj, [start, start + period], n) for n in feet])  # (2, 2, 3)
     standing = int(np.argmin(first[:, 0, 2]))
     return float(np.linalg.norm(first[standing, 1, :2] - first[standing, 0, :2]))

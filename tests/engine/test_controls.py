@@ -366,7 +366,7 @@ def test_limbs_are_found_from_their_switch():
     rig = mini_rig("IK", pole=True)
     (limb,) = find_limbs(rig)
     name = rig.names.__getitem__
-    assert limb.switch == "thigh_parent.L"
+    assert limb.switch == ("thigh_parent.L", "IK_FK") and (limb.ik_value, limb.fk_value) == (0.0, 1.0)
     assert [name(i) for i in limb.deform] == ["ORG-thigh.L", "ORG-shin.L", "ORG-foot.L"]
     assert [name(i) for i in limb.fk] == ["thigh_fk.L", "shin_fk.L", "foot_fk.L"]
     assert [name(i) for i in limb.chain] == ["thigh_ik.L", "MCH-shin_ik.L"]
