@@ -10,7 +10,8 @@ each with a straight curve; each call is timed from the operator's start to its 
 scene, the engine, writing every key), wall and CPU time of the whole process. "per 1k" is seconds
 per 1,000 character-frames (the frames of all walkers' actions; goal ≤ 0.3 s with avoidance).
 Printed beside: the crowd's own figures from the actions' metrics (closest pelvises on any frame,
-walkers that gave way, repair rounds, the last frame).
+walkers that gave way, repair rounds, the last frame). The figures are printed only (no ``BENCH``
+records: ``tools/bench.sh`` does not run it; docs/performance.md holds a run).
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT))
 import crowd_engine  # noqa: E402
-from benchlog import emit  # noqa: E402
 from blender_install import install_extension  # noqa: E402
 from path_walk_blender import Clock  # noqa: E402
 
@@ -82,9 +82,6 @@ def main(argv=None) -> int:
               f"{1000 * c.cpu / frames:7.3f}")
         print(f"{'':48s} closest pelvises {100 * m['crowd_closest_pelvis_m']:.1f} cm, {m['crowd_moved']} gave way, "
               f"{m.get('crowd_repair_rounds', 0)} repair rounds, last frame {m['crowd_last_frame']:.0f}")
-        emit("crowd_avoidance", "avoiding" if k else "today", walkers=args.walkers, character_frames=frames,
-             wall_s=c.wall, cpu_s=c.cpu, per_1000_wall_s=1000 * c.wall / frames,
-             per_1000_cpu_s=1000 * c.cpu / frames, closest_pelvis_m=m["crowd_closest_pelvis_m"])
     return 0
 
 
