@@ -40,8 +40,6 @@ from .objects import SettingsArgs
 from .path_walk import GENERATOR as PATH_WALK
 from .path_walk import GROUND
 
-CROWD_SETTINGS = ("personal_radius", "variation", "seed", "greet", "obstacles")
-
 
 def _names(text: str) -> list[str]:
     return [name.strip() for name in text.split(",") if name.strip()]

@@ -114,7 +114,7 @@ class Generator(ABC):
     parent: str = ""
     """The id of the generator whose panel holds this one's as a sub-panel ("" = a panel of its own)."""
     has_panel: bool = True
-    """False: no settings group, panel or preview of its own (the crowd uses the path walk's)."""
+    """False: no settings group, panel or preview of its own."""
     operator_label: str = ""
     """The operator's name ("" = "Generate <label>")."""
     emotions: Emotions | None = None
