@@ -38,7 +38,7 @@ from ..procanim_addon.controls import ControlKeys, convert, deform_skeleton
 from ..procanim_addon.controls.constraints import Unsupported
 from ..procanim_addon.controls.deform import deform_clip
 from ..procanim_addon.controls.intended import IntendedPose, intended_for
-from ..procanim_addon.controls.maps import ControlMap, MapError
+from ..procanim_addon.controls.maps import ControlMap, MapError, rigify_map
 from ..procanim_addon.controls.residual import deform_checks, verification_samples, verify
 from ..procanim_addon.controls.rig import Constraint, ControlRig, Mapping
 from ..procanim_addon.controls.stretch import ProbePlan, StretchResponse, chain_lengths, stretchy_chain
@@ -212,7 +212,7 @@ def _read_settings(obj, rest_flat: np.ndarray, cmap: ControlMap | None) -> tuple
         lock_rotation=locks["lock_rotation"],
         constraints=cons,
         rig_id=str(obj.data.get("rig_id", "")),
-        **({"family": cmap} if cmap is not None else {}),
+        family=cmap if cmap is not None else rigify_map(),  # a plain rig: no control is in it
         control_mask=controls,
         skeleton_names=skeleton,
     )

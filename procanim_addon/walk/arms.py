@@ -201,6 +201,16 @@ def swing_angles(char, rigmap, sk, steps, tl, p, t, stride):
     return out
 
 
+def rest_hinge(y_upper, y_fore, forward, left) -> np.ndarray:
+    """The elbow's hinge axis in the rest pose: the rest bend's (upper arm × forearm); for a straight
+    rest arm (a T-pose, an arm along one line) the axis a forward bend turns about, upper arm ×
+    forward (−left for an arm pointing forward)."""
+    for n in (np.cross(y_upper, y_fore), np.cross(y_upper, forward)):
+        if np.linalg.norm(n) >= 1e-4:
+            return n
+    return -np.asarray(left, float)
+
+
 def arm_poses(char, sk, arm_info: dict, chest_yaw, p, want: dict) -> None:
     """Upper arms and forearms into ``want``: the whole arm swung by φ1 in the chest's frame
     (turned by the chest's yaw), lifted at the armpit by ρ, the elbow bent by β."""
@@ -209,9 +219,7 @@ def arm_poses(char, sk, arm_info: dict, chest_yaw, p, want: dict) -> None:
     Rc = rz(chest_yaw - char.rest_heading)
     for s, (ua, fa, phi1, beta) in arm_info.items():
         y0u, y0f = ml[ua][:3, 1], ml[fa][:3, 1]
-        n0 = np.cross(y0u, y0f)
-        if np.linalg.norm(n0) < 1e-4:
-            n0 = -char.left
+        n0 = rest_hinge(y0u, y0f, char.forward, char.left)
         sgn = 1.0 if s == "L" else -1.0
         hang = -UP * np.cos(rho) + sgn * char.left * np.sin(rho)
         d_local = np.sin(phi1)[:, None] * char.forward + np.cos(phi1)[:, None] * hang

@@ -92,16 +92,23 @@ def _lean(t, steps, tl):
 
 def _pelvis_drop(char, p, pelvis, R_pelvis, tracks, straight=None):
     """How far (m, ≥ 0, smooth) the pelvis must come down so that every planted leg, and a swing
-    leg near its ends, reaches its ankle."""
+    leg near its ends, reaches its ankle with its extension softly limited
+    (:meth:`~.reach.PelvisHeight.soft_drop`): the largest of the legs' drops, through a smooth
+    envelope over :data:`PELVIS_DROP_SMOOTH_S` (where a leg's contact begins and ends, where the legs
+    take over from each other)."""
     limit = PelvisHeight(char, p.knee_reach)
-    ank = {s: tracks[s].ankle for s in SIDES}
-    planted = {s: tracks[s].planted for s in SIDES}
-    lim = limit.limit(pelvis[:, :2], R_pelvis, ank, planted)
-    # a swinging leg near its ends keeps clear of the soft lift of reach.lift_into_reach (except a
-    # swing onto a footstep of steady level walking: it lands with the leg straight)
-    ends = {s: swing_ends(tracks[s], straight) for s in SIDES}
-    lim = np.minimum(lim, limit.limit(pelvis[:, :2], R_pelvis, ank, ends, shorten=SWING_END_SHORTEN * LIFT_KNEE_M))
-    return envelope(np.maximum(pelvis[:, 2] - lim, 0.0), max(int(round(PELVIS_DROP_SMOOTH_S * p.fps)), 1))
+    drop = np.zeros(len(pelvis))
+    for s in SIDES:
+        tr = tracks[s]
+        # a swinging leg near its ends keeps clear of the soft lift of reach.lift_into_reach (except a
+        # swing onto a footstep of steady level walking: it lands with the leg straight)
+        ends = swing_ends(tr, straight)
+        for mask, shorten in ((tr.planted, 0.0), (ends, SWING_END_SHORTEN * LIFT_KNEE_M)):
+            if np.any(mask):
+                leg = np.zeros(len(pelvis))
+                leg[mask] = limit.soft_drop(s, pelvis[mask], R_pelvis[mask], tr.ankle[mask], shorten)
+                drop = np.maximum(drop, leg)
+    return envelope(drop, max(int(round(PELVIS_DROP_SMOOTH_S * p.fps)), 1))
 
 
 def _root_delta(char, path, centre, s_c, Psi, stride):

@@ -46,6 +46,15 @@ FLAT_WINDOW = (0.15, 0.6)   # the foot is flat (Fig. 10b, C over the ankle) with
 HEEL_OFF_WINDOW = (0.8, 0.2)  # heel off starts between 80 % and 20 % of the next step before its heel strike
 END_FLAT = 0.3              # the last footstep is flat this part of a step after it lands
 FIRST_RISE = 0.3            # the standing P_0 lifts its heel this part of a step before the first heel strike
+ROLL_MAX_DEG = 80.0         # a foot rolled over its toe tip pitches no further than this
+ROLL_TOL_RAD = 1e-6         # :meth:`FootModel.roll_to_reach` finds the pitch to this
+
+
+# the phases of a stance (FootModel.roll_at): the pivot of the foot's roll, and which of the sole's
+# heel, ball and tip bear weight in each; SWING is no stance
+SWING, HEEL, FLAT, BALL, TIP = 0, 1, 2, 3, 4
+CONTACTS = np.array([[False, False, False], [True, False, False], [True, True, True], [False, True, True],
+                     [False, False, True]])
 
 
 @dataclass
@@ -59,6 +68,9 @@ class FootTrack:
     planted: (F,) bool: any sole point bearing weight
     swing_r: (F,) how far the swing has gone (0–1), NaN in stance
     swing_to: (F,) int: the footstep a swing lands on, −1 in stance
+    phase:   (F,) int: :data:`SWING` or the stance's phase (:meth:`FootModel.roll_at`)
+    step:    (F,) int: the footstep a stance stands on, −1 in swing
+    pitch, toe_pitch: (F,) the stance's roll (rad; :meth:`FootModel.rolled`), 0 in swing
     """
 
     ankle: np.ndarray
@@ -68,6 +80,10 @@ class FootTrack:
     planted: np.ndarray
     swing_r: np.ndarray | None = None
     swing_to: np.ndarray | None = None
+    phase: np.ndarray | None = None
+    step: np.ndarray | None = None
+    pitch: np.ndarray | None = None
+    toe_pitch: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -257,49 +273,115 @@ class FootModel:
     def stance_at(self, k: np.ndarray, t: np.ndarray, ankle_only: bool = False):
         """The same for footstep ``k[i]`` at time ``t[i]``; ``ankle_only``: (ankle (N, 3), None,
         None, contact) — the rotations are not built."""
+        phase, pitch, toe_pitch = self.roll_at(k, t)
+        ankle, R, R_toe = self.rolled(k, phase, pitch, toe_pitch, ankle_only)
+        return ankle, R, R_toe, CONTACTS[phase]
+
+    def roll_at(self, k: np.ndarray, t: np.ndarray):
+        """(phase (N,) int, foot pitch (N,) rad, toe pitch (N,) rad) of footstep ``k[i]`` at time
+        ``t[i]`` within its stance: the phase one of :data:`HEEL`, :data:`FLAT`, :data:`BALL`,
+        :data:`TIP` (the pivot: (a) the heel, the foot flat, (b) the ball joint M, (c) the toe tip)."""
         if self._phase_rows is None:
             self._phase_rows = np.stack(self.phase, axis=1)
         land, t_flat, t_rise, t_c, t_d = self._phase_rows[k].T
         N = len(t)
         pitch = np.zeros(N)
         toe_pitch = np.zeros(N)
-        ankle = self.ankle_flat[k]  # (a fancy index: a copy)
-        contact = np.zeros((N, 3), dtype=bool)
+        phase = np.full(N, FLAT)
         a = t < t_flat
         b = (t >= t_rise) & (t < t_c)
         c = t >= t_c
-        contact[~(a | b | c)] = True
-        # (a) about the heel, (b) about the ball joint M, (c) about the toe tip
         if a.any():
             ka = k[a]
             u = (t[a] - land[a]) / np.maximum(t_flat[a] - land[a], 1e-6)
-            pa = -self.th_hs[ka] * (1 - np.clip(u, 0, 1)) ** 2
-            pitch[a] = toe_pitch[a] = pa
-            ankle[a] = self.heel_w[ka] + self.turned(ka, "heel", pa)
-            contact[a, 0] = True
+            pitch[a] = toe_pitch[a] = -self.th_hs[ka] * (1 - np.clip(u, 0, 1)) ** 2
+            phase[a] = HEEL
         if b.any():
-            kb = k[b]
             u = (t[b] - t_rise[b]) / np.maximum(t_c[b] - t_rise[b], 1e-6)
-            pb = self.th_ho[kb] * u * u
-            pitch[b] = pb
-            ankle[b] = self.joint_w[kb] + self.turned(kb, "ball", pb)
-            contact[b, 1:] = True
+            pitch[b] = self.th_ho[k[b]] * u * u
+            phase[b] = BALL
         if c.any():
             kc, tc, td = k[c], t_c[c], t_d[c]
             u = np.clip((t[c] - tc) / np.maximum(td - tc, 1e-6), 0, 1)
             ho = self.th_ho[kc]
             m0 = 2 * ho * (td - tc) / np.maximum(tc - t_rise[c], 1e-6)
             to = self.th_to[kc]
-            pc = hermite(ho, m0, to, to - ho, u)
-            pitch[c] = pc
-            toe_pitch[c] = tpc = pc - ho
-            ankle[c] = self.tip_w[kc] + self.turned(kc, "toe", tpc) + self.turned(kc, "ball", pc)
-            contact[c, 2] = True
+            pitch[c] = pc = hermite(ho, m0, to, to - ho, u)
+            toe_pitch[c] = pc - ho
+            phase[c] = TIP
+        return phase, pitch, toe_pitch
+
+    def rolled(self, k, phase, pitch, toe_pitch, ankle_only: bool = False):
+        """(ankle (N, 3), foot rot (N, 3, 3), toe rot (N, 3, 3)) of footstep ``k[i]`` rolled in
+        ``phase[i]`` (:meth:`roll_at`) to ``pitch[i]`` (the toe to ``toe_pitch[i]``, rad); rotations
+        None with ``ankle_only``."""
+        ankle = self.ankle_flat[k]  # (a fancy index: a copy)
+        # (a) about the heel, (b) about the ball joint M, (c) about the toe tip
+        for code, pivot, arm in ((HEEL, self.heel_w, "heel"), (BALL, self.joint_w, "ball")):
+            m = phase == code
+            if m.any():
+                ankle[m] = pivot[k[m]] + self.turned(k[m], arm, pitch[m])
+        c = phase == TIP
+        if c.any():
+            kc = k[c]
+            ankle[c] = self.tip_w[kc] + self.turned(kc, "toe", toe_pitch[c]) + self.turned(kc, "ball", pitch[c])
         if ankle_only:
-            return ankle, None, None, contact
+            return ankle, None, None
         R = self.R_flat[k]
         ax = self._pitch_axis
-        return ankle, turn_then_pitch(R, pitch, ax), turn_then_pitch(R, toe_pitch, ax), contact
+        return ankle, turn_then_pitch(R, pitch, ax), turn_then_pitch(R, toe_pitch, ax)
+
+    def toe_pitch_of(self, k, phase, pitch) -> np.ndarray:
+        """(N,) the toe's pitch (rad) when footstep ``k[i]`` is rolled in ``phase[i]`` to ``pitch[i]``:
+        with the foot about the heel, flat on the ground about the ball joint, bent by the pitch
+        beyond θ_ho about the toe tip (as :meth:`roll_at`)."""
+        k = np.maximum(k, 0)
+        return np.where(phase == HEEL, pitch, np.where(phase == TIP, pitch - self.th_ho[k], 0.0))
+
+    def pitch_range(self, k, phase) -> tuple[np.ndarray, np.ndarray]:
+        """((N,), (N,)) the pitches (rad) footstep ``k[i]`` may take in ``phase[i]``: from toes up by
+        θ_hs to flat about the heel; from flat to θ_to rolling over its toes (:meth:`over_toes`)."""
+        k = np.maximum(k, 0)
+        heel = phase == HEEL
+        return np.where(heel, -self.th_hs[k], 0.0), np.where(heel, 0.0, self.th_to[k])
+
+    def over_toes(self, k, pitch) -> np.ndarray:
+        """(N,) the phase of footstep ``k[i]`` rolled over its toes to ``pitch[i]`` (rad): about the ball
+        joint up to θ_ho (:data:`BALL`), about the toe tip beyond (:data:`TIP`) — one continuous roll,
+        its pivot changing where the pitch passes θ_ho."""
+        return np.where(pitch > self.th_ho[np.maximum(k, 0)], TIP, BALL)
+
+    def roll_to_reach(self, k, phase, hip, reach) -> np.ndarray:
+        """(N,) the pitch (rad) within :meth:`pitch_range` at which footstep ``k[i]``, rolled about its
+        heel (``phase[i]`` :data:`HEEL`) or over its toes (:data:`BALL`, :data:`TIP`: :meth:`over_toes`),
+        has its ankle ``reach[i]`` m from ``hip[i]`` (N, 3) — the nearer end of the range where none
+        does (the ankle's distance is monotonic in the pitch: bisection to :data:`ROLL_TOL_RAD`)."""
+        lo, hi = self.pitch_range(k, phase)
+        heel = phase == HEEL
+
+        def miss(th):
+            ph = np.where(heel, HEEL, self.over_toes(k, th))
+            a = self.rolled(k, ph, th, self.toe_pitch_of(k, ph, th), ankle_only=True)[0] - hip
+            return np.sqrt(np.sum(a * a, axis=-1)) - reach
+
+        f_lo, f_hi = miss(lo), miss(hi)
+        a, b = lo.copy(), hi.copy()
+        for _ in range(int(np.ceil(np.log2(max(float(np.max(hi - lo, initial=0.0)), 1e-12) / ROLL_TOL_RAD)))):
+            mid = 0.5 * (a + b)
+            f_mid = miss(mid)
+            left = np.sign(f_mid) == np.sign(f_lo)
+            a, f_lo = np.where(left, mid, a), np.where(left, f_mid, f_lo)
+            b = np.where(left, b, mid)
+        both = np.sign(miss(lo)) == np.sign(f_hi)  # no root: the end nearer to reaching
+        return np.where(both, np.where(np.abs(miss(lo)) < np.abs(f_hi), lo, hi), 0.5 * (a + b))
+
+    def sole_points(self, ankle, rot, toe_rot) -> np.ndarray:
+        """(N, 3 points, 3) heel, ball and toe tip of the foot with its ankle at ``ankle`` (N, 3) and
+        the foot and toe turned by ``rot``, ``toe_rot`` (N, 3, 3) from the rest pose."""
+        g, M = self.geo, self.joint_rest
+        joint = ankle + rot @ (M - g.ankle)
+        return np.stack([ankle + rot @ (g.heel - g.ankle), joint + toe_rot @ (g.ball - M),
+                         joint + toe_rot @ (g.tip - M)], axis=1)
 
     # ------------------------------------------------------------------ whole clip
     def _segments(self, t):
@@ -333,8 +415,14 @@ class FootModel:
         tl, ks = self.tl, self.ks
         seg = self._segments(t)
         stance = (seg >= 0) & (seg % 2 == 0)
+        phase = np.full(N, SWING)
+        step = np.full(N, -1)
+        pitch, toe_pitch = np.zeros(N), np.zeros(N)
         if np.any(stance):
-            ankle[stance], rot[stance], toe[stance], contact[stance] = self.stance_at(ks[seg[stance] // 2], t[stance])
+            step[stance] = k = ks[seg[stance] // 2]
+            phase[stance], pitch[stance], toe_pitch[stance] = roll = self.roll_at(k, t[stance])
+            ankle[stance], rot[stance], toe[stance] = self.rolled(k, *roll)
+            contact[stance] = CONTACTS[roll[0]]
         progress(0.5)
         swing = (seg % 2 == 1) & (seg // 2 + 1 < len(ks))
         if np.any(swing):
@@ -343,4 +431,5 @@ class FootModel:
             swing_to[swing] = k + 2
             ankle[swing], rot[swing], toe[swing] = self.swings.at(np.searchsorted(self.swings.k, k), t[swing])
         progress(1.0)
-        return FootTrack(ankle, rot, toe, contact, contact.any(axis=1), swing_r, swing_to)
+        return FootTrack(ankle, rot, toe, contact, contact.any(axis=1), swing_r, swing_to, phase, step, pitch,
+                         toe_pitch)

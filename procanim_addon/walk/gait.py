@@ -27,7 +27,7 @@ from . import style as style_model
 from .arms import arm_poses, swing_angles
 from .body import body_frames, trunk_poses
 from .character import SIDES, WalkCharacter, read_character
-from .legs import leg_poses
+from .legs import knee_tracks, leg_poses
 from .metrics import walk_metrics
 from .params import PathWalkParams
 from .path import PathHeightGround, WalkPath, build_path
@@ -206,7 +206,8 @@ def generate_path_walk(skeleton, rigmap, path_points, ground=None, params: PathW
     body = body_frames(char, path, steps, tl, p, com, plan.psi, t, tracks, plan.stride)
     progress(_P_POSES)
     want: dict[int, tuple] = {}
-    miss = leg_poses(char, skeleton, body, tracks, p, want, steps.steady_level((0, 0)))
+    tracks = knee_tracks(char, body, tracks, feet, p, steps.steady_level((0, 0)))
+    miss = leg_poses(char, skeleton, body, tracks, want)
     progress(_P_POSES + 0.25 * (_P_CHANNELS - _P_POSES))
     chest_yaw = trunk_poses(char, skeleton, rigmap, body, p, want, plan.style)
     progress(_P_POSES + 0.4 * (_P_CHANNELS - _P_POSES))

@@ -132,7 +132,7 @@ class PathWalkParams:
     max_incline_deg: float = 50.0
     pelvis_rotation_deg: float = 4.0
     pelvis_list_deg: float = 3.0
-    knee_reach: float = 0.999
+    knee_reach: float = 0.998
     style_amplitude: float = 5.0
     style_weight: float = 5.0
     style_direction: float = 0.0

@@ -18,6 +18,8 @@ from ..curves import gaussian_smooth
 from ..errors import InputError
 from ..ground import UP
 
+RISER_MIN_M = 0.02  # a height jump larger than this between 1-cm samples is a riser, not a slope
+
 
 @dataclass
 class WalkPath:
@@ -119,9 +121,27 @@ def build_path(points, ground=None, corner_radius: float = 0.15, ds: float = 0.0
     return WalkPath(s_new, pts, tan, np.asarray(normal, float), p)
 
 
+def slope_normals(path: WalkPath, riser_min: float = RISER_MIN_M) -> np.ndarray:
+    """(N, 3) upward unit normals of the path's own heights, a sample's slope along its tangent the
+    mean of its two segments' (dz/ds) — a segment rising more than ``riser_min`` m is a riser (a
+    vertical face, as :func:`~.steps.find_edges` reads it) and lends no slope, so the treads beside
+    it stay level."""
+    dz, ds = np.diff(path.points[:, 2]), np.maximum(np.diff(path.s), 1e-12)
+    ramp = np.abs(dz) <= riser_min
+    seg = np.where(ramp, dz / ds, 0.0)
+    pad = lambda a: (np.concatenate(([0], a)), np.concatenate((a, [0])))  # noqa: E731 (the segments before, after)
+    (sb, sa), (cb, ca) = pad(seg), pad(ramp.astype(float))
+    slope = (sb + sa) / np.maximum(cb + ca, 1.0)
+    n = np.zeros_like(path.points)
+    n[:, :2] = -slope[:, None] * path.tangent[:, :2]
+    n[:, 2] = 1.0
+    return n / np.linalg.norm(n, axis=-1, keepdims=True)
+
+
 class PathHeightGround:
     """A ground made of the path's own heights (used when no ground object is given): the height
-    at a horizontal position is that of the nearest path sample.
+    at a horizontal position is that of the nearest path sample, the normal that of the path's
+    slope there (:func:`slope_normals`).
 
     The nearest sample is found through a grid of ``cell`` m squares (built once): any sample
     within ``cell`` of a query lies in the 3 × 3 cells around it, so the search there is exact for
@@ -139,13 +159,12 @@ class PathHeightGround:
         keys = np.ravel_multi_index((c - self._lo).T, self._dims)
         self._order = np.argsort(keys, kind="stable")  # by cell, then by sample index
         self._keys = keys[self._order]
+        self.normals = slope_normals(path)
 
     def height(self, xy):
         xy = np.asarray(xy, float).reshape(-1, 2)
-        pts = self.path.points
         near = self._nearest(xy)
-        n = len(xy)
-        return pts[near, 2], np.broadcast_to(UP, (n, 3)).copy(), np.ones(n, dtype=bool)
+        return self.path.points[near, 2], self.normals[near], np.ones(len(xy), dtype=bool)
 
     def _nearest(self, xy: np.ndarray) -> np.ndarray:
         pts = self.path.points[:, :2]

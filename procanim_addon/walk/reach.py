@@ -25,6 +25,7 @@ LIFT_KNEE_M = 0.01  # width of the smooth ramp that lifts a swinging ankle into 
 LIFT_KNEE_STRAIGHT_M = 0.0002
 SWING_END_SHORTEN = 1.5  # × LIFT_KNEE_M: reach kept in hand by a leg about to land
 SOFT_REACH_KNEE_M = 0.04  # width of the tanh saturation that draws a far ankle toward the hip
+EXTENSION_SOFT = 0.002  # width (in 1 − cos of the knee's flexion) of the soft limit on a leg's extension
 
 
 class PelvisHeight:
@@ -41,6 +42,24 @@ class PelvisHeight:
         d = pelvis_xy + off[..., :2] - ankle[..., :2]
         horiz = np.sqrt(d[..., 0] * d[..., 0] + d[..., 1] * d[..., 1])
         return ankle[..., 2] - off[..., 2] + np.sqrt(np.maximum(R * R - horiz * horiz, 0.0))
+
+    def soft_drop(self, side: str, pelvis, rot, ankle, shorten: float = 0.0):
+        """(P,) how far (m, ≥ 0) the pelvis at ``pelvis`` (P, 3), turned by ``rot`` (P, 3, 3), comes
+        down so that leg ``side`` reaches ``ankle`` (P, 3) with its extension softly limited: the
+        leg's e = 1 − cos(knee flexion) (negative beyond its length) through :func:`soft_floor` at
+        the flexion of ``knee_reach`` (less ``shorten`` m) — unchanged well within reach, never
+        straighter than that, and smooth in between (no hard cap: the knee does not snap)."""
+        char = self.char
+        a, b = char.len_thigh[side], char.len_shin[side]
+        off = vec_const(rot, char.hip_joint_rest[side] - char.pelvis_rest)
+        v = pelvis + off - ankle
+        d2 = np.sum(v * v, axis=-1)
+        full = (a + b) * (a + b)
+        e_floor = (full - (self.kr * (a + b) - shorten) ** 2) / (2 * a * b)
+        e = soft_floor((full - d2) / (2 * a * b), e_floor)
+        horiz2 = v[..., 0] * v[..., 0] + v[..., 1] * v[..., 1]
+        z = ankle[..., 2] - off[..., 2] + np.sqrt(np.maximum(full - 2 * a * b * e - horiz2, 0.0))
+        return np.maximum(pelvis[..., 2] - z, 0.0)
 
     def limit(self, pelvis_xy, rot, ankles, masks, shorten: float = 0.0):
         """Per-frame limit (m); ``shorten`` (m) takes that much off the allowed hip–ankle distance.
@@ -103,3 +122,11 @@ def soft_reach(hip, ankle, reach: float, knee: float = SOFT_REACH_KNEE_M):
     d0 = reach - knee
     soft = np.where(d > d0, d0 + knee * np.tanh((d - d0) / knee), d)
     return hip + v * (soft / np.maximum(d, 1e-9))
+
+
+def soft_floor(e, e_floor, soft: float = EXTENSION_SOFT):
+    """``e`` kept above ``e_floor`` smoothly (C∞): e_floor + soft·ln(1 + exp((e − e_floor)/soft)) — equal
+    to ``e`` well above the floor (within soft·e^−5 from 5·soft up), ``e_floor + soft·ln 2`` at it,
+    tending to the floor far below. On a leg's e = 1 − cos(knee flexion): a soft limit on its extension."""
+    return e_floor + soft * np.logaddexp(0.0, (np.asarray(e, float) - e_floor) / soft)
+

@@ -25,9 +25,8 @@ import numpy as np
 
 from ..errors import InputError
 from ..progress import ProgressFn, no_progress, part
-from .path import WalkPath
+from .path import RISER_MIN_M, WalkPath
 
-RISER_MIN_M = 0.02  # a height jump larger than this between 1-cm samples is a riser, not a slope
 PLANE_H_M = 0.02    # |h_i| below this is plane walking
 TURN_DEG = 5.0      # |α_i| below this is straight walking
 # The stride limits of one step (ProcAnim's choices; the paper divides by "the default value of stride"):
@@ -36,6 +35,8 @@ STEP_MIN = 0.1      # × stride: a shorter remainder of a run is not worth a ste
 SHORT_RUN = 0.5     # × stride: a run shorter than this is a stair tread (stand in its middle)
 RISER_PROBE_M = 0.02  # riser heights are read this far before and after each edge
 STAIRS_ZONE_M = 0.1   # a foot within its own length plus this of a riser is "on stairs"
+REST_STEP_M = 0.01    # the ground under a footstep's sole is read this often along it …
+REST_TOL_M = 1e-4     # … and a sole cutting deeper than this into it is rested on it instead
 
 
 @dataclass
@@ -211,7 +212,7 @@ def divide_path(path: WalkPath, rules: StepRules, ground=None, progress: Progres
     progress(0.3)
     seq = _place_footsteps(path, allowed, r.stride, r.max_step_height, r.first_side, part(progress, 0.3, 0.9),
                            r.stride_at)
-    steps = _footsteps(path, seq, edges, r.hip_width, r.heel_back + r.tip_fwd, r.first_side, ground)
+    steps = _footsteps(path, seq, edges, r, ground)
     progress(1.0)
     return steps
 
@@ -323,16 +324,16 @@ def _place_footsteps(path: WalkPath, allowed: dict, stride: float, max_step_heig
     return seq
 
 
-def _footsteps(path: WalkPath, seq: list[float], edges: np.ndarray, hip_width: float, foot_length: float,
-               first_side: int, ground) -> Footsteps:
+def _footsteps(path: WalkPath, seq: list[float], edges: np.ndarray, rules: StepRules, ground) -> Footsteps:
     """The footstep table P_0 … P_n (positions, headings, normals, w_i, h_i, α_i, modes)."""
     L = path.length
+    foot_length = rules.heel_back + rules.tip_fwd
     s_all = np.concatenate(([0.0], np.asarray(seq), [L]))  # P_0 … P_n
     K = len(s_all)
-    side = np.array([first_side * (1 if k % 2 == 0 else -1) for k in range(K)])
+    side = np.array([rules.first_side * (1 if k % 2 == 0 else -1) for k in range(K)])
     centre = path.at(s_all)
     left = path.left_at(s_all)
-    pos = centre + left * (side * 0.5 * hip_width)[:, None]
+    pos = centre + left * (side * 0.5 * rules.hip_width)[:, None]
     heading = path.heading_at(s_all)
     if ground is not None:
         gz, gn, hit = ground.height(pos[:, :2])
@@ -340,6 +341,7 @@ def _footsteps(path: WalkPath, seq: list[float], edges: np.ndarray, hip_width: f
         # a foot beside a narrow ground object stands at the path's height there
         pos[:, 2] = np.where(hit, gz, centre[:, 2])
         normal = np.where(hit[:, None], np.asarray(gn, float), np.array([0.0, 0.0, 1.0]))
+        pos[:, 2], normal = rest_on_ground(pos, heading, normal, ground, rules.heel_back, rules.tip_fwd)
     else:
         normal = np.tile([0.0, 0.0, 1.0], (K, 1))
     # a foot is on stairs when a riser lies within its length around it
@@ -362,3 +364,47 @@ def _footsteps(path: WalkPath, seq: list[float], edges: np.ndarray, hip_width: f
     mode_v = ["plane" if abs(x) < PLANE_H_M else ("up" if x > 0 else "down") for x in h]
     mode_h = ["straight" if abs(np.degrees(a)) < TURN_DEG else ("left" if a > 0 else "right") for a in alpha]
     return Footsteps(s_all, side, pos, heading, normal, on_stairs, w, h, alpha, mode_v, mode_h, edges)
+
+
+def rest_on_ground(pos, heading, normal, ground, heel_back: float, tip_fwd: float):
+    """(z (K,), normal (K, 3)) of footsteps whose sole, laid on the ground's plane under the ankle
+    (``pos`` (K, 3), ``normal`` (K, 3)), would cut into the ground ahead or behind (a foot at the
+    foot of a ramp, across a ridge or a fold of a mesh): the sole line from ``heel_back`` behind
+    the ankle to ``tip_fwd`` ahead (m, along ``heading`` (K,) rad) instead rests on the highest
+    ground under it — the lowest line above the ground there at the ankle (the ground profile's
+    upper hull: the highest chord between a sample behind the ankle and one ahead), the footstep's
+    tilt across kept. Footsteps whose sole lies on their plane within :data:`REST_TOL_M` keep it."""
+    K = len(pos)
+    x = np.concatenate((np.linspace(-heel_back, 0.0, max(int(np.ceil(heel_back / REST_STEP_M)), 1) + 1),
+                        np.linspace(0.0, tip_fwd, max(int(np.ceil(tip_fwd / REST_STEP_M)), 1) + 1)[1:]))
+    fwd = np.stack([np.cos(heading), np.sin(heading)], axis=-1)
+    gz, _, hit = ground.height((pos[:, None, :2] + x[None, :, None] * fwd[:, None, :]).reshape(-1, 2))
+    g = np.where(np.asarray(hit, bool), np.asarray(gz, float), -np.inf).reshape(K, len(x))
+    nz = np.maximum(normal[:, 2], 1e-6)
+    slope = -(normal[:, 0] * fwd[:, 0] + normal[:, 1] * fwd[:, 1]) / nz  # dz per m along the foot
+    cut = np.max(g - (pos[:, 2:3] + slope[:, None] * x[None, :]), axis=1)
+    bad = np.flatnonzero(cut > REST_TOL_M)
+    z, out = pos[:, 2].copy(), normal.copy()
+    if not len(bad):
+        return z, out
+    back, ahead = np.flatnonzero(x <= 0.0), np.flatnonzero(x > 0.0)
+    xb, xa = x[back][:, None], x[ahead][None, :]
+    gb, ga = g[bad][:, back][:, :, None], g[bad][:, ahead][:, None, :]
+    with np.errstate(invalid="ignore"):
+        at0 = (gb * xa - ga * xb) / (xa - xb)  # each chord's height over the ankle
+    at0 = np.where(np.isfinite(at0), at0, -np.inf).reshape(len(bad), -1)
+    best = np.argmax(at0, axis=1)
+    i, j = np.unravel_index(best, (len(back), len(ahead)))
+    rows = np.arange(len(bad))
+    m = (g[bad, ahead[j]] - g[bad, back[i]]) / (x[ahead[j]] - x[back[i]])
+    ok = np.isfinite(at0[rows, best])
+    bad, m = bad[ok], m[ok]
+    z[bad] = at0[rows, best][ok]
+    lft = np.stack([-fwd[bad, 1], fwd[bad, 0]], axis=-1)
+    across = -(normal[bad, 0] * lft[:, 0] + normal[bad, 1] * lft[:, 1]) / nz[bad]  # the tilt across, kept
+    n = np.zeros((len(bad), 3))
+    n[:, :2] = -m[:, None] * fwd[bad] - across[:, None] * lft
+    n[:, 2] = 1.0
+    out[bad] = n / np.linalg.norm(n, axis=-1, keepdims=True)
+    return z, out
+

@@ -40,6 +40,11 @@ APEX_MAX = 0.25             # × leg length: the highest apex above the higher e
 CLEARANCE_GRID = np.linspace(0.0, 1.0, 161)  # swing fractions where the sole's clearance is checked
 CLEARANCE_TAPER = (0.05, 0.2)  # no clearance wanted before 5 % of the swing, the full one after 25 %
 CLEARANCE_PASSES = 4        # apex raises (the last pass adds the local lift instead)
+LIFT_OFF_DEG = 30.0         # sole points leave the ground at this angle or steeper (no scraping) …
+LIFT_OFF_M = 0.01           # … until they are this high (then the clearance's taper takes over)
+LIFT_OFF_UNTIL = 0.4        # … checked over this part of the swing, the lift eased in over …
+LIFT_OFF_EASE = 0.05        # … this part of it and smoothed over ± this many samples of CLEARANCE_GRID:
+LIFT_OFF_SMOOTH = 6
 NOSING_PROBE_M = 0.005      # the ground is also read this far before and after each sole point
 PENDULUM_MAX_PHASE = 0.7    # × π: the most of its period the swing pendulum may use
 STAIRS_LIFT_FIRST = 0.2     # a foot leaving a tread rises this part of the swing before it travels …
@@ -265,7 +270,40 @@ class Swings:
                 lift[local] = envelope(deficit[local], 10) * smoothstep(chk / ramp) * smoothstep((1 - chk) / ramp)
             if not np.any(active):
                 break
-        return apex, lift
+        return apex, np.maximum(lift, self._lift_off(apex, lift))
+
+    def _lift_off(self, apex, lift) -> np.ndarray:
+        """(S, G) the lift (m) the early part of each swing needs so that every sole point leaves the
+        ground at :data:`LIFT_OFF_DEG` or steeper — at least tan(that) × its horizontal travel since
+        toe off above the ground, up to :data:`LIFT_OFF_M` — instead of sliding on just above it (the
+        pendulum carries the foot forward faster than the cubic raises it): the deficit (at most the
+        height wanted: a point already under the ground is the clearance's business) through a smooth
+        envelope, eased in over :data:`LIFT_OFF_EASE` of the swing (the foot leaves the stance with its
+        own velocity). Not for a foot leaving a stair tread: it lifts before it travels."""
+        f = self.foot
+        r = CLEARANCE_GRID[CLEARANCE_GRID <= LIFT_OFF_UNTIL]
+        S, Gn = len(self), len(r)
+        out = np.zeros((S, len(CLEARANCE_GRID)))
+        if S == 0:
+            return out
+        j = np.repeat(np.arange(S), Gn)
+        rr = np.tile(r, S)
+        V = (np.stack([f.geo.heel, f.joint_rest, f.geo.tip]) - f.geo.ankle).T  # (xyz, point)
+        K, K2 = f._pitch_axis
+        Rb, pitch, _ = self._pitch(j, rr)
+        RW = mat_const(Rb, V) + np.sin(pitch)[:, None, None] * mat_const(Rb, K @ V) \
+            + (1.0 - np.cos(pitch))[:, None, None] * mat_const(Rb, K2 @ V)  # (N, xyz, point)
+        z = self.two_cubics(rr, j, np.repeat(apex, Gn)) + lift[:, :Gn].ravel()
+        pts = np.concatenate([self.horizontal(j, rr)[:, :, None], z[:, None, None]], axis=1) + RW
+        pts = np.swapaxes(pts, 1, 2).reshape(S, Gn, 3, 3)  # (S, G, point, xyz)
+        gz, _, hit = f.ground.height(pts[..., :2].reshape(-1, 2))
+        gap = pts[..., 2] - np.where(hit, gz, -np.inf).reshape(S, Gn, 3)
+        travel = np.linalg.norm(pts[..., :2] - pts[:, :1, :, :2], axis=-1)
+        want = np.minimum(np.tan(np.radians(LIFT_OFF_DEG)) * travel, LIFT_OFF_M)
+        deficit = np.max(np.clip(want - gap, 0.0, want), axis=2)
+        deficit[self.travel[0] > 0] = 0.0  # a foot leaving a tread lifts before it travels already
+        out[:, :Gn] = envelope(deficit, LIFT_OFF_SMOOTH) * smoothstep(r / LIFT_OFF_EASE)
+        return out
 
 
 def landing_descent(foot, t1, ankle, v_ankle, cdir) -> np.ndarray:

@@ -466,21 +466,10 @@ def _walk_up_the_ramp(with_mesh: bool):
     assert depth.max() * 100 < 0.5, f"penetration {depth.max() * 100:.2f} cm"
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="engine: a level foot planted just before the foot of a ramp mesh overhangs the slope; "
-    "its toe tip measured 0.6 cm inside the ramp (limit 0.5 cm)",
-)
 def test_up_a_ramp_mesh_the_feet_follow_the_slope():
     _walk_up_the_ramp(with_mesh=True)
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="engine: with no ground object the path-height ground reports a level normal "
-    "(procanim_addon/walk/path.py PathHeightGround.height), so feet stay level on a slope and the toes "
-    "sink ~2 cm into a 10 % ramp",
-)
 def test_without_a_ground_the_curve_height_is_walked_up_a_ramp():
     _walk_up_the_ramp(with_mesh=False)
 

@@ -163,5 +163,7 @@ def test_the_path_height_ground_takes_the_height_of_the_nearest_sample(radius):
     xy = np.concatenate([near, far, path.points[::97, :2]])
     z, normal, hit = PathHeightGround(path).height(xy)
     d = np.sum((xy[:, None, :] - path.points[None, :, :2]) ** 2, axis=-1)
-    np.testing.assert_array_equal(z, path.points[np.argmin(d, axis=1), 2])
-    assert hit.all() and np.allclose(normal, [0, 0, 1])
+    nearest = np.argmin(d, axis=1)
+    np.testing.assert_array_equal(z, path.points[nearest, 2])
+    np.testing.assert_array_equal(normal, PathHeightGround(path).normals[nearest])  # its slope there
+    assert hit.all() and np.all(normal[:, 2] < 1.0) and np.allclose(np.linalg.norm(normal, axis=-1), 1.0)
