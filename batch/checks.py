@@ -13,8 +13,9 @@ content hash does not depend on how a number was typed. The importer's options (
 {...}``) are checked the same way against ``import_anim.bvh`` or ``import_scene.fbx``.
 
 Every text argument of a generator operator names an object (the operator contract: armature,
-path, ground, terrain, reference, initiator, partner); a non-empty one must be an object of the
-shot's .blend or the armature the shot imports. Object names are listed from the .blend without
+path, ground, terrain, reference, initiator, partner), a comma-separated list of objects (the
+crowd's armatures and paths) or a collection (the crowd's obstacles); a non-empty one must be in the
+shot's .blend (or be the armature the shot imports). Names are listed from the .blend without
 opening it (``bpy.data.libraries.load``).
 """
 
@@ -136,14 +137,23 @@ def check_arguments(operator_id: str, values: dict, where: str, skip: tuple = ()
     return out, errors
 
 
+NAME_LISTS = ("armatures", "paths")  # comma-separated object names (procanim.crowd_walk)
+COLLECTION_ARGUMENTS = ("obstacles",)  # a collection's name (procanim.crowd_walk)
+
+
 def object_arguments(operator_id: str) -> list[str]:
-    """The arguments of a generator operator that name objects (its text arguments)."""
+    """The arguments of a generator operator that name objects or collections (its text arguments)."""
     return [name for name, prop in operator_arguments(operator_id).items() if prop.type == "STRING"]
 
 
-def blend_objects(path: Path, cache: dict) -> tuple[list[str] | None, str | None]:
-    """The object names in the .blend at ``path`` (without opening it), or (None, why not)."""
+def blend_names(path: Path, cache: dict) -> tuple[dict | None, str | None]:
+    """``{"objects": names, "collections": names}`` of the .blend at ``path`` (without opening it),
+    or (None, why not)."""
     libraries: Any = bpy.data.libraries  # (the 4.2 stubs type load() as returning None)
+
+    def listed(data_from) -> dict:
+        return {"objects": list(data_from.objects), "collections": list(data_from.collections)}
+
     if path not in cache:
         try:
             if bpy.data.filepath and Path(bpy.data.filepath).resolve() == path:
@@ -151,13 +161,19 @@ def blend_objects(path: Path, cache: dict) -> tuple[list[str] | None, str | None
                 with tempfile.TemporaryDirectory(prefix="procanim-batch-") as tmp:
                     copy = Path(shutil.copy(path, Path(tmp) / path.name))
                     with libraries.load(str(copy)) as (data_from, _data_to):
-                        cache[path] = (list(data_from.objects), None)
+                        cache[path] = (listed(data_from), None)
             else:
                 with libraries.load(str(path)) as (data_from, _data_to):
-                    cache[path] = (list(data_from.objects), None)
+                    cache[path] = (listed(data_from), None)
         except (OSError, RuntimeError, ValueError) as err:
             cache[path] = (None, f"cannot read {path}: {err}")
     return cache[path]
+
+
+def _named(arg: str, value: str) -> list[str]:
+    """The names a text argument gives (a list's, comma-separated; none when empty)."""
+    names = value.split(",") if arg in NAME_LISTS else [value]
+    return [n.strip() for n in names if n.strip()]
 
 
 def check_shot(shot: Shot, where: str, blend_cache: dict) -> list[str]:
@@ -168,22 +184,24 @@ def check_shot(shot: Shot, where: str, blend_cache: dict) -> list[str]:
             shot.imported.operator, shot.imported.options, f"{where}: import", skip=IMPORT_FIXED
         )
         errors += more
-    objects: list[str] = []
+    known: dict = {"objects": [], "collections": []}
     if shot.blend is not None:
-        names, why = blend_objects(shot.blend, blend_cache)
+        names, why = blend_names(shot.blend, blend_cache)
         if names is None:
             return errors + [f"{where}: blend: {why}"]
-        objects = names
+        known = names
     if shot.imported is not None:
-        objects = objects + [shot.imported.name]
+        known = {**known, "objects": known["objects"] + [shot.imported.name]}
     if errors:
         return errors
     source = shot.blend.name if shot.blend is not None else "the empty scene"
     for arg in object_arguments(shot.operator):
-        name = shot.settings.get(arg, "")
-        if name and name not in objects:
-            listed = ", ".join(sorted(objects)[:12]) + (" …" if len(objects) > 12 else "")
-            errors.append(f"{where}: settings.{arg}: no object '{name}' in {source} (objects: {listed or 'none'})")
+        kind = "collection" if arg in COLLECTION_ARGUMENTS else "object"
+        listed = known[f"{kind}s"]
+        for name in _named(arg, shot.settings.get(arg, "")):
+            if name not in listed:
+                shown = ", ".join(sorted(listed)[:12]) + (" …" if len(listed) > 12 else "")
+                errors.append(f"{where}: settings.{arg}: no {kind} '{name}' in {source} ({kind}s: {shown or 'none'})")
     return errors
 
 

@@ -131,7 +131,7 @@ class Generator(ABC):
     parent: str = ""
     """The id of the generator whose panel holds this one's as a sub-panel ("" = a panel of its own)."""
     has_panel: bool = True
-    """False: no settings group, panel or preview of its own (the crowd uses the path walk's)."""
+    """False: no settings group, panel or preview of its own."""
     operator_label: str = ""
     """The operator's name ("" = "Generate <label>")."""
     emotions: Emotions | None = None
@@ -170,6 +170,17 @@ class Generator(ABC):
         """Read the scene (main thread) into engine inputs: the armatures to bake and
         ``compute(progress)``, an :class:`~procanim_addon.jobs.EngineCall` of ``spec.call``. Bad input
         raises :class:`~procanim_addon.errors.InputError` with a message a user can act on."""
+
+    def listed_objects(self, args, context) -> list:
+        """Objects ``prepare`` reads beside its object arguments (a crowd's armatures, curves and
+        obstacles), in the order it reads them: the inputs' key (the live preview's, Generate's)
+        watches them as it watches the object arguments. May raise InputError."""
+        return []
+
+    def scene_values(self, args, context) -> tuple:
+        """Values ``prepare`` reads from the scene beside its arguments and objects (a crowd's
+        greetings: the Handshake panel's settings), for the inputs' key."""
+        return ()
 
     def source_action(self, obj) -> Any:
         """The action of ``obj`` that ``prepare`` reads, for generators that adapt one (None: it
@@ -247,7 +258,12 @@ class Generator(ABC):
 
     def settings_args(self, settings) -> SettingsArgs:
         """The sidebar's ``settings`` as the operator's arguments (what Generate would pass)."""
-        return SettingsArgs(settings, self.objects, explicit=self.button_arguments(settings))
+        return self.sidebar_args(settings, self.button_arguments(settings))
+
+    def sidebar_args(self, settings, explicit, reads=None) -> SettingsArgs:
+        """The sidebar's ``settings`` seen as the operator's arguments, ``explicit`` the ones set
+        (``reads``: the live preview's kept scene reads)."""
+        return SettingsArgs(settings, self.objects, explicit, reads=reads)
 
     def fill_arguments(self, op, settings, leave=()) -> None:
         """Set a drawn button's operator arguments ``op`` from the sidebar's ``settings`` (picked

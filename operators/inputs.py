@@ -9,10 +9,11 @@ instead of computing it again (:mod:`.previewed`). It holds:
   argument the caller did not set stands for "the generator decides" (the terrain's frame range with
   Whole Action on), so only its being unset counts;
 * the scene's frame rate and unit scale;
-* per object argument, the object it resolves to: name, type, world and basis matrices, and
-  its content: an armature's bones, role map, (for generators that read one) source action with
-  its pose markers, and NLA strips;
-  a curve's or mesh's evaluated geometry.
+* per object argument (and per object the generator lists besides), the object it resolves to:
+  name, type, world and basis matrices, and its content: an armature's bones, role map, (for
+  generators that read one) source action with its pose markers, and NLA strips;
+  a curve's or mesh's evaluated geometry;
+* what else the generator reads from the scene (``Generator.scene_values``).
 
 Digests of geometry, rest bones and actions can be served from a cache that the preview invalidates
 from Blender's depsgraph updates (:func:`note_update`); ``fresh=True`` recomputes them (Generate does).
@@ -181,8 +182,10 @@ def argument_values(generator: Generator, args) -> tuple:
 
 def resolved_objects(generator: Generator, args, context) -> list:
     """The objects the arguments resolve to, in ``generator.objects`` order (None for an empty
-    optional one); raises the generator's InputError when one cannot be resolved."""
-    return [arg.resolve(args, context, generator.settings_name) for arg in generator.objects]
+    optional one), then those the generator lists (:meth:`~.generator.Generator.listed_objects`);
+    raises the generator's InputError when one cannot be resolved."""
+    named = [arg.resolve(args, context, generator.settings_name) for arg in generator.objects]
+    return named + generator.listed_objects(args, context)
 
 
 def inputs_key(generator: Generator, args, context, fresh: bool = False, objects: list | None = None) -> tuple:
@@ -199,4 +202,5 @@ def inputs_key(generator: Generator, args, context, fresh: bool = False, objects
         argument_values(generator, args),
         (scene.render.fps, scene.render.fps_base, scene.unit_settings.scale_length),
         tuple(None if obj is None else object_state(obj, generator, context, fresh) for obj in objects),
+        generator.scene_values(args, context),
     )

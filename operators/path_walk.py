@@ -108,6 +108,14 @@ def draw_advanced(layout, walk, _context) -> None:
         col.prop(walk, name)
 
 
+def walked_marks(walked: tuple, clip) -> KeyMarks:
+    """The feet's contacts on the ground a walk walked on (a loop: the plane of the rest soles);
+    ``walked``: what :meth:`PathWalk.read` keeps of it under ``extra["walked"]``."""
+    skeleton, rigmap, points, ground, radius, basis = walked
+    ground_walked = walk_ground(points, ground, radius) if points is not None else None
+    return contact_marks(skeleton, rigmap, clip, ground_walked, object_basis=basis)
+
+
 class PathWalk(Generator):
     spec = SPEC
     settings_name = "path_walk"
@@ -179,6 +187,13 @@ class PathWalk(Generator):
         }
 
     def prepare(self, args, context) -> Job:
+        obj, inputs, extra = self.read(args, context)
+        return Job([obj], EngineCall(self.spec.call, inputs), extra=extra)
+
+    def read(self, args, context) -> tuple:
+        """(the armature, the inputs of the walk's call — skeleton, rig map, path points, ground,
+        settings, the object's matrix_basis and mean scale —, what the summary names): the scene
+        as one walk reads it (the crowd reads each of its walkers so)."""
         obj = ARMATURE.resolve(args, context, self.settings_name)
         curve = PATH.resolve(args, context, self.settings_name)
         ground_obj = GROUND.resolve(args, context, self.settings_name)
@@ -199,17 +214,13 @@ class PathWalk(Generator):
             )
         basis = np.array(obj.matrix_basis, dtype=float)
         unit_scale = float(np.mean(np.array(obj.matrix_basis.to_scale(), dtype=float)))
-        compute = EngineCall(self.spec.call, (skeleton, rigmap, points, ground, params, basis, unit_scale))
         extra = {"path": curve.name if curve is not None and points is not None else "",
                  "ground": ground_obj.name if ground_obj and ground is not None else "",
                  "walked": (skeleton, rigmap, points, ground, params.corner_radius_m, basis)}
-        return Job([obj], compute, extra=extra)
+        return obj, (skeleton, rigmap, points, ground, params, basis, unit_scale), extra
 
     def key_marks(self, job: Job, index: int, clip) -> KeyMarks:
-        """The feet's contacts on the ground the walk walked on (a loop: the plane of the rest soles)."""
-        skeleton, rigmap, points, ground, radius, basis = job.extra["walked"]
-        walked = walk_ground(points, ground, radius) if points is not None else None
-        return contact_marks(skeleton, rigmap, clip, walked, object_basis=basis)
+        return walked_marks(job.extra["walked"], clip)
 
     def summary(self, job: Job, clips) -> str:
         m = clips[0].metrics

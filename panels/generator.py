@@ -132,9 +132,10 @@ def draw_metrics(layout, generator: Generator, obj) -> None:
 
 
 def figures_object(generator: Generator, settings, context):
-    """Whose last bake the panel shows: the first armature argument's pick."""
-    first = generator.objects[0]
-    return active_armature(context) if first.shared else getattr(settings, first.name, None)
+    """Whose last bake the panel shows: the first armature argument's pick (the sidebar's armature,
+    else the active one, for a generator without object arguments: the crowd)."""
+    first = generator.objects[0] if generator.objects else None
+    return active_armature(context) if first is None or first.shared else getattr(settings, first.name, None)
 
 
 def _tooltip(generator_id: str, key: str) -> str:

@@ -163,7 +163,7 @@ class Session:
         if explicit is None:
             explicit = self._explicit[skip] = gen.button_arguments(settings)
         self.reads.bind(gen, context)
-        return SettingsArgs(settings, gen.objects, explicit, reads=self.reads)
+        return gen.sidebar_args(settings, explicit, reads=self.reads)
 
     def _key(self, context) -> tuple:
         """The inputs' key, or ``("error", message)`` when an object cannot be resolved."""

@@ -12,14 +12,15 @@ the extension's ``register_generator``, which also registers its Blender classes
 
 from __future__ import annotations
 
-from . import crowd, duck, motions
+from . import duck, motions
+from .crowd.spec import SPEC as CROWD_WALK
 from .fix_feet.spec import SPEC as FIX_FEET
 from .handshake.spec import SPEC as HANDSHAKE
 from .spec import GeneratorSpec
 from .terrain.spec import SPEC as ADAPT_TERRAIN
 from .walk.spec import SPEC as PATH_WALK
 
-GENERATORS: list[GeneratorSpec] = [duck.SPEC, HANDSHAKE, PATH_WALK, ADAPT_TERRAIN, motions.SPEC, crowd.SPEC,
+GENERATORS: list[GeneratorSpec] = [duck.SPEC, HANDSHAKE, PATH_WALK, ADAPT_TERRAIN, motions.SPEC, CROWD_WALK,
                                    FIX_FEET]
 
 BY_ID: dict[str, GeneratorSpec] = {g.id: g for g in GENERATORS}

@@ -1,7 +1,7 @@
 """What the engine declares about one generator: :class:`GeneratorSpec`.
 
 Each generator's engine package exports one ``SPEC`` (``duck.SPEC``, ``handshake/spec.py``,
-``walk/spec.py``, ``terrain/spec.py``, ``motions.SPEC``, ``crowd.SPEC``, ``fix_feet/spec.py``), and
+``walk/spec.py``, ``terrain/spec.py``, ``motions.SPEC``, ``crowd/spec.py``, ``fix_feet/spec.py``), and
 :mod:`.registry` lists them. Everything here is plain Python and numpy: the Blender side
 (``operators/<id>.py``) reads the scene into the inputs of :attr:`GeneratorSpec.call`, and the
 panel, the batch report and scripts show :attr:`GeneratorSpec.metrics`.

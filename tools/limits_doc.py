@@ -24,6 +24,7 @@ SECTIONS = (
     ("… its jump", "JumpParams"),
     ("… its roll", "TumbleParams"),
     ("Fix Feet (`procanim.fix_feet`)", "FixFeetParams"),
+    ("Crowd (`procanim.crowd_walk`; its walkers' settings are the path walk's)", "CrowdParams"),
     ("Every generator's bake (`key_tolerance` of every operator, sidebar panel and batch shot)", "BakeSettings"),
 )
 

@@ -11,6 +11,7 @@ armature-space matrix per bone and turned into pose-bone channels parents first 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -91,9 +92,11 @@ def effective_settings(p: PathWalkParams, leg: float):
 
 
 def plan_walk(skeleton, rigmap, path_points, ground, p: PathWalkParams,
-              progress: ProgressFn = no_progress) -> WalkPlan:
+              progress: ProgressFn = no_progress, stride_at: Callable[[float], float] | None = None) -> WalkPlan:
     """Read the rig, build the path (with the style's weave), divide it into footsteps and time
-    them. Raises :class:`InputError` for strides too long for the character and paths too short."""
+    them. Raises :class:`InputError` for strides too long for the character and paths too short.
+    ``stride_at``: the share of the stride wanted at each arc length along the path (m → 0–1; a
+    walker slowing down takes shorter steps), None: the whole stride everywhere."""
     char = read_character(skeleton, rigmap)
     L = char.leg_length
     p, stride, fx = effective_settings(p, L)
@@ -110,7 +113,8 @@ def plan_walk(skeleton, rigmap, path_points, ground, p: PathWalkParams,
     gnd = ground if ground is not None else PathHeightGround(path)
     heel_back = max(f.heel_back for f in char.feet.values())
     tip_fwd = max(f.tip_fwd for f in char.feet.values())
-    rules = StepRules(stride, char.hip_width, heel_back, tip_fwd, max_h, p.tread_margin_m, p.max_incline_deg)
+    rules = StepRules(stride, char.hip_width, heel_back, tip_fwd, max_h, p.tread_margin_m, p.max_incline_deg,
+                      stride_at=None if stride_at is None else lambda s: stride * stride_at(s))
     steps = divide_path(path, rules, ground=gnd, progress=progress)
     if len(steps) - 1 < 3:
         raise InputError("The walking path is too short for a step; make it at least half a stride long.")
@@ -168,7 +172,9 @@ def _stairs_swing_times(steps) -> np.ndarray:
 
 
 def generate_path_walk(skeleton, rigmap, path_points, ground=None, params: PathWalkParams | None = None,
-                       progress: ProgressFn | None = no_progress) -> Clip:
+                       progress: ProgressFn | None = no_progress,
+                       replan: Callable[[WalkPlan], WalkPlan] | None = None,
+                       stride_at: Callable[[float], float] | None = None) -> Clip:
     """Bake a walk along ``path_points`` (N, 3), armature space, onto ``skeleton``.
 
     ground: a :class:`~procanim_addon.ground.Ground` (None: the path's own heights).
@@ -178,13 +184,18 @@ def generate_path_walk(skeleton, rigmap, path_points, ground=None, params: PathW
     holds the quality measures of :func:`~.metrics.walk_metrics`. Raises :class:`InputError` for
     paths of zero length, paths steeper than a ladder, risers too high, treads too short, rigs
     missing leg roles.
+    replan: given the :class:`WalkPlan` (footsteps and timeline), returns the plan walked instead
+    (e.g. a crowd's retimed steps, :mod:`procanim_addon.crowd`); None walks the plan as made.
+    stride_at: the share of the stride wanted at each arc length along the path (see :func:`plan_walk`).
     """
     p = (params or PathWalkParams()).validate()
     progress = progress or no_progress
     if p.loop != "NONE":
         return _walk_loop(skeleton, rigmap, p, progress)
     progress(0.0)
-    plan = plan_walk(skeleton, rigmap, path_points, ground, p, part(progress, _P_DIVIDE, _P_SUPPORT))
+    plan = plan_walk(skeleton, rigmap, path_points, ground, p, part(progress, _P_DIVIDE, _P_SUPPORT), stride_at)
+    if replan is not None:
+        plan = replan(plan)
     char, path, steps, tl, p = plan.char, plan.path, plan.steps, plan.tl, plan.params
     com, feet = solve_support(char, path, plan.ground, steps, tl, p, plan.psi, part(progress, _P_SUPPORT, _P_TRACKS),
                               style=plan.style)

@@ -18,6 +18,7 @@ Walking" and Figures 17–18 (path points P_i, step objects S_i, vertical and ho
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -170,6 +171,8 @@ class StepRules:
     tread_margin:    the whole sole stays this far from a riser (m)
     max_incline_deg: a path steeper than this over a stride is refused (a ladder)
     first_side:      the foot that steps first, +1 left, −1 right
+    stride_at:       the step length wanted at an arc length (m → m) where it changes along the
+                     path (a walker slowing down in a crowd takes shorter steps); None: ``stride``
     """
 
     stride: float
@@ -180,6 +183,7 @@ class StepRules:
     tread_margin: float = 0.01
     max_incline_deg: float = 50.0
     first_side: int = -1
+    stride_at: Callable[[float], float] | None = None
 
 
 def divide_path(path: WalkPath, rules: StepRules, ground=None, progress: ProgressFn = no_progress) -> Footsteps:
@@ -206,7 +210,8 @@ def divide_path(path: WalkPath, rules: StepRules, ground=None, progress: Progres
         if not runs or runs[0][0] > 1e-9 or runs[-1][1] < path.length - 1e-9:
             raise InputError("The walking path starts or ends on the edge of a step: start and end it on flat ground.")
     progress(0.3)
-    seq = _place_footsteps(path, allowed, r.stride, r.max_step_height, r.first_side, part(progress, 0.3, 0.9))
+    seq = _place_footsteps(path, allowed, r.stride, r.max_step_height, r.first_side, part(progress, 0.3, 0.9),
+                           r.stride_at)
     steps = _footsteps(path, seq, edges, r, ground)
     progress(1.0)
     return steps
@@ -253,8 +258,9 @@ def _refuse_bad_stairs(path: WalkPath, edges: np.ndarray, max_step_height: float
 class _Placer:
     """Where the next footstep goes, given the runs each foot may stand on."""
 
-    def __init__(self, path: WalkPath, allowed: dict, stride: float, max_step_height: float):
+    def __init__(self, path: WalkPath, allowed: dict, stride: float, max_step_height: float, stride_at=None):
         self.path, self.allowed, self.stride, self.max_h = path, allowed, stride, max_step_height
+        self.stride_at = stride_at
         self.w_max = STEP_MAX * stride
         self.w_min = STEP_MIN * stride
 
@@ -275,7 +281,8 @@ class _Placer:
             jump_ok = (nxt is not None and nxt[0] <= cur + self.w_max
                        and self.climbable(cur, min(nxt[1], cur + self.stride)))
             if room > self.w_min and not (jump_ok and room < SHORT_RUN * self.stride):
-                return cur + room / max(int(np.ceil(room / self.stride - 1e-9)), 1)
+                stride = self.stride if self.stride_at is None else self.stride_at(cur)
+                return cur + room / max(int(np.ceil(room / stride - 1e-9)), 1)
         return self._jump(cur, later)
 
     def _jump(self, cur: float, later: list) -> float:
@@ -300,9 +307,9 @@ class _Placer:
 
 
 def _place_footsteps(path: WalkPath, allowed: dict, stride: float, max_step_height: float, first_side: int,
-                     progress: ProgressFn) -> list[float]:
+                     progress: ProgressFn, stride_at=None) -> list[float]:
     """Arc lengths of P_1 … P_{n−1} (m), the last one at the path's end."""
-    placer = _Placer(path, allowed, stride, max_step_height)
+    placer = _Placer(path, allowed, stride, max_step_height, stride_at)
     L = path.length
     seq = [0.0]
     cur = 0.0

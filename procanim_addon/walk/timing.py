@@ -63,6 +63,16 @@ def make_timeline(w: np.ndarray, cadence_spm: float, speed_mps: float, double_su
         T[1:n] = 60.0 / cadence_spm
     if min_swing is not None:
         T[1:n] = np.maximum(T[1:n], np.asarray(min_swing, float)[2:n + 1] / (1.0 - double_support))
+    return timeline_of(T, double_support, stand_s)
+
+
+def timeline_of(T: np.ndarray, double_support: float, stand_s: float, stand_end_s: float | None = None) -> Timeline:
+    """Timeline of K footsteps whose steps take ``T`` (K,) s (T[1 … n−1] are used; T[0] and T[n]
+    become their neighbours'): standing ``stand_s`` before the first step and ``stand_end_s``
+    (default ``stand_s``) after the COM has settled."""
+    K = len(T)
+    n = K - 1
+    T = np.array(T, float)
     T[0], T[n] = T[1], T[n - 1]
     T_ds = double_support * T
     hs = np.empty(K)
@@ -79,4 +89,5 @@ def make_timeline(w: np.ndarray, cadence_spm: float, speed_mps: float, double_su
     land_v[0] = lift[0] - T[1] * (1 + double_support)
     land_v[1] = hs[1]
     settle = float(T[n - 1])
-    return Timeline(T, T_ds, hs, land, lift, land_v, lift_v, settle, 0.0, float(hs[n] + settle + stand_s))
+    end = stand_s if stand_end_s is None else stand_end_s
+    return Timeline(T, T_ds, hs, land, lift, land_v, lift_v, settle, 0.0, float(hs[n] + settle + end))

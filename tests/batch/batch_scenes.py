@@ -91,6 +91,21 @@ def meeting(path: Path) -> Path:
     return _save(path)
 
 
+def plaza(path: Path) -> Path:
+    """Two humans head-on 6 m apart (``West`` walks ``EastLane``'s opposite, ``WestLane``), a third
+    (``Post`` walker) passing beside a post, and a collection ``Posts`` holding the post mesh."""
+    harness.reset_scene()
+    for name, x0, x1, y in (("West", -3.0, 3.0, 0.0), ("East", 3.0, -3.0, 0.0), ("Passer", -3.0, 3.0, 3.0)):
+        assert bpy.ops.procanim.add_human(name=name, location=(x0, y, 0.0)) == {"FINISHED"}
+        add_curve(f"{name}Lane", [(x0, y, 0.0), (x1, y, 0.0)])
+    post = add_plane("Post", 0.0, size=0.3)
+    post.location = (0.0, 3.1, 0.0)
+    posts = bpy.data.collections.new("Posts")
+    bpy.context.scene.collection.children.link(posts)
+    posts.objects.link(post)
+    return _save(path)
+
+
 def hills(path: Path) -> Path:
     harness.reset_scene()
     add_plane("Floor", 0.12)
@@ -164,6 +179,7 @@ def make_all(folder: Path) -> dict[str, Path]:
         "street": street(folder / "street.blend"),
         "meeting": meeting(folder / "meeting.blend"),
         "hills": hills(folder / "hills.blend"),
+        "plaza": plaza(folder / "plaza.blend"),
         "bvh": bvh(folder / "stand.bvh"),
     }
 

@@ -59,5 +59,20 @@ def pick_fixer(scene):
     assert bpy.ops.procanim.source_motion(armature=human.name, kind="WALK", steps=2) == {"FINISHED"}
 
 
+def select_only(objs):
+    for obj in bpy.context.view_layer.objects:
+        obj.select_set(obj in objs)
+
+
+def pick_crowd(scene, length=2.0):
+    """Two humans side by side, each selected with a straight curve from its feet (the crowd's
+    Generate walks the selection)."""
+    humans = [add_human(f"Walker.{i}", location=(1.5 * i, 0.0, 0.0)) for i in range(2)]
+    curves = [add_curve(f"Lane.{i}", [(1.5 * i, 0.0, 0.0), (1.5 * i, -length, 0.0)]) for i in range(2)]
+    bpy.context.view_layer.update()
+    select_only(humans + curves)
+    scene.procanim.armature = humans[0]
+
+
 SCENE_SETUP = {"duck_walk": pick_duck, "handshake": pick_pair, "path_walk": pick_walker, "adapt_terrain": pick_adapt,
-               "source_motion": pick_source, "fix_feet": pick_fixer}
+               "source_motion": pick_source, "fix_feet": pick_fixer, "crowd_walk": pick_crowd}

@@ -12,8 +12,10 @@ not from ProcAnim's control map. Every motion figure is measured on the ``DEF-``
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import math
+from pathlib import Path
 
 import bpy
 import harness
@@ -34,6 +36,15 @@ PELVIS = "DEF-Spine1"
 
 
 # ----------------------------------------------------------------------------- helpers
+
+
+def blender_test(name: str):
+    """Another Blender test module, loaded from this folder: in one Blender process running every
+    test (tests/run_in_blender.py) ``import test_loops`` can find tests/engine's module of that name."""
+    spec = importlib.util.spec_from_file_location(f"blender_{name}", Path(__file__).with_name(f"{name}.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def module(procanim_extension, name):
@@ -560,8 +571,7 @@ def test_fix_feet_on_a_cloudrig_human_keys_its_fix_back_onto_the_ik_controls(pro
 def test_a_path_walk_loop_on_a_cloudrig_human_plays_seamlessly_on_its_controls(cloudrig_library, mode):
     """A walk cycle on CloudRig's IK controls closes under the Cycles modifiers (test_loops' checks
     on the evaluated DEF- bones); with root motion the travel is on CloudRig's root control."""
-    import test_loops as tl
-
+    tl = blender_test("test_loops")
     hero = add_cloudrig(cloudrig_library, "Hero")
     tl.walk_loop(hero, "NEUTRAL", mode, key_target="IK_CONTROLS")
     m = metrics(hero)

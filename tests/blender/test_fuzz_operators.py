@@ -35,6 +35,7 @@ OUTCOMES: Counter = Counter()  # (operator, outcome) -> draws: printed at the en
 USER_ACTION = "UserAction"
 OBJECT_ARGUMENTS = {"armature", "path", "ground", "terrain", "reference", "initiator", "partner"}
 OBJECT_LISTS = {"armatures", "paths"}  # comma-separated names (procanim.crowd_walk)
+COLLECTION_ARGUMENTS = {"obstacles"}  # a collection's name (procanim.crowd_walk)
 MISSING = "NoSuchObject"
 # file arguments stay beside the prepared file (``//``: relative to it) or are empty
 FILE_PATHS = ["", "//fuzz_export", "//fuzz dir/x.glb", "//x.gltf", "//.."]
@@ -151,6 +152,11 @@ def build_file(tmp_dir) -> str:
         assert bpy.ops.procanim.add_human(name=name, location=(4.0, 0.0, 0.0)) == {"FINISHED"}
         bpy.data.objects[name].scale = scale
     _every_object_type()
+    for name, members in (("Obstacles", ("Block", "NoFaces")), ("NoMeshes", ("Empty",))):
+        coll = bpy.data.collections.new(name)
+        scene.collection.children.link(coll)
+        for member in members:
+            coll.objects.link(bpy.data.objects[member])
     _library_armature(tmp_dir)
     other = bpy.data.scenes.new("Elsewhere")
     _link(bpy.data.objects.new("ElsewhereArm", bpy.data.armatures.new("ElsewhereArm")), other)
@@ -228,6 +234,8 @@ def argument_strategy(prop, names):
         return st.sampled_from(names)
     if prop.identifier in OBJECT_LISTS:
         return st.lists(st.sampled_from(names), max_size=3).map(",".join)
+    if prop.identifier in COLLECTION_ARGUMENTS:
+        return st.sampled_from(sorted(c.name for c in bpy.data.collections) + ["", MISSING, "Human"])
     if prop.identifier == "filepath":
         return st.sampled_from(FILE_PATHS)
     kind = prop.type

@@ -15,7 +15,10 @@ from scenes import SCENE_SETUP, add_human, pick_adapt, pick_duck, pick_pair, pic
 
 
 def plain(value):
-    """A property value as plain Python (arrays as tuples, enums and strings as they are)."""
+    """A property value as plain Python (arrays as tuples, enums and strings as they are, a data-block
+    as its name, as a button passes it)."""
+    if value is None or isinstance(value, bpy.types.ID):
+        return "" if value is None else value.name
     if isinstance(value, str) or not hasattr(value, "__len__"):
         return value
     return tuple(value)

@@ -10,7 +10,17 @@ import bpy
 import numpy as np
 import pytest
 from harness import addon_module, button_args, draw_log, evaluated_pose
-from scenes import add_curve, add_human, pick_adapt, pick_duck, pick_fixer, pick_pair, pick_source, pick_walker
+from scenes import (
+    add_curve,
+    add_human,
+    pick_adapt,
+    pick_crowd,
+    pick_duck,
+    pick_fixer,
+    pick_pair,
+    pick_source,
+    pick_walker,
+)
 
 TIMEOUT_S = 120.0
 
@@ -48,9 +58,10 @@ def _source(scene):
 
 
 SCENES = {"duck_walk": _duck, "handshake": pick_pair, "path_walk": _walker, "adapt_terrain": _adapt,
-          "source_motion": _source, "fix_feet": pick_fixer}
+          "source_motion": _source, "fix_feet": pick_fixer, "crowd_walk": pick_crowd}
 CHANGE = {"duck_walk": ("amplitude", 8.0), "handshake": ("shake_frames", 16), "path_walk": ("cadence", 120.0),
-          "adapt_terrain": ("damping", 0.3), "source_motion": ("steps", 3), "fix_feet": ("height_m", 0.05)}
+          "adapt_terrain": ("damping", 0.3), "source_motion": ("steps", 3), "fix_feet": ("height_m", 0.05),
+          "crowd_walk": ("variation", 0.5)}
 
 
 # --------------------------------------------------------------------------------------------
@@ -454,6 +465,8 @@ def _targets(generator):
     scene = bpy.context.scene
     if generator == "handshake":
         return [scene.procanim.handshake.initiator, scene.procanim.handshake.partner]
+    if generator == "crowd_walk":  # the selected armatures, by name
+        return sorted((o for o in bpy.context.selected_objects if o.type == "ARMATURE"), key=lambda o: o.name)
     return [scene.procanim.armature]
 
 

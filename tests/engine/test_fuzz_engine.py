@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 
 from procanim_addon import motions, registry
+from procanim_addon.crowd import Walker
 from procanim_addon.errors import InputError
 from procanim_addon.fix_feet.footskate import add_footskate
 from procanim_addon.ground import FlatGround
-from procanim_addon.jobs import EngineCall
 from procanim_addon.limits import LIMITS
 from procanim_addon.rigs import duck_skeleton, human_skeleton
 from procanim_addon.terrain.shapes import body_heights, zigzag
@@ -83,9 +83,10 @@ def inputs():
         "path_walk": lambda p: [registry.get("path_walk").engine(sk, rm, path, FlatGround(), p)],
         "adapt_terrain": lambda p: [registry.get("adapt_terrain").engine(sk, rm, source, None, terrain, p)],
         "source_motion": lambda p: [registry.get("source_motion").engine(sk, rm, p)],
-        # a crowd of one: the path walk's bake call, through the crowd's
+        # two walkers head-on on one line (avoidance, variation, a meeting where their curves end)
         "crowd_walk": lambda p: registry.get("crowd_walk").call(
-            [EngineCall(registry.get("path_walk").call, (sk, rm, path, FlatGround(), p, np.eye(4), 1.0))]),
+            [Walker("A", sk, rm, path, FlatGround()), Walker("B", sk, rm, path[::-1] + [0.0, 0.0, 0.0], FlatGround())],
+            p, [(np.eye(4), 1.0)] * 2),
         "fix_feet": lambda p: [registry.get("fix_feet").engine(sk, rm, add_footskate(sk, rm, source), terrain, None,
                                                                p)],
     }
