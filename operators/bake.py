@@ -105,7 +105,20 @@ def prepare_bake(obj, clip: Clip, key_target: str = "AUTO", bake_to: str = "ACTI
         plan_control_bake(converted, tolerance, marks)
         return lambda notes=None: write_onto_controls(converted, notes, **place)
     keyed = plan_bone_keys(obj, clip, tolerance, marks)
+    if tolerance > 0.0 and keyed is None:
+        return lambda notes=None: write_onto_bones(obj, clip, _noted(notes, obj.name + REBUILT_NOTE), None,
+                                                   marks.markers(), **place)
     return lambda notes=None: write_onto_bones(obj, clip, notes, keyed, marks.markers(), **place)
+
+
+REBUILT_NOTE = (": every frame keyed — the key tolerance is not measured yet on a deform skeleton rebuilt "
+                "from separate bones (a Rigify rig exported without its controls)")
+
+
+def _noted(notes: list | None, note: str) -> list | None:
+    if notes is not None:
+        notes.append(note)
+    return notes
 
 
 def bake_clip(obj, clip: Clip, key_target: str = "AUTO", notes: list | None = None, key_tolerance: float = 0.0,
@@ -116,13 +129,16 @@ def bake_clip(obj, clip: Clip, key_target: str = "AUTO", notes: list | None = No
 
 
 def plan_bone_keys(obj, clip: Clip, tolerance: float, marks: KeyMarks) -> planner.KeyedAction | None:
-    """The reduced keys of ``clip`` on ``obj``'s own bones (None for a dense bake, ``tolerance`` 0),
-    the error measured on the skeleton the clip is of, in each pose bone's rotation mode."""
-    if tolerance == 0.0:
+    """The reduced keys of ``clip`` on ``obj``'s own bones (None for a dense bake: ``tolerance`` 0, or
+    a deform tree rebuilt from bones Blender poses under other parents, whose posing the planner does
+    not model yet), the error measured on the skeleton the clip is of, in each pose bone's rotation
+    mode."""
+    skeleton = read_skeleton(obj)
+    if tolerance == 0.0 or skeleton.armature_parents is not None:
         return None
     modes = {pb.name: pb.rotation_mode for pb in obj.pose.bones}
     try:
-        return planner.plan_clip_keys(clip, read_skeleton(obj), tolerance, modes, obj.rotation_mode, marks.marks,
+        return planner.plan_clip_keys(clip, skeleton, tolerance, modes, obj.rotation_mode, marks.marks,
                                       marks.contacts, marks.feet)
     except ValueError as err:
         raise InputError(f"Could not plan the keys of '{obj.name}' ({err}); nothing was baked.") from err

@@ -304,6 +304,8 @@ def test_roles_are_complete_and_the_path_walk_plants_its_feet(rig_kind):
           f"{metrics(obj)['skate_mean_cm_s']:.3f})")
     assert pairs > 100, f"only {pairs} frame pairs with a sole point on the floor"
     assert skate < SKATE_MAX_CM_S, f"{kind}: planted sole points skate {skate:.2f} cm/s"
+    if kind == "gltf_rigify":  # a rebuilt deform tree: the default tolerance keys every frame, and says so
+        assert metrics(obj)["keys_written"] == metrics(obj)["keys_dense"], metrics(obj)
     assert soles[..., 2].min() > -0.01, f"{kind}: a sole point {-100 * soles[..., 2].min():.1f} cm under the floor"
     hips = carried(obj, frames[[0, -1]], [(found["hips"], hips0)])[:, 0]
     travel = hips[1] - hips[0]
@@ -352,7 +354,9 @@ def test_the_handshake_hands_meet(rig_kind):
     b = _place(build("Bob"), (0.0, -0.9, 0.0), 180.0)
     detect(a)
     detect(b)
-    assert bpy.ops.procanim.handshake(initiator=a.name, partner=b.name, frame_start=1, **QUICK_SHAKE) == {"FINISHED"}
+    # the generator's own motion (every key, as test_handshake): at 1 mm each hand may be 1 mm off it
+    assert bpy.ops.procanim.handshake(initiator=a.name, partner=b.name, frame_start=1, key_tolerance=0.0,
+                                      **QUICK_SHAKE) == {"FINISHED"}
     m = metrics(a)
     frames = baked_frames(a)
     shaking = frames[np.array(list(m["phase_initiator"])) == "S"]

@@ -24,6 +24,11 @@ EVERY = 5
 CACHE = Path(os.environ.get("PROCANIM_CACHE", Path.home() / ".cache" / "procanim"))
 VALIDATOR = CACHE / "gltf-validator" / "node_modules" / "gltf-validator"
 FORMATS = {"FBX": ".fbx", "GLB": ".glb", "GLTF": ".gltf"}
+# The bpy 4.2 wheel (Blender as a Python module, no binary) can segfault in its glTF exporter's
+# closing frame_set late in a long test session (CI, once in four runs); the glTF export is tested on
+# the 4.5 and 5.0 wheels and in Debian's Blender 4.3.2 binary.
+GLTF_CRASHES_HERE = bpy.app.version < (4, 3, 0) and not bpy.app.binary_path
+skip_gltf_on_42_wheel = pytest.mark.skipif(GLTF_CRASHES_HERE, reason="bpy 4.2 wheel: glTF exporter crash")
 
 
 def heads(obj, frames, names) -> np.ndarray:
@@ -81,7 +86,7 @@ def imported_actions(arm) -> list:
     return [a for a in bpy.data.actions if a.users or a.use_fake_user]
 
 
-@pytest.mark.parametrize("fmt", list(FORMATS))
+@pytest.mark.parametrize("fmt", [f if f == "FBX" else pytest.param(f, marks=skip_gltf_on_42_wheel) for f in FORMATS])
 def test_an_export_imported_back_plays_the_same_motion(procanim_extension, fmt, tmp_path):
     human = baked_walker()
     action, frames, names, want = reference(procanim_extension, human)
@@ -110,6 +115,7 @@ def test_an_export_imported_back_plays_the_same_motion(procanim_extension, fmt, 
         np.testing.assert_allclose(moved, root_travel, atol=JOINT_M)  # ... travels as exported
 
 
+@skip_gltf_on_42_wheel
 def test_a_strip_bake_exports_alone_and_the_scene_is_left_as_it_was(procanim_extension, tmp_path):
     human = baked_walker(loop="IN_PLACE", bake_to="NLA_STRIP")
     assert human.animation_data.action is None
