@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import json
 import re
-import textwrap
 
 import bpy
 import harness
 import numpy as np
 import pytest
-from in_process import in_process_host
+from in_process import run_cli as run
+from in_process import write_jobs as write
 
 JOB = """
 [defaults]
@@ -31,18 +31,6 @@ obstacles = "Posts"
 variation = 0.3
 seed = 5
 """
-
-
-def write(tmp_path, text: str, inputs):
-    path = tmp_path / "jobs.toml"
-    path.write_text(textwrap.dedent(text).format(**{k: str(v) for k, v in inputs.items()}))
-    return path
-
-
-def run(cli, capsys, *args) -> tuple[int, str]:
-    status = cli.main(list(map(str, args)), in_process_host(cli))
-    out = capsys.readouterr()
-    return status, out.out + out.err
 
 
 def test_a_crowd_shot_validates(cli, inputs, tmp_path, capsys):

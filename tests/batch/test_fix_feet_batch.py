@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 import re
-import textwrap
 
 import bpy
 import harness
 import pytest
-from in_process import in_process_host
+from in_process import run_cli as run
+from in_process import write_jobs as write
 
 JOB = """
 [defaults]
@@ -22,18 +22,6 @@ generator = "fix_feet"
 import = {{ file = "{bvh}", name = "Mocap", rotate_mode = "NATIVE" }}
 settings = {{ armature = "Mocap", ground = "Floor", height_m = 0.02, min_contact_s = 0.05 }}
 """
-
-
-def write(tmp_path, text: str, inputs):
-    path = tmp_path / "jobs.toml"
-    path.write_text(textwrap.dedent(text).format(**{k: str(v) for k, v in inputs.items()}))
-    return path
-
-
-def run(cli, capsys, *args) -> tuple[int, str]:
-    status = cli.main(list(map(str, args)), in_process_host(cli))
-    out = capsys.readouterr()
-    return status, out.out + out.err
 
 
 def test_a_fix_feet_shot_validates(cli, inputs, tmp_path, capsys):

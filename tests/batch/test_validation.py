@@ -6,10 +6,9 @@ for one run of ``tools/batch.py`` that checks the exit status and that nothing w
 
 from __future__ import annotations
 
-import textwrap
-
 import pytest
 from in_process import in_process_host
+from in_process import write_jobs as write
 
 GOOD = """
 [defaults]
@@ -26,11 +25,6 @@ generator = "duck_walk"
 settings = {{ armature = "Duck" }}
 """
 
-
-def write(tmp_path, text: str, inputs, name="jobs.toml"):
-    path = tmp_path / name
-    path.write_text(textwrap.dedent(text).format(**{k: str(v) for k, v in inputs.items()}))
-    return path
 
 
 def validate(cli, path, capsys, *extra):
