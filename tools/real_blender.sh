@@ -186,11 +186,26 @@ build_zip() {
 }
 
 # ---------------------------------------------------------------- commands
-headless() {
-    log "headless: blender -b --factory-startup --python-exit-code 1 --python tests/run_in_blender.py"
+blender_tests() {  # blender_tests [PYTEST ARGS]: one real Blender process running the tests
+    log "headless: blender -b --factory-startup --python-exit-code 1 --python tests/run_in_blender.py -- $*"
     PROCANIM_ZIP_IN="$ZIP_IN" in_chroot "$CHROOT" sh -c \
         'cd /repo && exec blender -b --factory-startup --python-exit-code 1 --python tests/run_in_blender.py -- "$@"' \
         sh "$@"
+}
+# The export tests run in a Blender of their own: late in the one-process session (after ~1,500
+# tests) Blender 4.3.2's glTF exporter segfaulted once setting the window's scene
+# (io_scene_gltf2 tree.construct); alone, and after the tests before it, it passed every time.
+EXPORT_TESTS=tests/blender/test_export.py
+headless() {
+    if [ "$#" -gt 0 ]; then
+        blender_tests "$@"
+        return
+    fi
+    local rc_all=0 rc_export=0
+    blender_tests tests/engine tests/blender "--ignore=$EXPORT_TESTS" || rc_all=$?
+    blender_tests "$EXPORT_TESTS" || rc_export=$?
+    log "headless: the suite exit $rc_all, the export tests exit $rc_export"
+    [ "$rc_all" = 0 ] && [ "$rc_export" = 0 ]
 }
 gui() {
     log "gui: Blender's window under Xvfb, tests/gui/gui_check.py"

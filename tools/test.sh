@@ -11,6 +11,7 @@
 # Environment:
 #   PROCANIM_VERSIONS="5.0.1 4.5.15 4.2.23"  bpy wheels to run the Blender tests on (default: all)
 #   PROCANIM_REAL_BLENDER=0                  skip the real-Blender stage (default 1: run it)
+#   PROCANIM_LANES=2                         test stages run at once (default 2 with 2+ cores, else 1)
 #   PROCANIM_CACHE                           where venvs and caches live (default ~/.cache/procanim)
 #   PROCANIM_ZIP                             test this zip instead of building one per Blender
 #   PYTEST_ADDOPTS                           passed to every pytest (e.g. "-x -k duck")
@@ -78,17 +79,24 @@ STAGE_TIMEOUT="${PROCANIM_STAGE_TIMEOUT:-1200}"
 
 # run_stage NAME KIND COMMAND... ; KIND is "pytest" (counts tests; exit 5 = failure) or "check".
 # A stage that runs longer than its limit is killed and fails (exit 124), so one hung Blender
-# cannot eat the whole CI budget.
+# cannot eat the whole CI budget. The stage's output goes to its log (and to the terminal unless
+# QUIET=1, as in a lane); its outcome to "$LOGS/NAME.result", read back by collect.
 run_stage() {
   local name="$1" kind="$2"; shift 2
   local limit="$STAGE_TIMEOUT"
   case "$name" in setup | real-blender) limit=$((2 * STAGE_TIMEOUT)) ;; esac
   local log="$LOGS/$name.log" started rc counts p=0 f=0 s=0 result
-  banner "$name: $*"
+  rm -f "$LOGS/$name.result"
+  [ "${QUIET:-0}" = 1 ] || banner "$name: $*"
   started=$(date +%s.%N)
   set +e
-  timeout --kill-after=30 "$limit" "$@" 2>&1 | tee "$log"
-  rc=${PIPESTATUS[0]}
+  if [ "${QUIET:-0}" = 1 ]; then
+    { banner "$name: $*"; timeout --kill-after=30 "$limit" "$@"; } > "$log" 2>&1
+    rc=$?
+  else
+    timeout --kill-after=30 "$limit" "$@" 2>&1 | tee "$log"
+    rc=${PIPESTATUS[0]}
+  fi
   if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then echo "-------- $name: killed after ${limit}s" | tee -a "$log"; fi
   set -e
   local elapsed
@@ -103,13 +111,26 @@ run_stage() {
   else
     f=1
   fi
-  if [ "$rc" -eq 0 ]; then result=ok; else result="FAILED(exit $rc)"; ANY_FAILED=1; fi
+  if [ "$rc" -eq 0 ]; then result=ok; else result="FAILED(exit $rc)"; fi
   if [ "$kind" = pytest ] && [ "$rc" -eq 5 ]; then result="FAILED(no tests)"; fi
   if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then result="FAILED(timeout ${limit}s)"; fi
+  printf '%s|%s|%s|%s|%s\n' "$result" "$p" "$f" "$s" "$elapsed" > "$LOGS/$name.result"
+  printf -- '-------- %s: %s (%s passed, %s failed, %s skipped) in %ss\n' "$name" "$result" "$p" "$f" "$s" "$elapsed" \
+    | tee -a "$log"
+  return 0
+}
+
+# collect NAME: add the stage's outcome (its .result file; none: it did not finish) to the summary
+collect() {
+  local name="$1" result p f s elapsed
+  if [ -f "$LOGS/$name.result" ]; then
+    IFS='|' read -r result p f s elapsed < "$LOGS/$name.result"
+  else
+    result="FAILED(no result)"; p=0; f=1; s=0; elapsed=0.0
+  fi
+  case "$result" in ok) ;; *) ANY_FAILED=1 ;; esac
   STAGES+=("$name"); RESULTS+=("$result"); PASSED+=("$p"); FAILED+=("$f"); SKIPPED+=("$s"); TIMES+=("$elapsed")
   TOTAL_PASSED=$((TOTAL_PASSED + p)); TOTAL_FAILED=$((TOTAL_FAILED + f)); TOTAL_SKIPPED=$((TOTAL_SKIPPED + s))
-  printf -- '-------- %s: %s (%s passed, %s failed, %s skipped) in %ss\n' "$name" "$result" "$p" "$f" "$s" "$elapsed"
-  return 0
 }
 
 skip_stage() {
@@ -135,27 +156,79 @@ summary() {
 PYTEST_OPTS=(-p no:cacheprovider)
 
 run_stage setup check bash tools/setup_env.sh $VERSIONS
+collect setup
 if [ "${RESULTS[0]}" != ok ]; then
   summary
   exit 1
 fi
 
-run_stage ruff check "$TOOLS_VENV/bin/ruff" check --no-cache .
-run_stage mypy check "$TOOLS_VENV/bin/python" tools/typecheck.py
-run_stage build check "$TOOLS_VENV/bin/python" tools/build.py
-run_stage engine pytest "$TOOLS_VENV/bin/python" -m pytest "${PYTEST_OPTS[@]}" tests/engine tests/test_codebase.py
-for version in $VERSIONS; do
-  run_stage "blender-$version" pytest env PROCANIM_REQUIRE_BPY=1 \
-    "$PROCANIM_CACHE/venv-bpy-$version/bin/python" -m pytest "${PYTEST_OPTS[@]}" tests/blender
+for check in ruff mypy build; do
+  case "$check" in
+    ruff) run_stage ruff check "$TOOLS_VENV/bin/ruff" check --no-cache . ;;
+    mypy) run_stage mypy check "$TOOLS_VENV/bin/python" tools/typecheck.py ;;
+    build) run_stage build check "$TOOLS_VENV/bin/python" tools/build.py ;;
+  esac
+  collect "$check"
 done
-run_stage batch pytest env PROCANIM_REQUIRE_BPY=1 "$TOOLS_VENV/bin/python" -m pytest "${PYTEST_OPTS[@]}" tests/batch
+
+# stage NAME: one test stage by name
+stage() {
+  case "$1" in
+    engine) run_stage engine pytest "$TOOLS_VENV/bin/python" -m pytest "${PYTEST_OPTS[@]}" tests/engine tests/test_codebase.py ;;
+    blender-*) run_stage "$1" pytest env PROCANIM_REQUIRE_BPY=1 \
+                 "$PROCANIM_CACHE/venv-bpy-${1#blender-}/bin/python" -m pytest "${PYTEST_OPTS[@]}" tests/blender ;;
+    batch) run_stage batch pytest env PROCANIM_REQUIRE_BPY=1 "$TOOLS_VENV/bin/python" -m pytest "${PYTEST_OPTS[@]}" \
+             tests/batch ;;
+    real-blender) run_stage real-blender pytest bash tools/real_blender.sh test ;;
+  esac
+}
+
+TESTS=(engine)
+for version in $VERSIONS; do TESTS+=("blender-$version"); done
+TESTS+=(batch)
+REAL_SKIP=""
 if [ ! -f tools/real_blender.sh ]; then
-  skip_stage real-blender "no tools/real_blender.sh"
+  REAL_SKIP="no tools/real_blender.sh"
 elif [ "${PROCANIM_REAL_BLENDER:-1}" = 0 ]; then
-  skip_stage real-blender "PROCANIM_REAL_BLENDER=0"
+  REAL_SKIP="PROCANIM_REAL_BLENDER=0"
 else
-  run_stage real-blender pytest bash tools/real_blender.sh test
+  TESTS+=(real-blender)
 fi
+
+# The test stages run in PROCANIM_LANES lanes at once (default: 2 on a machine with 2 cores or
+# more, else 1): each stage is one process on about one core. A lane takes the next stage, longest
+# first (the stages' usual order of length), so the lanes end close together. Each stage's log is
+# printed whole when all are done; a line says when each one ends.
+LANES="${PROCANIM_LANES:-$(( $(nproc) >= 2 ? 2 : 1 ))}"
+if [ "$LANES" -le 1 ] || [ "${#TESTS[@]}" -le 1 ]; then
+  for name in "${TESTS[@]}"; do stage "$name"; done
+else
+  ORDER=()
+  for name in real-blender blender-5.0.1 blender-4.5.15 blender-4.2.23 "${TESTS[@]}"; do
+    case " ${TESTS[*]} " in *" $name "*) ;; *) continue ;; esac
+    case " ${ORDER[*]:-} " in *" $name "*) continue ;; esac
+    ORDER+=("$name")
+  done
+  QUEUE="$LOGS/.queue"
+  printf '%s\n' "${ORDER[@]}" > "$QUEUE"
+  banner "test stages in $LANES lanes: ${ORDER[*]}"
+  take() {  # take: the next stage of the queue (a lock makes each stage taken once)
+    flock "$QUEUE" python3 -c "
+import sys; p = sys.argv[1]; lines = open(p).read().split()
+print(lines[0] if lines else ''); open(p, 'w').write('\n'.join(lines[1:]))" "$QUEUE"
+  }
+  for lane in $(seq "$LANES"); do
+    (
+      while next="$(take)" && [ -n "$next" ]; do
+        QUIET=1 stage "$next"
+      done
+    ) &
+  done
+  wait
+  for name in "${TESTS[@]}"; do cat "$LOGS/$name.log" 2>/dev/null || true; done
+fi
+for name in "${TESTS[@]}"; do collect "$name"; done
+if [ -n "$REAL_SKIP" ]; then skip_stage real-blender "$REAL_SKIP"; fi
 
 summary
 exit "$ANY_FAILED"
