@@ -69,12 +69,9 @@ class ControlForward:
             if reference is not None and pins:
                 chain_pins = {b: m for b, m in pins.items() if b in self.chains}
                 self.dense = dense_chains(rig, self._state(np.asarray(reference, float)), chain_pins)
-            probe = self._state(np.zeros((1, len(channels))) + self._rest_values())
-            for b in self.measured:
-                probe.pose(int(b))
+            self.affects = self._affects()
         except Unsupported as exc:
             raise ValueError(f"the control rig's deform bones cannot be evaluated here ({exc})") from exc
-        self.affects = self._affects(probe)
 
     def _rest_values(self) -> np.ndarray:
         """Channel values of the rest pose (quaternion w and scale 1, everything else 0) ``(C,)``."""
@@ -86,23 +83,23 @@ class ControlForward:
                 out[c] = 1.0  # Blender's default axis (0, 1, 0)
         return out
 
-    def _affects(self, probe: RigPose) -> np.ndarray:
+    def _affects(self) -> np.ndarray:
         """Which points each group moves: the points that move when its control is turned and shifted
-        a little on the rest pose (the rig evaluates only the bones that read the control)."""
-        out = np.zeros((len(self.groups), self.n_points), dtype=bool)
-        rest = self._points(probe)
+        a little on the rest pose — one evaluation of the rig, a row per group (its control nudged)
+        and a last row at rest."""
+        n = len(self.groups)
+        rest = np.zeros((n + 1, len(self.channels))) + self._rest_values()
+        probe = self._state(rest, np.zeros(n + 1, dtype=int), with_chains=False)  # pinned bones: the first frame's
         nudge = np.eye(4)
         nudge[:3, :3] = tf.quat_to_mat3(tf.quat_normalize(np.array([1.0, 0.1, 0.2, 0.3])))
         nudge[:3, 3] = (0.01, 0.02, 0.03)
-        for g, control in enumerate(self.group_control):
-            bones, extra, cols = self._reading(probe, [control])
-            if not len(cols):
-                continue
-            basis = probe.basis[control]
-            probe.set_basis(control, basis @ nudge)
-            out[g, cols] = np.abs(self._points(probe, bones, extra) - rest[:, cols]).max(axis=(0, 2)) > 1e-9
+        for control in set(self.group_control):
+            rows = [g for g, c in enumerate(self.group_control) if c == control]
+            basis = probe.basis[control].copy()
+            basis[rows] = basis[rows] @ nudge
             probe.set_basis(control, basis)
-        return out
+        points = self._points(probe)
+        return np.abs(points[:n] - points[n:]).max(axis=2) > 1e-9
 
     def _reading(self, state: RigPose, controls) -> tuple[np.ndarray, list[int], np.ndarray]:
         """The measured bones (rig indices) and extra points (numbers) that read any of ``controls``
@@ -128,11 +125,13 @@ class ControlForward:
             m[:, :3, 3] = loc
         return m
 
-    def _state(self, values: np.ndarray, rows: np.ndarray | None = None) -> SolvingPose:
-        """The rig evaluated for ``values`` — the frames ``rows`` of the clip (default: all of them)."""
+    def _state(self, values: np.ndarray, rows: np.ndarray | None = None, with_chains: bool = True) -> SolvingPose:
+        """The rig evaluated for ``values`` — the frames ``rows`` of the clip (default: all of them);
+        ``with_chains`` False: the IK chains posed from the rig's lengths alone (not the clip's)."""
         n = values.shape[0]
-        dense = self.dense if rows is None else {top: _rows_of(d, rows) for top, d in self.dense.items()}
-        dense = dense if all(len(d[3]) == n for d in dense.values()) else {}  # (not the rest probe)
+        dense = {}
+        if with_chains:
+            dense = self.dense if rows is None else {top: _rows_of(d, rows) for top, d in self.dense.items()}
         state = SolvingPose(self.rig, n, self.chains, dense, self.stretch if dense else None)
         for control in self.columns:
             state.set_basis(control, self._basis(control, values))

@@ -160,11 +160,14 @@ def evaluated_pose(obj, frame: int, space: str = "ARMATURE") -> dict[str, np.nda
 
 
 def _slot_of(action, obj):
-    """The action slot that ``obj`` animates with (Blender 4.4+), or None."""
+    """The action slot that ``obj`` animates ``action`` with (Blender 4.4+): as its active action, else
+    in an NLA strip; None when it does not use it."""
     anim = getattr(obj, "animation_data", None) if obj is not None else None
-    if anim is None or anim.action != action:
+    if anim is None:
         return None
-    return anim.action_slot
+    if anim.action == action:
+        return anim.action_slot
+    return next((s.action_slot for t in anim.nla_tracks for s in t.strips if s.action == action), None)
 
 
 def fcurves_of(action, obj=None) -> list:
