@@ -15,7 +15,7 @@
 #   PROCANIM_CACHE                           where venvs and caches live (default ~/.cache/procanim)
 #   PROCANIM_ZIP                             test this zip instead of building one per Blender
 #   PYTEST_ADDOPTS                           passed to every pytest (e.g. "-x -k duck")
-#   PROCANIM_STAGE_TIMEOUT=1200              seconds before a test stage counts as hung and is
+#   PROCANIM_STAGE_TIMEOUT=1800              seconds before a test stage counts as hung and is
 #                                            killed (setup and real-blender, which download, get 2x)
 #
 # Every stage runs even when an earlier one failed (except that nothing runs without the venvs);
@@ -75,7 +75,7 @@ if found:
 EOF
 }
 
-STAGE_TIMEOUT="${PROCANIM_STAGE_TIMEOUT:-1200}"
+STAGE_TIMEOUT="${PROCANIM_STAGE_TIMEOUT:-1800}"
 
 # run_stage NAME KIND COMMAND... ; KIND is "pytest" (counts tests; exit 5 = failure) or "check".
 # A stage that runs longer than its limit is killed and fails (exit 124), so one hung Blender
