@@ -229,25 +229,21 @@ class Direct:
         the larger of its two neighbouring samples' maps. The maps guide the placement; the exact
         check of the reduction measures every frame."""
         m = self.m
-        reads = set()
-        for member in m.chains:
-            reads |= state._closure(member)
+        posed = _chain_bones(state, m.chains, m.measured)
         n = len(self.ref)
         rows = np.unique(np.append(np.arange(0, n, IK_MAP_EVERY), n - 1))
         ref = self.ref[rows]
         sampled = m._state(ref, rows)
-        at_ref = m._points(sampled, m.measured, [])  # the deform heads and tails at the dense controls
+        at_ref = m._points(sampled, m.measured[posed])  # their heads and tails at the dense controls
         lo = np.minimum(np.arange(n) // IK_MAP_EVERY, len(rows) - 1)
         hi = np.minimum(lo + 1, len(rows) - 1)
         out = {}
         for g, control in enumerate(m.group_control):
-            moved_by = sampled._closure(int(control))
-            bones = [k for k, b in enumerate(m.measured) if int(b) in reads and int(b) in moved_by]
-            if not bones:
+            mine = [i for i, k in enumerate(posed) if m.affects[g, 2 * k] or m.affects[g, 2 * k + 1]]
+            if not mine:
                 continue
-            points = np.concatenate([[2 * k, 2 * k + 1] for k in bones])
-            if not m.affects[g, points].any():
-                continue
+            bones = [posed[i] for i in mine]
+            points = np.concatenate([[2 * i, 2 * i + 1] for i in mine])
             cols = m.groups[g]
             jac = np.empty((len(rows), len(points), 3, len(cols)))
             for i, c in enumerate(cols):
@@ -284,6 +280,24 @@ class Direct:
 
     def advance(self, level: int, values: np.ndarray) -> None:
         """Nothing to carry: the groups are not compensated."""
+
+
+def _chain_bones(state, chains, measured: np.ndarray) -> list[int]:
+    """The measured bones (their indices in ``measured``) the IK ``chains`` pose: the first measured
+    bones found below a chain member, through the rig's dependencies (not past another measured
+    bone: what hangs below those moves with them, as the levers of the maps already count)."""
+    rows = {int(b): k for k, b in enumerate(measured)}
+    found, seen, stack = set(), set(chains), list(chains)
+    while stack:
+        for d in state._dependents[stack.pop()]:
+            if d in seen:
+                continue
+            seen.add(d)
+            if d in rows:
+                found.add(rows[d])
+            else:
+                stack.append(d)
+    return sorted(found)
 
 
 def _rows_of(dense: tuple, rows: np.ndarray) -> tuple:
