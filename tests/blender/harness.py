@@ -315,10 +315,10 @@ def keyed_bones(obj) -> set[str]:
     return {p[len('pose.bones["') :].split('"]', 1)[0] for p in keyed_paths(obj) if p.startswith('pose.bones["')}
 
 
-def capture_clips(extension):
-    """Record the Clips the operators bake (to rebuild the intended pose independently): returns
-    ``(seen, restore)``, ``seen`` a list that fills with ``(armature name, Clip)`` and ``restore()``
-    putting the operators' own ``prepare_bake`` back."""
+def bake_recording_clips(extension, operator, **arguments) -> list:
+    """Run ``operator(**arguments)`` (a ProcAnim bake, which must finish) and return the Clips it
+    baked, ``[(armature name, Clip)]`` in order: what the engine meant, to rebuild the intended pose
+    independently of what Blender shows."""
     base = addon_module(extension, "operators.base")
     seen, original = [], base.prepare_bake
 
@@ -327,7 +327,11 @@ def capture_clips(extension):
         return original(obj, clip, *args, **kwargs)
 
     base.prepare_bake = prepare_bake
-    return seen, lambda: setattr(base, "prepare_bake", original)
+    try:
+        assert operator(**arguments) == {"FINISHED"}
+    finally:
+        base.prepare_bake = original
+    return seen
 
 
 def addon_module(extension, name: str):

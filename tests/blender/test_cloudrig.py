@@ -22,11 +22,11 @@ import harness
 import numpy as np
 import pytest
 from cloudrig_rigs import add_cloudrig
-from harness import baked_frames, baked_metrics, capture_clips, keyed_bones
+from harness import bake_recording_clips, baked_frames, baked_metrics, keyed_bones
 from mathutils import Vector
 from mathutils.bvhtree import BVHTree
 from test_handshake import GRIP_FRACTION, HALF_PALM, N_SHAKE, SHAKE
-from test_path_walk import FPS, Staircase, add_curve
+from test_path_walk import FPS, add_curve, stairs_with_a_bend
 
 CONTACT_M = 0.003  # a sole point this close to the ground bears weight
 NOT_CONTROLS = ("Original Bones", "Deform Bones", "Mechanism Bones", "Stretch Controls", "Hair Stretch",
@@ -245,17 +245,9 @@ def stairs_walk(request, procanim_extension, cloudrig_library):
     """A CloudRig human walks a curve (a bend, then straight) up a staircase and down."""
     harness.reset_scene()
     hero = add_cloudrig(cloudrig_library, "Hero")
-    stairs = Staircase()
-    ground = stairs.mesh_object()
-    end = stairs.end + 1.5
-    pts = [(0.0, 0.0, 0.0), (0.25, -0.6, 0.0), (0.0, -1.2, 0.0), (0.0, -end, 0.0)]
-    add_curve("Path", pts, kind="BEZIER")
-    seen, restore = capture_clips(procanim_extension)
-    try:
-        result = bpy.ops.procanim.path_walk(armature="Hero", path="Path", ground=ground.name, key_target=request.param)
-        assert result == {"FINISHED"}
-    finally:
-        restore()
+    stairs, ground, pts = stairs_with_a_bend()
+    seen = bake_recording_clips(procanim_extension, bpy.ops.procanim.path_walk, armature="Hero", path="Path",
+                                ground=ground.name, key_target=request.param)
     frames = baked_frames(hero)
     soles = Soles(hero, frames)
     curves = harness.fcurve_map(hero.animation_data.action, hero)

@@ -18,10 +18,10 @@ import bpy
 import harness
 import numpy as np
 import pytest
-from harness import baked_frames, baked_metrics, capture_clips, keyed_bones, keyed_paths
+from harness import bake_recording_clips, baked_frames, baked_metrics, keyed_bones, keyed_paths
 from mathutils import Matrix
 from test_cloudrig import Soles, world_poses
-from test_path_walk import Staircase, add_curve
+from test_path_walk import add_curve, stairs_with_a_bend
 
 FEET = {"L": ("jnt_foot.L", "jnt_toe.L"), "R": ("jnt_foot.R", "jnt_toe.R")}
 BODY = ("hips", "spine", "chest", "neck", "head")
@@ -205,18 +205,9 @@ def mapped_walk(request, procanim_extension, tmp_path_factory):
     path = tmp_path_factory.mktemp("maps") / "hand_made.toml"
     path.write_text(map_text(), encoding="utf-8")
     assert bpy.ops.procanim.load_control_map(armature=rig.name, filepath=str(path)) == {"FINISHED"}
-    stairs = Staircase()
-    ground = stairs.mesh_object()
-    end = stairs.end + 1.5
-    pts = [(0.0, 0.0, 0.0), (0.25, -0.6, 0.0), (0.0, -1.2, 0.0), (0.0, -end, 0.0)]
-    add_curve("Path", pts, kind="BEZIER")
-    seen, restore = capture_clips(procanim_extension)
-    try:
-        result = bpy.ops.procanim.path_walk(armature=rig.name, path="Path", ground=ground.name,
-                                            key_target=request.param)
-        assert result == {"FINISHED"}
-    finally:
-        restore()
+    stairs, ground, pts = stairs_with_a_bend()
+    seen = bake_recording_clips(procanim_extension, bpy.ops.procanim.path_walk, armature=rig.name, path="Path",
+                                ground=ground.name, key_target=request.param)
     frames = baked_frames(rig)
     soles = Soles(rig, frames, FEET, sole_z=0.0)  # the human's shoes: the rig stands on z = 0
     pelvis = world_poses(rig, frames, ["jnt_hips"])["jnt_hips"][:, :3, 3]

@@ -18,10 +18,10 @@ import bpy
 import harness
 import numpy as np
 import pytest
-from harness import baked_frames, baked_metrics, capture_clips, keyed_bones, keyed_paths
+from harness import bake_recording_clips, baked_frames, baked_metrics, keyed_bones, keyed_paths
 from rigify_rigs import add_rigify
 from test_handshake import GRIP_FRACTION, HALF_PALM, N_SHAKE, SHAKE
-from test_path_walk import FPS, Staircase, add_curve
+from test_path_walk import FPS, add_curve, stairs_with_a_bend
 
 CONTACT_M = 0.003
 MECHANISM = ("MCH-", "ORG-", "DEF-", "VIS_", "WGT-")
@@ -110,19 +110,9 @@ def stairs_walk(request, procanim_extension, rigify_library):
     """A generated Rigify human walks a curve (a bend, then straight) up a staircase and down."""
     harness.reset_scene()
     hero = add_rigify(rigify_library, "human", "Hero")
-    stairs = Staircase()
-    ground = stairs.mesh_object()
-    end = stairs.end + 1.5
-    pts = [(0.0, 0.0, 0.0), (0.25, -0.6, 0.0), (0.0, -1.2, 0.0), (0.0, -end, 0.0)]
-    add_curve("Path", pts, kind="BEZIER")
-    seen, restore = capture_clips(procanim_extension)
-    try:
-        result = bpy.ops.procanim.path_walk(
-            armature=hero.name, path="Path", ground=ground.name, key_target=request.param
-        )
-        assert result == {"FINISHED"}
-    finally:
-        restore()
+    stairs, ground, pts = stairs_with_a_bend()
+    seen = bake_recording_clips(procanim_extension, bpy.ops.procanim.path_walk, armature=hero.name, path="Path",
+                                ground=ground.name, key_target=request.param)
     frames = baked_frames(hero)
     action = hero.animation_data.action
     switch = harness.fcurve_map(action, hero).get(('pose.bones["thigh_parent.L"]["IK_FK"]', 0))
@@ -526,11 +516,8 @@ def walk_with_switches(procanim_extension, rigify_library, target, switches):
         hero.pose.bones[bone][prop] = value
     hero.update_tag()
     add_curve("Line", [(0.0, 0.0, 0.0), (0.0, -3.0, 0.0)])
-    seen, restore = capture_clips(procanim_extension)
-    try:
-        assert bpy.ops.procanim.path_walk(armature=hero.name, path="Line", key_target=target) == {"FINISHED"}
-    finally:
-        restore()
+    seen = bake_recording_clips(procanim_extension, bpy.ops.procanim.path_walk, armature=hero.name, path="Line",
+                                key_target=target)
     for (bone, prop), value in switches.items():
         if prop != "IK_FK":
             assert hero.pose.bones[bone][prop] == value, f"the bake changed {bone}[{prop}]"
