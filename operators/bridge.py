@@ -88,15 +88,22 @@ def resolve_object(name: str, kinds: tuple, what: str):
     return obj
 
 
+def rest_arrays(bones) -> tuple[np.ndarray, np.ndarray]:
+    """Every bone's rest matrix in armature space (``matrix_local``, flat float32 ``(n·16,)`` in
+    Blender's order) and length (armature units, float32 ``(n,)``) of ``bones`` (an armature's
+    ``data.bones``), read in bulk."""
+    matrices = np.empty(len(bones) * 16, dtype=np.float32)
+    bones.foreach_get("matrix_local", matrices)
+    lengths = np.empty(len(bones), dtype=np.float32)
+    bones.foreach_get("length", lengths)
+    return matrices, lengths
+
+
 def _bone_table(obj) -> tuple:
     """What a Skeleton is made of, read in bulk: names, parent names, inheritance flags (tuples) and
     rest matrices, lengths (arrays)."""
     bones = obj.data.bones
-    n = len(bones)
-    matrices = np.empty(n * 16, dtype=np.float32)
-    bones.foreach_get("matrix_local", matrices)
-    lengths = np.empty(n, dtype=np.float32)
-    bones.foreach_get("length", lengths)
+    matrices, lengths = rest_arrays(bones)
     names = tuple(b.name for b in bones)
     parents = tuple(b.parent.name if b.parent else None for b in bones)
     flags = tuple((b.use_inherit_rotation, b.inherit_scale, b.use_local_location, b.use_connect) for b in bones)

@@ -24,6 +24,7 @@ from ..procanim_addon.errors import InputError
 from ..procanim_addon.rig_roles import ROLES
 from .bridge import read_rigmap, resolve_armature, store_rigmap
 from .control_maps import clear_map, load_map_file, map_for, save_map_file, store_map, stored_map, user_maps_dir
+from .on_armature import OnArmature
 
 LIMB_BONES = {"leg": ("thigh", "shin", "foot"), "arm": ("upper_arm", "forearm", "hand")}
 BODY_ROLES = ("hips", "spine", "chest", "neck", "head", "clavicle.L", "clavicle.R", "toe.L", "toe.R")
@@ -191,7 +192,7 @@ def _draw_limb(layout, obj, fields, title: str) -> None:
     row.prop(fields, "fk_value")
 
 
-class PROCANIM_OT_save_control_map(bpy.types.Operator):
+class PROCANIM_OT_save_control_map(OnArmature, bpy.types.Operator):
     """Save this rig's control map: which controls move each limb and the body, and its IK/FK switches.
     Scripts fill ``window_manager.procanim_map_dialog`` (the dialog's fields) and call it."""
 
@@ -199,17 +200,12 @@ class PROCANIM_OT_save_control_map(bpy.types.Operator):
     bl_label = "Save Control Map"
     bl_options = {"REGISTER", "UNDO"}
 
-    armature: StringProperty(
-        name="Armature", description="Armature object name (empty: the sidebar's or the active one)"
-    )
     filepath: StringProperty(name="File", description="Where to write the map (empty: the user's control-map folder)",
                              subtype="FILE_PATH")
 
     def invoke(self, context, _event):
-        try:
-            obj = resolve_armature(self.armature, context)
-        except InputError as err:
-            self.report({"ERROR"}, str(err))
+        obj = self.armature_or_report(context)
+        if obj is None:
             return {"CANCELLED"}
         self.armature = obj.name
         fill_dialog(context.window_manager.procanim_map_dialog, obj)
@@ -255,16 +251,13 @@ class PROCANIM_OT_save_control_map(bpy.types.Operator):
         return {"FINISHED"}
 
 
-class PROCANIM_OT_load_control_map(bpy.types.Operator):
+class PROCANIM_OT_load_control_map(OnArmature, bpy.types.Operator):
     """Load a control map file onto this rig: bakes go onto the controls it names"""
 
     bl_idname = "procanim.load_control_map"
     bl_label = "Load Control Map"
     bl_options = {"REGISTER", "UNDO"}
 
-    armature: StringProperty(
-        name="Armature", description="Armature object name (empty: the sidebar's or the active one)"
-    )
     filepath: StringProperty(name="File", description="The control map file (.toml) to load", subtype="FILE_PATH")
     filter_glob: StringProperty(name="Filter", description="Files shown", default="*.toml", options={"HIDDEN"})
 
@@ -291,22 +284,16 @@ class PROCANIM_OT_load_control_map(bpy.types.Operator):
         return {"FINISHED"}
 
 
-class PROCANIM_OT_clear_control_map(bpy.types.Operator):
+class PROCANIM_OT_clear_control_map(OnArmature, bpy.types.Operator):
     """Forget the control map stored on this rig (its family's shipped or saved map applies again)"""
 
     bl_idname = "procanim.clear_control_map"
     bl_label = "Clear Control Map"
     bl_options = {"REGISTER", "UNDO"}
 
-    armature: StringProperty(
-        name="Armature", description="Armature object name (empty: the sidebar's or the active one)"
-    )
-
     def execute(self, context):
-        try:
-            obj = resolve_armature(self.armature, context)
-        except InputError as err:
-            self.report({"ERROR"}, str(err))
+        obj = self.armature_or_report(context)
+        if obj is None:
             return {"CANCELLED"}
         clear_map(obj)
         return {"FINISHED"}

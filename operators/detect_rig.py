@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 
 import bpy
-from bpy.props import StringProperty
 
 from ..procanim_addon.errors import InputError
 from ..procanim_addon.frames import AXES_HINT
 from ..procanim_addon.rig_roles import CONTROL_ROLES, LEG_ROLES, OPTIONAL_ROLES, ROLES, RigMap
 from .bridge import detect_roles, read_skeleton, resolve_armature, store_rigmap
+from .on_armature import OnArmature
 
 #: ID property on the armature data where the last detection is kept for the Character panel
 DETECTION_KEY = "procanim_detection"
@@ -49,17 +49,13 @@ def missing_roles(roles: dict[str, str]) -> tuple[list[str], list[str]]:
     return legs, [r for r in ROLES if r not in skip and not roles.get(r)]
 
 
-class PROCANIM_OT_detect_rig(bpy.types.Operator):
+class PROCANIM_OT_detect_rig(OnArmature, bpy.types.Operator):
     """Detect which bone plays each role (hips, thigh.L …) from the rig's structure and rest pose;
     bone names only break ties"""
 
     bl_idname = "procanim.detect_rig"
     bl_label = "Detect Roles"
     bl_options = {"REGISTER", "UNDO"}
-
-    armature: StringProperty(
-        name="Armature", description="Armature object name (empty: the sidebar's or the active one)"
-    )
 
     def execute(self, context):
         try:

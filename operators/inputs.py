@@ -25,6 +25,7 @@ import hashlib
 
 import numpy as np
 
+from .bridge import rest_arrays
 from .compat import action_fcurves
 from .generator import Generator
 from .objects import argument_given
@@ -93,11 +94,7 @@ def _bones(obj) -> str:
     """Digest of an armature's rest bones (matrices, lengths, parents, inheritance, deform flags),
     its role map and its rotation modes."""
     bones = obj.data.bones
-    n = len(bones)
-    mats = np.empty(n * 16, dtype=np.float32)
-    bones.foreach_get("matrix_local", mats)
-    lengths = np.empty(n, dtype=np.float32)
-    bones.foreach_get("length", lengths)
+    mats, lengths = rest_arrays(bones)
     flags = [
         (b.name, b.parent.name if b.parent else "", b.use_connect, b.use_deform, b.use_inherit_rotation,
          b.inherit_scale, b.use_local_location)

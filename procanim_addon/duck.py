@@ -58,7 +58,7 @@ from .frames import character_frame
 from .ik.two_bone import solve_two_bone
 from .limits import check_bake_size, check_limits
 from .loop import Contacts, LoopSpec, check_loop, travel_root
-from .metric_table import LOOP, PENETRATION, SKATE_MEAN, SKATE_P95, row
+from .metric_table import LOOP, PLANTED_FEET, row
 from .metrics import foot_skate, penetration
 from .posing import aim_rotation, basis_for, refresh, unposed, world_rotation_to_local
 from .progress import ProgressFn, no_progress, part
@@ -749,9 +749,7 @@ SPEC = GeneratorSpec(
     metrics=(
         row("stride_m", "Stride", "m", 3, "How far one foot advances per gait cycle"),
         row("speed_m_s", "Walking speed", "m/s", 3, "Mean forward speed of the body"),
-        SKATE_MEAN,
-        SKATE_P95,
-        PENETRATION,
+        *PLANTED_FEET,
         row("reach_clamped_frames", "Keys lowered (reach)", "", 0,
             "Keys where a light duck's body was lowered so both legs reach their feet"),
         row("bounce_lowered_cm", "Body lowered (reach)", "cm", 2,

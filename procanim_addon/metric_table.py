@@ -54,6 +54,8 @@ SKATE_P95 = row("skate_p95_cm_s", "Foot skate, p95", "cm/s", 3,
                 "95 % of the weight-bearing foot samples slide slower than this")
 PENETRATION = row("penetration_max_cm", "Foot below ground", "cm", 3,
                   "How far the lowest foot point goes below the ground at worst: 0 is ideal")
+# the planted feet of a generated walk (duck walk, path walk): skate in cm/s, depth below ground in cm
+PLANTED_FEET = (SKATE_MEAN, SKATE_P95, PENETRATION)
 
 # the keys a bake wrote against the dense bake (Key Tolerance: procanim_addon/keys, docs/keys.md)
 KEYS = (

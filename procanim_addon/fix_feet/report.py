@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..metric_table import Metric
+from ..metric_table import Metric, row
 from ..skeleton import Skeleton
 from .feet import Feet
 from .floor import Floor
@@ -86,32 +86,28 @@ def bone_lengths_pct(skeleton: Skeleton, before: np.ndarray, after: np.ndarray, 
     return float(np.max(np.abs(d1 - d0)[ok] / d0[ok]) * 100) if np.any(ok) else 0.0
 
 
-def _m(key, label, unit, digits, tooltip) -> Metric:
-    return Metric(key, label, unit, digits, tooltip)
-
-
 #: The rows the sidebar, the batch report and scripts show for a Fix Feet bake, in order.
 METRICS: tuple[Metric, ...] = (
-    _m("contacts", "Contacts found", "", 0, "Stretches of frames over which a foot bears weight (held still)"),
-    _m("skate_before_mean_cm_s", "Skate before", "cm/s", 3,
-       "Mean horizontal speed of heels and balls while in contact, in the source motion"),
-    _m("skate_mean_cm_s", "Skate after", "cm/s", 3,
-       "Mean horizontal speed of heels and balls while in contact, after the fix: 0 means held still"),
-    _m("skate_before_p95_cm_s", "Skate before, p95", "cm/s", 3, "95 % of the source's contact samples slide slower"),
-    _m("skate_p95_cm_s", "Skate after, p95", "cm/s", 3, "95 % of the fixed contact samples slide slower than this"),
-    _m("float_before_cm", "Float before", "cm", 2, "Mean height of the source's planted feet above the floor"),
-    _m("float_cm", "Float after", "cm", 2, "Mean height of the planted feet above the floor after the fix"),
-    _m("penetration_cm", "Below ground", "cm", 2, "Deepest a planted heel, ball or toe tip goes below the floor"),
-    _m("frames_changed", "Frames changed", "", 0, "Frames where some joint moved more than 0.1 mm"),
-    _m("max_joint_change_cm", "Largest change", "cm", 2, "Largest move of any joint from the source"),
-    _m("max_joint_change_bone", "… of bone", "", 0, "The bone whose joint moved most"),
-    _m("pelvis_drop_max_cm", "Pelvis lowered", "cm", 2,
-       "Most the pelvis came down for a foot to be reached (besides the ground offset)"),
-    _m("ground_offset_cm", "Motion moved", "cm", 2,
-       "Up (+) or down (−) the whole motion moved to stand on the ground"),
-    _m("shortened_contacts", "Contacts shortened", "", 0,
-       "Contacts cut where a foot could not be reached even with the pelvis lowered"),
-    _m("shortened", "… which", "", 0, "The shortened contacts: foot, frames before → after"),
-    _m("bone_length_error_pct", "Bone length change", "%", 5,
-       "Largest change of a joint-to-joint length from the source (kept exact)"),
+    row("contacts", "Contacts found", "", 0, "Stretches of frames over which a foot bears weight (held still)"),
+    row("skate_before_mean_cm_s", "Skate before", "cm/s", 3,
+        "Mean horizontal speed of heels and balls while in contact, in the source motion"),
+    row("skate_mean_cm_s", "Skate after", "cm/s", 3,
+        "Mean horizontal speed of heels and balls while in contact, after the fix: 0 means held still"),
+    row("skate_before_p95_cm_s", "Skate before, p95", "cm/s", 3, "95 % of the source's contact samples slide slower"),
+    row("skate_p95_cm_s", "Skate after, p95", "cm/s", 3, "95 % of the fixed contact samples slide slower than this"),
+    row("float_before_cm", "Float before", "cm", 2, "Mean height of the source's planted feet above the floor"),
+    row("float_cm", "Float after", "cm", 2, "Mean height of the planted feet above the floor after the fix"),
+    row("penetration_cm", "Below ground", "cm", 2, "Deepest a planted heel, ball or toe tip goes below the floor"),
+    row("frames_changed", "Frames changed", "", 0, "Frames where some joint moved more than 0.1 mm"),
+    row("max_joint_change_cm", "Largest change", "cm", 2, "Largest move of any joint from the source"),
+    row("max_joint_change_bone", "… of bone", "", 0, "The bone whose joint moved most"),
+    row("pelvis_drop_max_cm", "Pelvis lowered", "cm", 2,
+        "Most the pelvis came down for a foot to be reached (besides the ground offset)"),
+    row("ground_offset_cm", "Motion moved", "cm", 2,
+        "Up (+) or down (−) the whole motion moved to stand on the ground"),
+    row("shortened_contacts", "Contacts shortened", "", 0,
+        "Contacts cut where a foot could not be reached even with the pelvis lowered"),
+    row("shortened", "… which", "", 0, "The shortened contacts: foot, frames before → after"),
+    row("bone_length_error_pct", "Bone length change", "%", 5,
+        "Largest change of a joint-to-joint length from the source (kept exact)"),
 )

@@ -7,7 +7,7 @@ import numpy as np
 from .. import transforms as tf
 from ..clip import Clip
 from ..loop import cycle_of
-from ..metric_table import LOOP, PENETRATION, SKATE_MEAN, SKATE_P95, row
+from ..metric_table import LOOP, PLANTED_FEET, row
 from ..progress import ProgressFn, no_progress
 from ..spec import GeneratorSpec
 from ..upright import clip_to_armature
@@ -45,9 +45,7 @@ SPEC = GeneratorSpec(
     metrics=(
         row("step_count", "Steps", "", 0, "Footsteps along the path"),
         row("cadence_spm", "Cadence", "steps/min", 0, "Steps per minute over the walk"),
-        SKATE_MEAN,
-        SKATE_P95,
-        PENETRATION,
+        *PLANTED_FEET,
         row("pelvis_deviation_mean_cm", "Pelvis off path", "cm", 1,
             "Mean horizontal distance of the pelvis from the curve (a walker sways a few cm)"),
         row("heading_error_mean_deg", "Heading error", "°", 1,

@@ -33,6 +33,7 @@ except ImportError:
     print("tests/batch: bpy is not importable here, batch tests not collected", file=sys.stderr)
 else:
     import harness
+    from launcher import batch_env, run_batch_command
 
     def _launcher():
         spec = importlib.util.spec_from_file_location("procanim_batch_launcher", ROOT / "tools" / "batch.py")
@@ -93,18 +94,9 @@ else:
     @pytest.fixture
     def run_batch(extension_zip):
         """``run_batch(*args)``: ``python tools/batch.py *args`` in a subprocess (CompletedProcess)."""
-        import subprocess
 
         def run(*args, timeout=600):
-            env = {**os.environ, "PROCANIM_ZIP": str(extension_zip), "PYTHONDONTWRITEBYTECODE": "1"}
-            return subprocess.run(
-                [sys.executable, str(ROOT / "tools" / "batch.py"), *map(str, args)],
-                capture_output=True,
-                text=True,
-                env=env,
-                timeout=timeout,
-                check=False,
-            )
+            return run_batch_command(batch_env(extension_zip), *args, timeout=timeout)
 
         return run
 

@@ -16,7 +16,6 @@ import re
 import signal
 import subprocess
 import sys
-import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +23,8 @@ import bpy
 import harness
 import numpy as np
 import pytest
+from in_process import write_jobs
+from launcher import batch_command, batch_env
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -128,18 +129,7 @@ def cluster(tmp_path_factory, extension_zip):
 
 @pytest.fixture(scope="module")
 def job(inputs, tmp_path_factory):
-    folder = tmp_path_factory.mktemp("job")
-    path = folder / "jobs.toml"
-    path.write_text(textwrap.dedent(JOB).format(**{k: str(v) for k, v in inputs.items()}))
-    return path
-
-
-def batch_command(*args) -> list[str]:
-    return [sys.executable, str(ROOT / "tools" / "batch.py"), *map(str, args)]
-
-
-def batch_env(extension_zip) -> dict:
-    return {**os.environ, "PROCANIM_ZIP": str(extension_zip), "PYTHONDONTWRITEBYTECODE": "1"}
+    return write_jobs(tmp_path_factory.mktemp("job"), JOB, inputs)
 
 
 def _starts(log: Path) -> list[str]:

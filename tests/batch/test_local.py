@@ -15,6 +15,7 @@ import bpy
 import harness
 import pytest
 from in_process import in_process_host
+from launcher import batch_command
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -131,7 +132,6 @@ def test_a_crashed_pool_worker_is_replaced_and_its_shot_baked(extension_zip, inp
     import re
     import signal
     import subprocess
-    import sys
     import time
 
     text = "\n".join(
@@ -142,7 +142,7 @@ def test_a_crashed_pool_worker_is_replaced_and_its_shot_baked(extension_zip, inp
     job = tmp_path / "jobs.toml"
     job.write_text('[defaults]\noutput_dir = "out"\n\n' + text)
     proc = subprocess.Popen(
-        [sys.executable, str(harness.REPO_ROOT / "tools" / "batch.py"), "bake", str(job), "--workers", "2"],
+        batch_command("bake", job, "--workers", "2"),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

@@ -24,6 +24,7 @@ from pathlib import Path
 import bpy
 import pytest
 from in_process import in_process_host
+from launcher import run_batch_command
 from script_checks import (
     check_scripts_not_run,
     check_scripts_run,
@@ -111,17 +112,6 @@ def autorun_env(tmp_path_factory, extension_zip, scripted_inputs) -> dict:
     return env
 
 
-def batch(env: dict, *args, timeout=600) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(ROOT / "tools" / "batch.py"), *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=timeout,
-        check=False,
-    )
-
-
 def test_in_process_bakes_run_no_script_of_the_shots(cli, scripted_inputs, tmp_path, capsys):
     """``--workers 0`` and ``--shot`` in this process, auto-run on: no script runs, the shots bake;
     ``--trust-scripts`` runs them (and bakes again: the trust is part of the content hash)."""
@@ -157,14 +147,14 @@ def test_in_process_bakes_run_no_script_of_the_shots(cli, scripted_inputs, tmp_p
 
 def test_pool_workers_run_no_script_of_the_shots(autorun_env, scripted_inputs, tmp_path):
     job, out = write_job(tmp_path, scripted_inputs), tmp_path / "out"
-    proc = batch(autorun_env, "bake", job, "--workers", "2")
+    proc = run_batch_command(autorun_env, "bake", job, "--workers", "2")
     assert proc.returncode == 1, proc.stdout + proc.stderr
     report, rows = report_rows(out)
     assert report["mode"] == "pool" and report["trust_scripts"] is False
     check_scripts_not_run(out, rows, scripted_inputs)
     assert rows["scripted"]["worker"]["pid"] != os.getpid()
 
-    proc = batch(autorun_env, "bake", job, "--workers", "1", "--trust-scripts")
+    proc = run_batch_command(autorun_env, "bake", job, "--workers", "1", "--trust-scripts")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     report, rows = report_rows(out)
     assert report["trust_scripts"] is True
@@ -190,7 +180,7 @@ def test_the_job_bakes_over_tls_running_no_script_of_the_shots(tls_cluster, auto
     cluster, tls = tls_cluster
     assert cluster.address.startswith("tls://")
     job, out = write_job(tmp_path, scripted_inputs), tmp_path / "out"
-    proc = batch(autorun_env, "bake", job, "--scheduler", cluster.address, *tls.client_flags())
+    proc = run_batch_command(autorun_env, "bake", job, "--scheduler", cluster.address, *tls.client_flags())
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "is not TLS" not in proc.stderr
     report, rows = report_rows(out)

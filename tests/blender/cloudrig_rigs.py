@@ -14,6 +14,7 @@ import zipfile
 from pathlib import Path
 
 import bpy
+import harness
 
 ARCHIVE = Path(__file__).resolve().parents[1] / "data" / "cloudrig" / "cloudrig-2.1.20.tar.xz"
 REPO_MODULE = "procanim_tests_cloudrig"
@@ -85,13 +86,4 @@ def generate_library(workdir: Path) -> Path:
 
 def add_cloudrig(library: Path, name: str | None = None, location=(0.0, 0.0, 0.0)):
     """Append a copy of the generated CloudRig human into the current scene."""
-    with bpy.data.libraries.load(str(library), link=False) as (_src, dst):
-        dst.objects = [RIG_NAME]
-    obj = dst.objects[0]
-    if name:
-        obj.name = name
-    obj.location = location
-    bpy.context.scene.collection.objects.link(obj)
-    bpy.context.view_layer.objects.active = obj
-    bpy.context.view_layer.update()
-    return obj
+    return harness.append_object(library, RIG_NAME, name, location)

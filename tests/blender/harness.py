@@ -10,6 +10,7 @@ each Blender version stores them, independently of the add-on's own (single) bra
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,6 +68,21 @@ def reset_scene() -> None:
     so the installed extension stays enabled."""
     result = bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
     assert result == {"FINISHED"}, f"read_homefile returned {result}"
+
+
+def append_object(blend: Path, object_name: str, name: str | None = None, location=(0.0, 0.0, 0.0)):
+    """Append a copy of the object ``object_name`` of the file ``blend`` into the current scene, as the
+    active object, renamed ``name`` (when given) and placed at ``location`` (world units)."""
+    with bpy.data.libraries.load(str(blend), link=False) as (_src, dst):
+        dst.objects = [object_name]
+    obj = dst.objects[0]
+    if name:
+        obj.name = name
+    obj.location = location
+    bpy.context.scene.collection.objects.link(obj)
+    bpy.context.view_layer.objects.active = obj
+    bpy.context.view_layer.update()
+    return obj
 
 
 def _remove_repo(repo_module: str) -> None:
@@ -279,6 +295,46 @@ def button_args(log, idname: str) -> dict:
             break
         args[entry[2]] = entry[3]
     return args
+
+
+def baked_metrics(obj) -> dict:
+    """The figures the last bake stored on ``obj``'s action (``action.procanim.metrics_json``)."""
+    return json.loads(obj.animation_data.action.procanim.metrics_json)
+
+
+def baked_frames(obj) -> np.ndarray:
+    """Every frame number the bake on ``obj``'s action covers, its first to its last."""
+    m = baked_metrics(obj)
+    return np.arange(int(m["frame_start"]), int(m["frame_end"]) + 1)
+
+
+def keyed_paths(obj) -> set[str]:
+    """The data paths of the F-curves ``obj``'s action keys for ``obj``."""
+    return {fc.data_path for fc in fcurves_of(obj.animation_data.action, obj)}
+
+
+def keyed_bones(obj) -> set[str]:
+    """The names of the pose bones ``obj``'s action keys."""
+    return {p[len('pose.bones["') :].split('"]', 1)[0] for p in keyed_paths(obj) if p.startswith('pose.bones["')}
+
+
+def bake_recording_clips(extension, operator, **arguments) -> list:
+    """Run ``operator(**arguments)`` (a ProcAnim bake, which must finish) and return the Clips it
+    baked, ``[(armature name, Clip)]`` in order: what the engine meant, to rebuild the intended pose
+    independently of what Blender shows."""
+    base = addon_module(extension, "operators.base")
+    seen, original = [], base.prepare_bake
+
+    def prepare_bake(obj, clip, *args, **kwargs):
+        seen.append((obj.name, clip))
+        return original(obj, clip, *args, **kwargs)
+
+    base.prepare_bake = prepare_bake
+    try:
+        assert operator(**arguments) == {"FINISHED"}
+    finally:
+        base.prepare_bake = original
+    return seen
 
 
 def addon_module(extension, name: str):

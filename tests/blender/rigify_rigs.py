@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import bpy
+import harness
 
 KINDS = {"human": "armature_human_metarig_add", "bird": "armature_bird_metarig_add"}
 
@@ -41,14 +42,4 @@ def generate_library(path: Path) -> Path:
 
 def add_rigify(library: Path, kind: str, name: str | None = None, location=(0.0, 0.0, 0.0)):
     """Append a copy of the generated ``kind`` ('human' or 'bird') into the current scene."""
-    path = library / f"{kind}.blend"
-    with bpy.data.libraries.load(str(path), link=False) as (src, dst):
-        dst.objects = [f"Rigify{kind.title()}"]
-    obj = dst.objects[0]
-    if name:
-        obj.name = name
-    obj.location = location
-    bpy.context.scene.collection.objects.link(obj)
-    bpy.context.view_layer.objects.active = obj
-    bpy.context.view_layer.update()
-    return obj
+    return harness.append_object(library / f"{kind}.blend", f"Rigify{kind.title()}", name, location)

@@ -22,10 +22,11 @@ import harness
 import numpy as np
 import pytest
 from cloudrig_rigs import add_cloudrig
+from harness import bake_recording_clips, baked_frames, baked_metrics, keyed_bones
 from mathutils import Vector
 from mathutils.bvhtree import BVHTree
 from test_handshake import GRIP_FRACTION, HALF_PALM, N_SHAKE, SHAKE
-from test_path_walk import FPS, Staircase, add_curve
+from test_path_walk import FPS, add_curve, stairs_with_a_bend
 
 CONTACT_M = 0.003  # a sole point this close to the ground bears weight
 NOT_CONTROLS = ("Original Bones", "Deform Bones", "Mechanism Bones", "Stretch Controls", "Hair Stretch",
@@ -47,32 +48,11 @@ def blender_test(name: str):
     return mod
 
 
-def module(procanim_extension, name):
-    return importlib.import_module(f"{procanim_extension.module}.{name}")
-
-
-def metrics(obj) -> dict:
-    return json.loads(obj.animation_data.action.procanim.metrics_json)
-
-
-def keyed_paths(obj) -> set[str]:
-    return {fc.data_path for fc in harness.fcurves_of(obj.animation_data.action, obj)}
-
-
-def keyed_bones(obj) -> set[str]:
-    return {p[len('pose.bones["') :].split('"]', 1)[0] for p in keyed_paths(obj) if p.startswith('pose.bones["')}
-
-
 def is_cloudrig_control(obj, name: str) -> bool:
     """A bone an animator of a CloudRig rig keys: it has a widget and sits in no collection of
     original, deform, mechanism or stretch bones (the ``Properties`` bone holds the switches)."""
     pb = obj.pose.bones[name]
     return pb.custom_shape is not None and not any(c.name in NOT_CONTROLS for c in pb.bone.collections)
-
-
-def frames_of(obj) -> np.ndarray:
-    m = metrics(obj)
-    return np.arange(int(m["frame_start"]), int(m["frame_end"]) + 1)
 
 
 def world_poses(obj, frames, names) -> dict[str, np.ndarray]:
@@ -135,19 +115,6 @@ class Soles:
                 for s, pts in self.points.items()}
 
 
-def capture_clips(procanim_extension):
-    """Record the Clips the operators bake (to rebuild the intended pose independently)."""
-    base = module(procanim_extension, "operators.base")
-    seen, original = [], base.prepare_bake
-
-    def prepare_bake(obj, clip, *args, **kwargs):
-        seen.append((obj.name, clip))
-        return original(obj, clip, *args, **kwargs)
-
-    base.prepare_bake = prepare_bake
-    return seen, lambda: setattr(base, "prepare_bake", original)
-
-
 def rides_on(obj, deform: str, skeleton_names) -> str | None:
     """The bone of the deform skeleton a ``DEF-`` bone rides on, found from the rest pose alone: its
     head lies on that bone's segment and it points the same way."""
@@ -166,7 +133,7 @@ def rides_on(obj, deform: str, skeleton_names) -> str | None:
 def every_frame_residual_cm(procanim_extension, obj, clip, frames) -> float:
     """Largest distance (cm) on every frame of a ``DEF-`` bone's head from where the clip puts the
     deform-skeleton bone it rides on (carried rigidly from rest)."""
-    control_rig, deform, intended = (module(procanim_extension, n) for n in (
+    control_rig, deform, intended = (harness.addon_module(procanim_extension, n) for n in (
         "operators.control_rig", "procanim_addon.controls.deform", "procanim_addon.controls.intended"))
     rig = control_rig.read_control_rig(obj)
     sk = deform.deform_skeleton(rig)
@@ -197,7 +164,7 @@ def test_a_cloudrig_human_is_recognised_and_its_roles_are_its_original_bones(pro
     hero = add_cloudrig(cloudrig_library, "Hero")
     assert bpy.ops.procanim.detect_rig(armature="Hero") == {"FINISHED"}
     roles = {item.role: item.bone for item in hero.data.procanim_roles if item.bone}
-    detection = module(procanim_extension, "operators.detect_rig").read_detection(hero)
+    detection = harness.addon_module(procanim_extension, "operators.detect_rig").read_detection(hero)
     assert detection["family"] == "CloudRig (generated)" and detection["confidence"] >= 0.9, detection
     for side in "LR":
         assert [roles[f"{r}.{side}"] for r in ("thigh", "shin", "foot", "toe")] == [
@@ -207,7 +174,7 @@ def test_a_cloudrig_human_is_recognised_and_its_roles_are_its_original_bones(pro
     assert (roles["hips"], roles["chest"], roles["head"]) == ("Spine1", "Spine3", "Head")
     for bone in roles.values():  # the deform skeleton is the Original Bones (and root)
         assert bone == "root" or "Original Bones" in [c.name for c in hero.data.bones[bone].collections]
-    control_rig = module(procanim_extension, "operators.control_rig")
+    control_rig = harness.addon_module(procanim_extension, "operators.control_rig")
     assert control_rig.control_mode(hero, "AUTO") == "IK"
     from test_detect_structure import _panel_labels
 
@@ -223,7 +190,7 @@ def test_the_engine_evaluates_the_cloudrig_human_as_blender_does(procanim_extens
     constraints) and FK toes (an Armature constraint) included. IK chains are posed by Blender here
     and pinned in the model. CloudRig's IK spine (off unless ``ik_spine1`` is on) is left out."""
     rig_obj = add_cloudrig(cloudrig_library, "Rig")
-    control_rig, evaluate, structure, tf = (module(procanim_extension, n) for n in (
+    control_rig, evaluate, structure, tf = (harness.addon_module(procanim_extension, n) for n in (
         "operators.control_rig", "procanim_addon.controls.evaluate", "procanim_addon.controls.structure",
         "procanim_addon.transforms"))
     for prop in SWITCHES:
@@ -278,18 +245,10 @@ def stairs_walk(request, procanim_extension, cloudrig_library):
     """A CloudRig human walks a curve (a bend, then straight) up a staircase and down."""
     harness.reset_scene()
     hero = add_cloudrig(cloudrig_library, "Hero")
-    stairs = Staircase()
-    ground = stairs.mesh_object()
-    end = stairs.end + 1.5
-    pts = [(0.0, 0.0, 0.0), (0.25, -0.6, 0.0), (0.0, -1.2, 0.0), (0.0, -end, 0.0)]
-    add_curve("Path", pts, kind="BEZIER")
-    seen, restore = capture_clips(procanim_extension)
-    try:
-        result = bpy.ops.procanim.path_walk(armature="Hero", path="Path", ground=ground.name, key_target=request.param)
-        assert result == {"FINISHED"}
-    finally:
-        restore()
-    frames = frames_of(hero)
+    stairs, ground, pts = stairs_with_a_bend()
+    seen = bake_recording_clips(procanim_extension, bpy.ops.procanim.path_walk, armature="Hero", path="Path",
+                                ground=ground.name, key_target=request.param)
+    frames = baked_frames(hero)
     soles = Soles(hero, frames)
     curves = harness.fcurve_map(hero.animation_data.action, hero)
     switch = {p: curves.get((f'pose.bones["Properties"]["{p}"]', 0)) for p in SWITCHES}
@@ -301,7 +260,7 @@ def stairs_walk(request, procanim_extension, cloudrig_library):
         "lift": soles.lift(stairs.height),
         "pelvis": world_poses(hero, frames, [PELVIS])[PELVIS][:, :3, 3],
         "end": np.array(pts[-1]),
-        "metrics": metrics(hero),
+        "metrics": baked_metrics(hero),
         "keyed": keyed_bones(hero),
         "switches": {p: set(harness.keyframes(fc)[:, 1]) for p, fc in switch.items() if fc is not None},
         "every_frame_cm": every_frame_residual_cm(procanim_extension, hero, seen[-1][1], frames),
@@ -387,12 +346,12 @@ def test_a_cloudrig_human_shakes_hands_with_a_generated_rigify_human(procanim_ex
     bpy.context.view_layer.update()
     assert bpy.ops.procanim.handshake(initiator="Cloud", partner="Rigi", frame_start=1, **SHAKE) == {"FINISHED"}
     for obj in (cloud, rigify):
-        m = metrics(obj)
+        m = baked_metrics(obj)
         assert m["key_target"] == "IK_CONTROLS" and m["bake_takes_effect"] is True
         assert m["control_residual_cm_max"] <= 0.5, (obj.name, m["control_residual_cm_max"], m["control_residual_bone"])
     assert not [n for n in keyed_bones(cloud) - {"Properties"} if not is_cloudrig_control(cloud, n)]
     assert {"IK-Wrist.R", "POLE-UpperArm.R"} <= keyed_bones(cloud)
-    m = metrics(cloud)
+    m = baked_metrics(cloud)
     phases = np.array(list(m["phase_initiator"]))
     shake = np.arange(m["frame_start"], m["frame_end"] + 1)[phases == "S"]
     assert len(shake) == N_SHAKE
@@ -451,12 +410,12 @@ def test_terrain_adaptation_of_a_cloudrig_walk_over_ankle_high_blocks(procanim_e
     ankle = 0.5 * (bones["DEF-Foot.L"].head_local.z + bones["DEF-Foot.R"].head_local.z) - sole
     terrain = add_zigzag("Blocks", ankle, ground_z=sole)
     surface = Surface(terrain)
-    frames = frames_of(hero)
+    frames = baked_frames(hero)
     before = foot_depths(hero, frames, surface)
     assert before.max() > 0.5 * ankle, "the walk made on flat ground should pass through the blocks"
     assert bpy.ops.procanim.adapt_terrain(armature="Hero", terrain=terrain.name, key_target=target) == {"FINISHED"}
     assert hero.animation_data.action != source
-    m = metrics(hero)
+    m = baked_metrics(hero)
     assert m["key_target"] == target and m["bake_takes_effect"] is True
     after = foot_depths(hero, frames, surface)
     inside = {int(f): round(float(d) * 100, 2) for f, d in zip(frames, after) if d > 0.002}
@@ -481,13 +440,13 @@ def test_a_deform_bake_on_a_cloudrig_human_ends_with_an_error_and_stores_measure
     add_curve("Line", [(0.0, 0.0, 0.0), (0.0, -3.0, 0.0)])
     with pytest.raises(RuntimeError, match=r"does not take effect.*Key Target 'IK Controls' or 'FK Controls'"):
         bpy.ops.procanim.path_walk(armature="Hero", path="Line", key_target="DEFORM")
-    m = metrics(hero)
+    m = baked_metrics(hero)
     assert m["key_target"] == "DEFORM" and m["bake_takes_effect"] is False
-    soles = Soles(hero, frames_of(hero))
+    soles = Soles(hero, baked_frames(hero))
     lift = soles.lift(lambda xy: np.zeros(xy.shape[:-1]))
     assert max(lift.values()) < 0.01, lift  # the case is what it claims: no deform foot steps
     assert m["measured_travel_m"] == pytest.approx(m["intended_travel_m"], abs=0.05)  # carried by the root
-    spec = module(procanim_extension, "procanim_addon.registry").get("path_walk")
+    spec = harness.addon_module(procanim_extension, "procanim_addon.registry").get("path_walk")
     assert not [r.key for r in spec.metrics if r.key in m], "figures of a walk Blender does not show"
     assert m["intended_skate_mean_cm_s"] is not None
 
@@ -509,7 +468,7 @@ def test_a_plain_rig_whose_keyed_bones_constraints_override_ends_with_an_error(p
     add_curve("Line", [(0.0, 0.0, 0.0), (0.0, -3.0, 0.0)])
     with pytest.raises(RuntimeError, match=r"does not take effect.*Character ▸ Control Map"):
         bpy.ops.procanim.path_walk(armature="Held", path="Line")
-    m = metrics(held)
+    m = baked_metrics(held)
     assert m["bake_takes_effect"] is False and m["measured_travel_m"] < 0.5 * m["intended_travel_m"]
     assert "skate_mean_cm_s" not in m and "intended_skate_mean_cm_s" in m
 
@@ -523,7 +482,7 @@ def test_a_crowd_of_cloudrig_humans_walks_on_their_controls(procanim_extension, 
     names = ",".join(h.name for h in heroes)
     assert bpy.ops.procanim.crowd_walk(armatures=names, paths="Path0,Path1") == {"FINISHED"}
     for hero in heroes:
-        m = metrics(hero)
+        m = baked_metrics(hero)
         assert m["key_target"] == "IK_CONTROLS" and m["bake_takes_effect"] is True
         assert m["control_residual_cm_max"] <= 0.5, (hero.name, m["control_residual_cm_max"])
         assert m["measured_travel_m"] > 2.0
@@ -556,7 +515,7 @@ def test_fix_feet_on_a_cloudrig_human_keys_its_fix_back_onto_the_ik_controls(pro
     ff.add_plane("Floor", 0.0)
     assert bpy.ops.procanim.fix_feet(armature=hero.name, ground="Floor", key_tolerance=0.0) == {"FINISHED"}
     m = ff.measure_fix(hero, CLOUD, walk, before, names, frames)
-    stored = metrics(hero)
+    stored = baked_metrics(hero)
     lengths = [ff.joint_lengths(hero, names, p, CLOUD["hips"]) for p in (clean, before)]
     rig_own = float(np.max(np.abs(lengths[1] - lengths[0]) / lengths[0]))
     print(f"\n[CloudRig Fix Feet] {m}; residual {stored['control_residual_cm_max']:.3f} cm; the skated "
@@ -574,7 +533,7 @@ def test_a_path_walk_loop_on_a_cloudrig_human_plays_seamlessly_on_its_controls(c
     tl = blender_test("test_loops")
     hero = add_cloudrig(cloudrig_library, "Hero")
     tl.walk_loop(hero, "NEUTRAL", mode, key_target="IK_CONTROLS")
-    m = metrics(hero)
+    m = baked_metrics(hero)
     assert m["key_target"] == "IK_CONTROLS" and m["bake_takes_effect"] is True
     if mode == "ROOT_MOTION":
         assert is_cloudrig_control(hero, m["loop_travel_bone"]), m["loop_travel_bone"]

@@ -15,20 +15,13 @@ import math
 from pathlib import Path
 
 import bpy
+import harness
 import numpy as np
 import pytest
+from harness import bake_recording_clips, baked_frames, baked_metrics, keyed_bones, keyed_paths
 from mathutils import Matrix
-from test_cloudrig import (
-    Soles,
-    capture_clips,
-    frames_of,
-    keyed_bones,
-    keyed_paths,
-    metrics,
-    module,
-    world_poses,
-)
-from test_path_walk import Staircase, add_curve
+from test_cloudrig import Soles, world_poses
+from test_path_walk import add_curve, stairs_with_a_bend
 
 FEET = {"L": ("jnt_foot.L", "jnt_toe.L"), "R": ("jnt_foot.R", "jnt_toe.R")}
 BODY = ("hips", "spine", "chest", "neck", "head")
@@ -67,7 +60,7 @@ def _jnt(name: str) -> str:
 
 def build_rig(procanim_extension, name: str = "Hand"):
     """The hand-made control rig described in the module docstring."""
-    template = module(procanim_extension, "procanim_addon.rigs").human_template()
+    template = harness.addon_module(procanim_extension, "procanim_addon.rigs").human_template()
     specs = {b.name: b for b in template.bones}
     arm = bpy.data.armatures.new(name)
     obj = bpy.data.objects.new(name, arm)
@@ -212,19 +205,10 @@ def mapped_walk(request, procanim_extension, tmp_path_factory):
     path = tmp_path_factory.mktemp("maps") / "hand_made.toml"
     path.write_text(map_text(), encoding="utf-8")
     assert bpy.ops.procanim.load_control_map(armature=rig.name, filepath=str(path)) == {"FINISHED"}
-    stairs = Staircase()
-    ground = stairs.mesh_object()
-    end = stairs.end + 1.5
-    pts = [(0.0, 0.0, 0.0), (0.25, -0.6, 0.0), (0.0, -1.2, 0.0), (0.0, -end, 0.0)]
-    add_curve("Path", pts, kind="BEZIER")
-    seen, restore = capture_clips(procanim_extension)
-    try:
-        result = bpy.ops.procanim.path_walk(armature=rig.name, path="Path", ground=ground.name,
-                                            key_target=request.param)
-        assert result == {"FINISHED"}
-    finally:
-        restore()
-    frames = frames_of(rig)
+    stairs, ground, pts = stairs_with_a_bend()
+    seen = bake_recording_clips(procanim_extension, bpy.ops.procanim.path_walk, armature=rig.name, path="Path",
+                                ground=ground.name, key_target=request.param)
+    frames = baked_frames(rig)
     soles = Soles(rig, frames, FEET, sole_z=0.0)  # the human's shoes: the rig stands on z = 0
     pelvis = world_poses(rig, frames, ["jnt_hips"])["jnt_hips"][:, :3, 3]
     out = {
@@ -235,7 +219,7 @@ def mapped_walk(request, procanim_extension, tmp_path_factory):
         "pelvis": pelvis,
         "contact": soles.contact_speeds(stairs.height),
         "lift": soles.lift(stairs.height),
-        "metrics": metrics(rig),
+        "metrics": baked_metrics(rig),
         "keyed": keyed_bones(rig),
         "paths": keyed_paths(rig),
         "every_frame_cm": _every_frame_cm(procanim_extension, rig, seen[-1][1], frames),
@@ -249,8 +233,8 @@ def mapped_walk(request, procanim_extension, tmp_path_factory):
 
 def _every_frame_cm(procanim_extension, rig, clip, frames) -> float:
     """Largest distance (cm), on every frame, of a ``jnt_`` bone's head or tail from the clip's pose."""
-    sk = module(procanim_extension, "operators.bridge").read_skeleton(rig)
-    intended = module(procanim_extension, "procanim_addon.controls.intended").intended_pose(sk, clip)
+    sk = harness.addon_module(procanim_extension, "operators.bridge").read_skeleton(rig)
+    intended = harness.addon_module(procanim_extension, "procanim_addon.controls.intended").intended_pose(sk, clip)
     names = [n for n in sk.names if n != "master"]
     got = world_poses(rig, frames, names)
     inv = np.linalg.inv(np.array(rig.matrix_world))
@@ -300,13 +284,14 @@ def test_the_map_saved_from_the_character_panel_bakes_a_second_rig_of_the_family
     """Save Control Map with the dialog's fields (what the animator picks: each leg's IK control,
     pole, FK controls and switch with its IK value; the body's controls) writes a map file; a second
     rig built the same way, given only that file, bakes onto its controls."""
-    maps = module(procanim_extension, "procanim_addon.controls.maps")
+    maps = harness.addon_module(procanim_extension, "procanim_addon.controls.maps")
     first = build_rig(procanim_extension, "First")
     roles = {r: _jnt(r) for r in ("root", *BODY)} | {f"{r}.{s}": f"jnt_{r}.{s}" for r in SIDED for s in "LR"}
-    rig_roles = module(procanim_extension, "procanim_addon.rig_roles")
-    module(procanim_extension, "operators.bridge").store_rigmap(first, rig_roles.RigMap(roles))  # as set by hand
+    rig_roles = harness.addon_module(procanim_extension, "procanim_addon.rig_roles")
+    bridge = harness.addon_module(procanim_extension, "operators.bridge")
+    bridge.store_rigmap(first, rig_roles.RigMap(roles))  # as set by hand
     d = bpy.context.window_manager.procanim_map_dialog
-    module(procanim_extension, "operators.control_map_ops").fill_dialog(d, first)
+    harness.addon_module(procanim_extension, "operators.control_map_ops").fill_dialog(d, first)
     assert d.root == "master" and d.skeleton == "USE_DEFORM" and d.hips == "ctl_hips"  # guessed from the copies
     assert d.leg_L.fk_1 == "ctl_thigh_fk.L"  # the FK side: what the leg bone copies first (its FK copy)
     d.label = "Hand-made rig"
@@ -340,7 +325,7 @@ def test_the_map_saved_from_the_character_panel_bakes_a_second_rig_of_the_family
     assert "Hand-made rig" in labels and "Stored on the rig" in labels, labels
     add_curve("Line", [(3.0, 0.0, 0.0), (3.0, -3.0, 0.0)])
     assert bpy.ops.procanim.path_walk(armature="Second", path="Line", key_target="FK_CONTROLS") == {"FINISHED"}
-    m = metrics(second)
+    m = baked_metrics(second)
     assert m["bake_takes_effect"] is True and m["control_residual_cm_max"] <= 0.5, m["control_residual_cm_max"]
     assert keyed_bones(second) <= control_names() and {"ctl_thigh_fk.L", "ctl_arm_fk.L"} <= keyed_bones(second)
     assert m["measured_travel_m"] > 2.0

@@ -12,17 +12,16 @@ Rigs: Blender's stock human and bird metarigs, generated once per session (``rig
 
 from __future__ import annotations
 
-import importlib
-import json
 import math
 
 import bpy
 import harness
 import numpy as np
 import pytest
+from harness import bake_recording_clips, baked_frames, baked_metrics, keyed_bones, keyed_paths
 from rigify_rigs import add_rigify
 from test_handshake import GRIP_FRACTION, HALF_PALM, N_SHAKE, SHAKE
-from test_path_walk import FPS, Staircase, add_curve
+from test_path_walk import FPS, add_curve, stairs_with_a_bend
 
 CONTACT_M = 0.003
 MECHANISM = ("MCH-", "ORG-", "DEF-", "VIS_", "WGT-")
@@ -31,35 +30,10 @@ MECHANISM = ("MCH-", "ORG-", "DEF-", "VIS_", "WGT-")
 # ----------------------------------------------------------------------------- helpers
 
 
-def _module(procanim_extension, name):
-    return importlib.import_module(f"{procanim_extension.module}.{name}")
-
-
-def metrics(obj) -> dict:
-    return json.loads(obj.animation_data.action.procanim.metrics_json)
-
-
-def keyed_bones(obj) -> set[str]:
-    out = set()
-    for fc in harness.fcurves_of(obj.animation_data.action, obj):
-        if fc.data_path.startswith('pose.bones["'):
-            out.add(fc.data_path[len('pose.bones["') :].split('"]', 1)[0])
-    return out
-
-
-def keyed_paths(obj) -> set[str]:
-    return {fc.data_path for fc in harness.fcurves_of(obj.animation_data.action, obj)}
-
-
 def world_poses(obj, frames, names) -> dict[str, np.ndarray]:
     """{bone: (F, 4, 4) world matrices} of the evaluated pose."""
     poses = [harness.evaluated_pose(obj, int(f), "WORLD") for f in frames]
     return {n: np.array([p[n] for p in poses]) for n in names}
-
-
-def frames_of(obj) -> np.ndarray:
-    m = metrics(obj)
-    return np.arange(int(m["frame_start"]), int(m["frame_end"]) + 1)
 
 
 class Soles:
@@ -104,7 +78,7 @@ class Soles:
 
 def engine_modules(procanim_extension):
     names = ("operators.control_rig", "procanim_addon.controls.deform", "procanim_addon.controls.intended")
-    return [_module(procanim_extension, n) for n in names]
+    return [harness.addon_module(procanim_extension, n) for n in names]
 
 
 def intended_deform(procanim_extension, obj, clip, frames_idx):
@@ -128,20 +102,6 @@ def intended_deform(procanim_extension, obj, clip, frames_idx):
     return out
 
 
-def capture_clips(procanim_extension):
-    """Record the Clips the operators bake (to rebuild the intended pose independently)."""
-    base = _module(procanim_extension, "operators.base")
-    seen = []
-    original = base.prepare_bake
-
-    def prepare_bake(obj, clip, *args, **kwargs):
-        seen.append((obj.name, clip))
-        return original(obj, clip, *args, **kwargs)
-
-    base.prepare_bake = prepare_bake
-    return seen, lambda: setattr(base, "prepare_bake", original)
-
-
 # ----------------------------------------------------------------------------- path walk over stairs
 
 
@@ -150,20 +110,10 @@ def stairs_walk(request, procanim_extension, rigify_library):
     """A generated Rigify human walks a curve (a bend, then straight) up a staircase and down."""
     harness.reset_scene()
     hero = add_rigify(rigify_library, "human", "Hero")
-    stairs = Staircase()
-    ground = stairs.mesh_object()
-    end = stairs.end + 1.5
-    pts = [(0.0, 0.0, 0.0), (0.25, -0.6, 0.0), (0.0, -1.2, 0.0), (0.0, -end, 0.0)]
-    add_curve("Path", pts, kind="BEZIER")
-    seen, restore = capture_clips(procanim_extension)
-    try:
-        result = bpy.ops.procanim.path_walk(
-            armature=hero.name, path="Path", ground=ground.name, key_target=request.param
-        )
-        assert result == {"FINISHED"}
-    finally:
-        restore()
-    frames = frames_of(hero)
+    stairs, ground, pts = stairs_with_a_bend()
+    seen = bake_recording_clips(procanim_extension, bpy.ops.procanim.path_walk, armature=hero.name, path="Path",
+                                ground=ground.name, key_target=request.param)
+    frames = baked_frames(hero)
     action = hero.animation_data.action
     switch = harness.fcurve_map(action, hero).get(('pose.bones["thigh_parent.L"]["IK_FK"]', 0))
     soles = Soles(hero, frames)
@@ -174,7 +124,7 @@ def stairs_walk(request, procanim_extension, rigify_library):
         "contact": soles.contact_speeds(stairs.height),
         "pelvis": world_poses(hero, frames, ["DEF-spine"])["DEF-spine"][:, :3, 3],
         "end": np.array(pts[-1]),
-        "metrics": metrics(hero),
+        "metrics": baked_metrics(hero),
         "keyed": keyed_bones(hero),
         "paths": keyed_paths(hero),
         "switch_values": set(harness.keyframes(switch)[:, 1]) if switch is not None else set(),
@@ -324,7 +274,7 @@ def grips(obj, frames, bone, local) -> np.ndarray:
 
 
 def shake_frames(obj) -> np.ndarray:
-    m = metrics(obj)
+    m = baked_metrics(obj)
     frames = np.arange(m["frame_start"], m["frame_end"] + 1)
     phases = np.array(list(m["phase_initiator"]))
     return frames[phases == "S"]
@@ -342,7 +292,7 @@ def test_a_rigify_human_shakes_hands_with_a_procanim_human(rigify_library):
     assert bpy.ops.procanim.add_human(name="Ann") == {"FINISHED"}
     ann = bpy.data.objects["Ann"]
     assert bpy.ops.procanim.handshake(initiator="Ann", partner="Rig", frame_start=1, **SHAKE) == {"FINISHED"}
-    assert metrics(rig)["key_target"] == "IK_CONTROLS"
+    assert baked_metrics(rig)["key_target"] == "IK_CONTROLS"
     assert not [n for n in keyed_bones(rig) if n.startswith(MECHANISM) or "tweak" in n]
     s = shake_frames(ann)
     assert len(s) == N_SHAKE
@@ -407,7 +357,7 @@ def test_two_rigify_humans_shake_hands(rigify_library):
     print(f"[rigify+rigify] grip to grip {gap_cm.mean():.4f} cm mean, {gap_cm.max():.4f} max")
     assert gap_cm.mean() <= 0.1, f"grip to grip {gap_cm.mean():.4f} cm (max {gap_cm.max():.4f})"
     for obj in (a, b):
-        assert metrics(obj)["control_residual_cm_max"] <= 0.5 or metrics(obj)["control_bake_approximate"]
+        assert baked_metrics(obj)["control_residual_cm_max"] <= 0.5 or baked_metrics(obj)["control_bake_approximate"]
 
 
 # ----------------------------------------------------------------------------- the bird
@@ -416,10 +366,10 @@ def test_two_rigify_humans_shake_hands(rigify_library):
 def test_duck_walk_on_a_rigify_bird_travels_lifts_and_plants_its_feet(rigify_library):
     bird = add_rigify(rigify_library, "bird", "Bird")
     assert bpy.ops.procanim.duck_walk(armature="Bird", key_interval=1) == {"FINISHED"}
-    m = metrics(bird)
+    m = baked_metrics(bird)
     assert m["key_target"] == "IK_CONTROLS"
     assert not [n for n in keyed_bones(bird) if n.startswith(MECHANISM) or "tweak" in n]
-    frames = frames_of(bird)
+    frames = baked_frames(bird)
     body = world_poses(bird, frames, ["DEF-spine.003"])["DEF-spine.003"][:, :3, 3]
     size = max(b.tail_local.z for b in bird.data.bones if b.name.startswith("DEF-"))
     assert np.linalg.norm(body[-1, :2] - body[0, :2]) > size, "the deform body did not travel"
@@ -455,15 +405,15 @@ def test_a_deform_bake_on_a_generated_rig_keys_the_deform_skeleton_and_says_it_d
     rig = add_rigify(rigify_library, "bird", "Bird")
     with pytest.raises(RuntimeError, match=r"does not take effect.*Key Target 'IK Controls'"):
         bpy.ops.procanim.duck_walk(armature="Bird", key_target="DEFORM")
-    m = metrics(rig)
+    m = baked_metrics(rig)
     assert m["key_target"] == "DEFORM" and m["bake_takes_effect"] is False
     assert all(n.startswith("ORG-") or n == "root" for n in keyed_bones(rig))
-    frames = frames_of(rig)
+    frames = baked_frames(rig)
     body = world_poses(rig, frames, ["DEF-spine.003"])["DEF-spine.003"][:, :3, 3]
     moved = np.linalg.norm(body - body[0], axis=-1).max()
     assert moved < 0.01, f"the deform body moved {moved:.3f} m"  # the case is what it claims to be
     assert m["measured_travel_m"] < 0.01 < m["intended_travel_m"]
-    spec = _module(procanim_extension, "procanim_addon.registry").get("duck_walk")
+    spec = harness.addon_module(procanim_extension, "procanim_addon.registry").get("duck_walk")
     shown = [r.key for r in spec.metrics if r.key in m]
     assert not shown, f"figures of a walk Blender does not show are stored as measured: {shown}"
 
@@ -503,10 +453,10 @@ def test_the_engine_evaluates_the_rig_as_blender_does(procanim_extension, rigify
     Rigify's inheritance settings, every constraint on the way) gives Blender's evaluated matrices
     for the ORG and DEF bones (IK chains are posed by Blender here and pinned in the model)."""
     rig_obj = add_rigify(rigify_library, kind, "Rig")
-    control_rig = _module(procanim_extension, "operators.control_rig")
-    evaluate = _module(procanim_extension, "procanim_addon.controls.evaluate")
-    structure = _module(procanim_extension, "procanim_addon.controls.structure")
-    tf = _module(procanim_extension, "procanim_addon.transforms")
+    control_rig = harness.addon_module(procanim_extension, "operators.control_rig")
+    evaluate = harness.addon_module(procanim_extension, "procanim_addon.controls.evaluate")
+    structure = harness.addon_module(procanim_extension, "procanim_addon.controls.structure")
+    tf = harness.addon_module(procanim_extension, "procanim_addon.transforms")
     for pb in rig_obj.pose.bones:
         if "IK_FK" in pb.keys():
             pb["IK_FK"] = 1.0 if mode == "FK" else 0.0
@@ -566,15 +516,12 @@ def walk_with_switches(procanim_extension, rigify_library, target, switches):
         hero.pose.bones[bone][prop] = value
     hero.update_tag()
     add_curve("Line", [(0.0, 0.0, 0.0), (0.0, -3.0, 0.0)])
-    seen, restore = capture_clips(procanim_extension)
-    try:
-        assert bpy.ops.procanim.path_walk(armature=hero.name, path="Line", key_target=target) == {"FINISHED"}
-    finally:
-        restore()
+    seen = bake_recording_clips(procanim_extension, bpy.ops.procanim.path_walk, armature=hero.name, path="Line",
+                                key_target=target)
     for (bone, prop), value in switches.items():
         if prop != "IK_FK":
             assert hero.pose.bones[bone][prop] == value, f"the bake changed {bone}[{prop}]"
-    frames = frames_of(hero)
+    frames = baked_frames(hero)
     clip = seen[-1][1]
     want = intended_deform(procanim_extension, hero, clip, np.arange(len(frames)))
     names = [f"DEF-{b}.{s}" for s in "LR" for b in ("thigh", "shin", "foot")]
@@ -593,7 +540,7 @@ def walk_with_switches(procanim_extension, rigify_library, target, switches):
         cos = np.sum(knee_dir(*pts) * knee_dir(*ref), axis=-1)
         knee_deg[s] = float(np.degrees(np.arccos(np.clip(cos, -1, 1))).max())
     soles = Soles(hero, frames)
-    return metrics(hero), soles.contact_speeds(lambda xy: np.zeros(xy.shape[:-1])), knee_deg
+    return baked_metrics(hero), soles.contact_speeds(lambda xy: np.zeros(xy.shape[:-1])), knee_deg
 
 
 def test_fk_bake_is_exact_with_follow_and_parent_switches_changed(procanim_extension, rigify_library):
@@ -676,7 +623,7 @@ def test_terrain_adaptation_of_a_walk_on_a_rigify_human_over_a_knee_high_zigzag(
     knee = 0.5 * (bones["DEF-shin.L"].head_local.z + bones["DEF-shin.R"].head_local.z)
     terrain = add_zigzag("Zigzag", knee)
     surface = Surface(terrain)
-    frames = frames_of(hero)
+    frames = baked_frames(hero)
     lengths = {n: bones[n].length for n in DEF_LIMBS}
     deform = [b.name for b in bones if b.name.startswith("DEF-")]
 
@@ -696,10 +643,10 @@ def test_terrain_adaptation_of_a_walk_on_a_rigify_human_over_a_knee_high_zigzag(
     assert result == {"FINISHED"}
     adapted = hero.animation_data.action
     assert adapted != source and adapted.procanim.previous_action == source.name
-    assert metrics(hero)["key_target"] == target
+    assert baked_metrics(hero)["key_target"] == target
     poses = world_poses(hero, frames, deform)
     after = deepest(poses)
-    m = metrics(hero)
+    m = baked_metrics(hero)
     cut = [(int(f), round(float(d) * 100, 2)) for f, d in zip(frames, after) if d > 0.002]
     assert not cut, f"deform limbs more than 2 mm under the terrain at (frame, cm): {cut}"
     assert m["unfixed_frames"] == [] and m["collisions"] == 0
@@ -733,7 +680,8 @@ def test_a_control_bake_after_a_deform_bake_is_not_offset_by_the_deform_bakes_la
     frames = [1, 40, 90]
     gap = np.linalg.norm(_deform_heads(hero, frames) - _deform_heads(fresh, frames), axis=-1).max()
     assert gap < 1e-4, f"the deform bones are {gap * 100:.2f} cm from the same bake on a fresh rig"
-    assert metrics(hero)["control_residual_cm_max"] == pytest.approx(metrics(fresh)["control_residual_cm_max"])
+    residual = baked_metrics(fresh)["control_residual_cm_max"]
+    assert baked_metrics(hero)["control_residual_cm_max"] == pytest.approx(residual)
 
 
 
@@ -770,7 +718,7 @@ def test_a_bake_onto_the_controls_does_not_warn_of_keys_the_constraints_override
     out = capfd.readouterr().out  # Blender prints operator reports in background mode
     assert "driven by constraints" not in out, out
     assert {"spine.002", "spine.001", "spine"} <= keyed_bones(rig)
-    assert not metrics(rig)["control_bake_approximate"]
+    assert not baked_metrics(rig)["control_bake_approximate"]
     with pytest.raises(RuntimeError, match="does not take effect.*IK Controls"):
         bpy.ops.procanim.duck_walk(armature="Bird", key_target="DEFORM")
 
@@ -780,7 +728,7 @@ def test_a_rerun_the_conversion_refuses_keeps_the_previous_bake(rigify_library):
     know) is cancelled before the previous bake's keys are cleared: the action keeps every key."""
     rig = add_rigify(rigify_library, "human", "Rig")
     assert bpy.ops.procanim.source_motion(armature="Rig", kind="WALK") == {"FINISHED"}
-    action, residual = rig.animation_data.action, metrics(rig)["control_residual_cm_max"]
+    action, residual = rig.animation_data.action, baked_metrics(rig)["control_residual_cm_max"]
     before = {(fc.data_path, fc.array_index): harness.keyframes(fc) for fc in harness.fcurves_of(action, rig)}
     con = rig.pose.bones["ORG-spine.003"].constraints.new("TRACK_TO")
     con.target, con.subtarget = rig, "head"
@@ -792,4 +740,4 @@ def test_a_rerun_the_conversion_refuses_keeps_the_previous_bake(rigify_library):
     rig.pose.bones["ORG-spine.003"].constraints.remove(con)
     assert bpy.ops.procanim.source_motion(armature="Rig", kind="WALK") == {"FINISHED"}
     assert rig.animation_data.action == action
-    assert metrics(rig)["control_residual_cm_max"] == pytest.approx(residual, abs=1e-6)
+    assert baked_metrics(rig)["control_residual_cm_max"] == pytest.approx(residual, abs=1e-6)

@@ -22,18 +22,13 @@ after ``update()`` equal :meth:`CurveKeys.blender_keys` and ``evaluate`` agrees 
 
 from __future__ import annotations
 
-import importlib
-
 import bpy
+import harness
 import numpy as np
 import pytest
 
 TOLERANCE = 1e-5
 KEY_TOLERANCE_M = 0.001
-
-
-def _module(ext, name):
-    return importlib.import_module(f"{ext.module}.{name}")
 
 
 def _write(fcurves, groups, curve) -> object:
@@ -49,16 +44,19 @@ def _write(fcurves, groups, curve) -> object:
     return fc
 
 
-def _walk(ext, obj):
-    """A short path walk of the ProcAnim human, and its skeleton."""
-    bridge = _module(ext, "operators.bridge")
-    walk = _module(ext, "procanim_addon.walk")
-    ground = _module(ext, "procanim_addon.ground")
+def _walker(ext):
+    """ProcAnim's human added to the scene (``Walker``, active), its skeleton and role map, and a
+    short path walk the engine generates for it."""
+    assert bpy.ops.procanim.add_human(name="Walker") == {"FINISHED"}
+    obj = bpy.context.view_layer.objects.active
+    bridge = harness.addon_module(ext, "operators.bridge")
+    walk = harness.addon_module(ext, "procanim_addon.walk")
+    ground = harness.addon_module(ext, "procanim_addon.ground")
     sk = bridge.read_skeleton(obj)
     rm = bridge.read_rigmap(obj, sk)
     path = np.array([[0.0, 0.0, 0.0], [0.0, -2.5, 0.0], [1.0, -4.5, 0.0]])
     clip = walk.generate_path_walk(sk, rm, path, ground.FlatGround(), walk.PathWalkParams())
-    return sk, rm, clip
+    return obj, sk, rm, clip
 
 
 def _pose_channels(obj, channels, frame) -> np.ndarray:
@@ -82,16 +80,14 @@ def _points(obj, skeleton) -> np.ndarray:
 
 def test_reduced_walk_plays_in_blender_as_the_engine_evaluates_it(procanim_extension):
     ext = procanim_extension
-    keys = _module(ext, "procanim_addon.keys")
-    compat = _module(ext, "operators.compat")
-    bpy.ops.procanim.add_human(name="Walker")
-    obj = bpy.context.view_layer.objects.active
-    sk, rm, clip = _walk(ext, obj)
+    keys = harness.addon_module(ext, "procanim_addon.keys")
+    compat = harness.addon_module(ext, "operators.compat")
+    obj, sk, rm, clip = _walker(ext)
     modes = {"spine": "XYZ", "chest": "YZX", "upper_arm.L": "ZXY"}  # Euler bones beside quaternion ones
     for name, mode in modes.items():
         obj.pose.bones[name].rotation_mode = mode
     feet = keys.feet(sk, rm)
-    ground = _module(ext, "procanim_addon.ground").FlatGround()
+    ground = harness.addon_module(ext, "procanim_addon.ground").FlatGround()
     contacts, marks = keys.marks.walk_contacts(sk, clip, feet, ground)
     keyed = keys.plan_clip_keys(clip, sk, KEY_TOLERANCE_M, modes, marks=marks, contacts=contacts, feet=feet)
     assert keyed.keys_written < keyed.keys_dense
@@ -128,11 +124,9 @@ def test_reduced_walk_plays_in_blender_as_the_engine_evaluates_it(procanim_exten
 
 def test_moving_one_key_in_blender_changes_the_pose_only_between_its_neighbours(procanim_extension):
     ext = procanim_extension
-    keys = _module(ext, "procanim_addon.keys")
-    compat = _module(ext, "operators.compat")
-    bpy.ops.procanim.add_human(name="Walker")
-    obj = bpy.context.view_layer.objects.active
-    sk, rm, clip = _walk(ext, obj)
+    keys = harness.addon_module(ext, "procanim_addon.keys")
+    compat = harness.addon_module(ext, "operators.compat")
+    obj, sk, rm, clip = _walker(ext)
     keyed = keys.plan_clip_keys(clip, sk, KEY_TOLERANCE_M)
     fcurves, groups = compat.assign_action(obj, bpy.data.actions.new("reduced"))
     written = {(c.data_path, c.index): _write(fcurves, groups, c) for c in keyed.curves}
@@ -175,8 +169,8 @@ def _random_curve(keys_mod, rng, n: int, kinds: list[str]):
 
 def test_random_curves_of_every_handle_type(procanim_extension):
     ext = procanim_extension
-    keys = _module(ext, "procanim_addon.keys")
-    compat = _module(ext, "operators.compat")
+    keys = harness.addon_module(ext, "procanim_addon.keys")
+    compat = harness.addon_module(ext, "operators.compat")
     rng = np.random.default_rng(23)
     kinds = ["FREE", "ALIGNED", "VECTOR", "AUTO", "AUTO_CLAMPED"]
     worst_handle = worst_value = 0.0

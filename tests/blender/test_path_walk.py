@@ -59,6 +59,17 @@ def add_curve(name, points, kind="POLY"):
     return ob
 
 
+def stairs_with_a_bend() -> tuple:
+    """A :class:`Staircase` (its mesh ``Stairs``) and the Bezier curve ``Path`` that bends, then runs
+    straight over the stairs to 1.5 m past their end: ``(stairs, its mesh object, the path's points)``."""
+    stairs = Staircase()
+    ground = stairs.mesh_object()
+    end = stairs.end + 1.5
+    pts = [(0.0, 0.0, 0.0), (0.25, -0.6, 0.0), (0.0, -1.2, 0.0), (0.0, -end, 0.0)]
+    add_curve("Path", pts, kind="BEZIER")
+    return stairs, ground, pts
+
+
 def s_curve_points(length=8.0, amp=1.2, n=161):
     y = np.linspace(0.0, -length, n)
     return np.stack([amp * np.sin(2 * np.pi * (-y) / length), y, np.zeros(n)], -1)

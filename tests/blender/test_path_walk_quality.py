@@ -8,7 +8,7 @@ from __future__ import annotations
 import bpy
 import numpy as np
 import pytest
-from test_path_walk import FPS, Staircase, Walk, add_human, distance_to_polyline, flat
+from test_path_walk import FPS, Staircase, Walk, add_curve, add_human, distance_to_polyline, flat
 
 CURVE_KINDS = ("BEZIER", "NURBS", "POLY")
 
@@ -123,11 +123,7 @@ def test_seven_steps_up_no_foot_point_flicks_and_every_foothold_is_on_a_tread(wh
     else:
         assert bpy.ops.procanim.add_human(name="Climber", height=1.6) == {"FINISHED"}
         obj, hips = bpy.data.objects["Climber"], "hips"
-    cu = bpy.data.curves.new("Up", "CURVE")
-    sp = cu.splines.new("POLY")
-    sp.points.add(1)
-    sp.points[0].co, sp.points[1].co = (0.0, 0.0, 0.0, 1.0), (0.0, -(stairs.end + 1.5), 0.0, 1.0)
-    bpy.context.collection.objects.link(bpy.data.objects.new("Up", cu))
+    add_curve("Up", [(0.0, 0.0, 0.0), (0.0, -(stairs.end + 1.5), 0.0)])
     assert bpy.ops.procanim.path_walk(armature=obj.name, path="Up", ground="Stairs") == {"FINISHED"}
     walk = Walk(obj, hips=hips)
     pts = _foot_points(walk, obj)
@@ -162,6 +158,16 @@ def _gait_stats_in_blender(extension, obj) -> dict:
     return stats.gait_statistics(sk, rm, pose, character.read_character(sk, rm), ground.FlatGround(0.0), FPS)
 
 
+def _straight_walk_gait(extension, height: float, length: float, cadence: float) -> dict:
+    """The gait statistics (:func:`_gait_stats_in_blender`) of ProcAnim's human, ``height`` m tall,
+    walking ``length`` m along a straight line at ``cadence`` steps/min."""
+    assert bpy.ops.procanim.add_human(name="Walker", height=height) == {"FINISHED"}
+    human = bpy.data.objects["Walker"]
+    add_curve("Line", [(0.0, 0.0, 0.0), (0.0, -length, 0.0)])
+    assert bpy.ops.procanim.path_walk(armature=human.name, path="Line", cadence=cadence) == {"FINISHED"}
+    return _gait_stats_in_blender(extension, human)
+
+
 # Published norms (sources: bench/path_walk_gait_stats.py and docs/path_walk.md): the walk ratio's
 # step length (0.0064 m per step/min, a leg of 0.53 × 1.70 m) and the arm swing of ordinary walking
 # (30° forward, 9° back at 100 steps/min) growing with the step.
@@ -170,15 +176,7 @@ WALK_RATIO_LEGS = 0.0064 / (0.53 * 1.70)
 
 @pytest.mark.parametrize("cadence", [80, 100, 130])
 def test_step_length_and_arm_swing_are_within_10_percent_of_real_walking(procanim_extension, cadence):
-    assert bpy.ops.procanim.add_human(name="Walker", height=1.68) == {"FINISHED"}
-    human = bpy.data.objects["Walker"]
-    cu = bpy.data.curves.new("Line", "CURVE")
-    sp = cu.splines.new("POLY")
-    sp.points.add(1)
-    sp.points[0].co, sp.points[1].co = (0.0, 0.0, 0.0, 1.0), (0.0, -13.0, 0.0, 1.0)
-    bpy.context.collection.objects.link(bpy.data.objects.new("Line", cu))
-    assert bpy.ops.procanim.path_walk(armature=human.name, path="Line", cadence=cadence) == {"FINISHED"}
-    st = _gait_stats_in_blender(procanim_extension, human)
+    st = _straight_walk_gait(procanim_extension, 1.68, 13.0, cadence)
     step = WALK_RATIO_LEGS * cadence
     assert st["cadence_spm"] == pytest.approx(cadence, rel=0.03)
     assert st["step_length_per_leg"] == pytest.approx(step, rel=0.10)
@@ -190,15 +188,7 @@ def test_step_length_and_arm_swing_are_within_10_percent_of_real_walking(procani
 # 5°; a ±10 % band means nothing on an angle that small).
 @pytest.mark.parametrize("cadence", [80, 100, 130])
 def test_knee_in_early_stance_and_its_extension_in_mid_and_late_stance(procanim_extension, cadence):
-    assert bpy.ops.procanim.add_human(name="Knees", height=1.83) == {"FINISHED"}
-    human = bpy.data.objects["Knees"]
-    cu = bpy.data.curves.new("Straight", "CURVE")
-    sp = cu.splines.new("POLY")
-    sp.points.add(1)
-    sp.points[0].co, sp.points[1].co = (0.0, 0.0, 0.0, 1.0), (0.0, -12.0, 0.0, 1.0)
-    bpy.context.collection.objects.link(bpy.data.objects.new("Straight", cu))
-    assert bpy.ops.procanim.path_walk(armature=human.name, path="Straight", cadence=cadence) == {"FINISHED"}
-    st = _gait_stats_in_blender(procanim_extension, human)
+    st = _straight_walk_gait(procanim_extension, 1.83, 12.0, cadence)
     assert st["knee_early_stance_deg"] == pytest.approx(17.5, rel=0.10)
     assert 0.0 <= st["knee_stance_min_deg"] <= 10.0
     # and it does bend for the swing: the measure sees a knee that moves

@@ -2,32 +2,23 @@
 the loops (≥ 20 times, never decreasing, ending at 1.0) and a cancel seen at the very next report,
 in every stage of the bake."""
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from procanim_addon import motions
-from procanim_addon.progress import Cancelled, Progress
+from procanim_addon.progress import Cancelled
 from procanim_addon.rigs import human_skeleton
 from procanim_addon.terrain.adapt import AdaptParams, adapt_to_terrain
 from procanim_addon.terrain.shapes import body_heights, zigzag
 from procanim_addon.terrain.ticker import Ticker
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from progress_probe import ProgressProbe  # noqa: E402
+
 SOLE_Z = 0.03
-
-
-class Recorder(Progress):
-    """A Progress that remembers every fraction and asks for a cancel right after call ``cancel_at``."""
-
-    def __init__(self, cancel_at: int | None = None):
-        super().__init__()
-        self.seen: list[float] = []
-        self.cancel_at = cancel_at
-
-    def __call__(self, fraction: float) -> None:
-        self.seen.append(float(fraction))
-        super().__call__(fraction)
-        if self.calls == self.cancel_at:
-            self.cancel()
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +44,7 @@ def adapt(case, progress, **kw):
 
 @pytest.fixture(scope="module")
 def full_run(walk_case):
-    rec = Recorder()
+    rec = ProgressProbe()
     out = adapt(walk_case, rec)
     return rec, out
 
@@ -81,7 +72,7 @@ def test_cancel_is_seen_at_the_next_report_in_every_stage(walk_case, full_run, w
     """Cancels asked at the start, in the descriptors, the solve, the final fix and its end."""
     rec_full, _ = full_run
     k = max(1, int(where * len(rec_full.seen)))
-    rec = Recorder(cancel_at=k)
+    rec = ProgressProbe(cancel_at=k)
     with pytest.raises(Cancelled):
         adapt(walk_case, rec)
     assert rec.calls == k + 1
@@ -93,7 +84,7 @@ def test_progress_reaches_the_rig_in_other_units(walk_case):
     from procanim_addon.terrain.adapt import _in_metres  # the same scene scaled to centimetres
 
     sk_cm, clip_cm, _, terrain_cm = _in_metres(sk, clip, None, terrain, 100.0)
-    rec = Recorder()
+    rec = ProgressProbe()
     adapt_to_terrain(sk_cm, rm, clip_cm, None, terrain_cm, AdaptParams(unit_m=0.01, refuse_infeasible=False),
                      progress=rec)
     assert len(rec.seen) >= 20 and rec.seen[-1] == 1.0
@@ -103,20 +94,20 @@ def test_progress_reaches_the_rig_in_other_units(walk_case):
 def test_source_motions_report_and_cancel(human, kind):
     sk, rm = human
     params = motions.SourceMotionParams(kind=kind, steps=4)
-    rec = Recorder()
+    rec = ProgressProbe()
     clip = motions.generate(sk, rm, params, progress=rec)
     seen = np.array(rec.seen)
     assert len(seen) >= 20 and np.all(np.diff(seen) >= 0) and seen[-1] == 1.0
     np.testing.assert_array_equal(motions.generate(sk, rm, params).rotations, clip.rotations)
     for k in (1, len(seen) // 2, len(seen) - 1):
-        rec = Recorder(cancel_at=k)
+        rec = ProgressProbe(cancel_at=k)
         with pytest.raises(Cancelled):
             motions.generate(sk, rm, params, progress=rec)
         assert rec.calls == k + 1
 
 
 def test_ticker_never_decreases_never_passes_its_end_and_finishes_there():
-    rec = Recorder()
+    rec = ProgressProbe()
     t = Ticker(rec, 0.2, 0.5)
     for _ in range(500):
         t.tick()
