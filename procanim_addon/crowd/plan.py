@@ -5,11 +5,10 @@ preferred velocity takes it where its walk alone would be one step Δt later, so
 walk exactly (and :mod:`.engine` keeps that walk key for key). Pushed off its curve it heads back
 over ``return_s``; slowed, its clock slows with it (τ is the time its walk alone is where it has
 got to along its curve), so it resumes its own walk where it left it instead of hurrying to catch
-up. Walkers standing — before their first step or at their curve's end — do not avoid: the others
-take all of the avoidance around them (share 1 of u). A walker the avoidance would slow below its
-slowest walk (:mod:`.pace`) stops and stands instead, and sets off again only where that walk keeps
-clear over ``SET_OFF_M``: the walks stand it at the same places and times. Nearby walkers are
-found through a grid (:mod:`.grid`), at most ``neighbours`` per walker.
+up. Walkers
+standing — before their first step or at their curve's end — do not avoid: the others take all of
+the avoidance around them (share 1 of u). Nearby walkers are found through a grid
+(:mod:`.grid`), at most ``neighbours`` per walker.
 """
 
 from __future__ import annotations
@@ -23,7 +22,6 @@ from ..progress import ProgressFn, no_progress
 from .grid import near_pairs
 from .obstacles import obstacle_lines
 from .orca import agent_halfplanes, clear_within, solve_velocity
-from .pace import SLOWEST, STAND_S
 from .routes import SAMPLE_M, Route
 
 ARRIVE_M = 0.02  # a walker this close to its curve's end has arrived
@@ -39,7 +37,8 @@ NO_TURN_M = 1.0  # a walker this close to its curve's end heads straight for it
 GIVE_UP_S = 10.0  # a walker held still for this long, no nearer its curve's end, stops where it is
 GIVE_UP_M = 0.05  # (nearer by this much; still: slower than GIVE_UP_SPEED m/s)
 GIVE_UP_SPEED = 0.1
-SET_OFF_M = 0.5  # a walker that stood sets off where its slowest walk keeps clear this far (m)
+STOPPED_SPEED = 0.05  # m/s: a walker slower than this has stopped …
+STAND_S = 1.5  # … and stands this long (s) before it walks on: the walk's stop and start take that
 ACCELERATION = 1.5  # m/s²: how fast a walker's velocity changes in the plan (a walk starts or stops in about a step)
 
 
@@ -130,7 +129,6 @@ class _State:
     best: np.ndarray
     since: np.ndarray
     stand: np.ndarray
-    leg: np.ndarray
 
 
 @dataclass
@@ -184,8 +182,7 @@ def plan_crowd(routes: list[Route], footprints: tuple, p, progress: ProgressFn =
                        for a in held.tolist()]) if len(held) else np.zeros((0, 1, 2))
     first = c.tables.at(np.arange(n), np.zeros(n))
     st = _State(first, np.zeros((n, 2)), np.zeros(n), np.zeros(n), np.isin(np.arange(n), held), np.ones(n, bool),
-                np.zeros(n, bool), np.full(n, np.inf), np.zeros(n), np.full(n, np.inf), np.zeros(n), np.zeros(n),
-                np.full(n, np.inf))
+                np.zeros(n, bool), np.full(n, np.inf), np.zeros(n), np.full(n, np.inf), np.zeros(n), np.zeros(n))
     steps = int(np.ceil((EXTRA_TIME[0] * c.end.max() + EXTRA_TIME[1]) / dt))
     xs, ss = [st.xy.copy()], [st.s.copy()]
     for k in range(1, steps + 1):
@@ -255,11 +252,8 @@ def _step(st: _State, rows, c: _Crowd) -> None:
     walking[rows] = (st.stand[rows] <= 0) & (near_end >= NO_TURN_M)
     wanted = st.vel.copy()
     wanted[rows] = v_pref
-    # a walker setting off from a stop looks ahead only as long as its slowest walk takes over
-    # SET_OFF_M (ORCA's τ would hold it still while anyone is within τ of its slowest walk)
-    horizon = np.where(st.leg < SET_OFF_M, SET_OFF_M / (SLOWEST * c.speed), c.p.horizon_s)
-    v_new, changed = _avoid(st, rows, v_pref, _lines(st, rows, c.radius + c.margin * walking, c, wanted, horizon),
-                            c.v_max, dt, near_end)
+    v_new, changed = _avoid(st, rows, v_pref, _lines(st, rows, c.radius + c.margin * walking, c, wanted), c.v_max,
+                            dt, near_end)
     exact = st.on_track[rows] & ~changed
     ex, off = rows[exact], rows[~exact]
     # on track: exactly the walk alone
@@ -270,16 +264,13 @@ def _step(st: _State, rows, c: _Crowd) -> None:
     # off track: moved by the plan's velocity (as fast as a walk can change it), its progress and
     # clock from where it got
     if len(off):
-        # slower than its slowest walk is standing (:mod:`.pace`): a walker the avoidance wants
-        # slower than that comes to a stop and stands a while (a walk stops and starts over steps)
-        slowest = SLOWEST * c.speed[off]
+        v = _walkable(st, off, v_new[~exact], dt)
+        # a walker that comes to a stop stands a while (a walk stops and starts again over steps)
         ending = near_end[~exact] < NO_TURN_M
-        halt = (st.stand[off] <= 0) & ~ending & (np.linalg.norm(v_new[~exact], axis=1) < slowest)
-        v = _walkable(st, off, np.where(halt[:, None], 0.0, v_new[~exact]), dt)
-        stopped = halt & (np.linalg.norm(v, axis=1) < slowest)
-        st.stand[off] = np.where(stopped, STAND_S, np.maximum(st.stand[off] - dt, 0.0))
+        was = np.linalg.norm(st.vel[off], axis=1) >= STOPPED_SPEED
+        stopped = (np.linalg.norm(v, axis=1) < STOPPED_SPEED) & was
+        st.stand[off] = np.where(stopped & ~ending, STAND_S, np.maximum(st.stand[off] - dt, 0.0))
         v[st.stand[off] > 0] = 0.0
-        st.leg[off] = np.where(stopped, 0.0, st.leg[off] + np.linalg.norm(v, axis=1) * dt)
         st.on_track[off] = False
         st.moved[off] = True
         st.xy[off] = st.xy[off] + v * dt
@@ -329,11 +320,10 @@ def _walkable(st: _State, rows, v_want, dt: float) -> np.ndarray:
     return v_old + dv * np.minimum(1.0, ACCELERATION * dt / np.maximum(size, EXACT))[:, None]
 
 
-def _lines(st: _State, rows, radius, c: _Crowd, wanted, horizon) -> list[tuple[list, list]]:
+def _lines(st: _State, rows, radius, c: _Crowd, wanted) -> list[tuple[list, list]]:
     """Per walker of ``rows``: (its obstacles' half-planes, its ORCA half-planes with its nearest
     ``neighbours`` walkers, nearest first); ``radius`` (A,): each walker's size this step (m);
-    ``wanted`` (A, 2): each walker's preferred velocity (its velocity for those not planned now);
-    ``horizon`` (A,): each walker's τ (s).
+    ``wanted`` (A, 2): each walker's preferred velocity (its velocity for those not planned now).
 
     A pair of walkers both still on their walks alone that keeps clear for τ both at its velocities
     and at its preferred ones has nothing to avoid and gets no half-plane (ORCA's half-plane would
@@ -364,7 +354,7 @@ def _lines(st: _State, rows, radius, c: _Crowd, wanted, horizon) -> list[tuple[l
     i, j = i[keep], j[keep]
     avoiding = (slot >= 0) & ~(st.stand > 0)  # the walkers moving this step (not standing)
     share = np.where(avoiding[j], 0.5, 1.0)
-    u, n = agent_halfplanes(st.xy[j] - st.xy[i], st.vel[i] - st.vel[j], radius[i] + radius[j], share, horizon[i], dt)
+    u, n = agent_halfplanes(st.xy[j] - st.xy[i], st.vel[i] - st.vel[j], radius[i] + radius[j], share, p.horizon_s, dt)
     q = st.vel[i] + share[:, None] * u
     for a, qx, qy, nx, ny in zip(slot[i].tolist(), q[:, 0].tolist(), q[:, 1].tolist(), n[:, 0].tolist(),
                                  n[:, 1].tolist()):

@@ -3,14 +3,14 @@
 The avoidance never moves a body the path walk made: it changes the path and the timing the path
 walk is given, so feet are planted and steps are steps (a sidestep is a step onto the detour).
 
-1. **Stops.** Where the plan holds the walker still for a while (slower than its slowest walk,
-   :data:`~.pace.SLOWEST` of its own speed, for :data:`STOP_MIN_S`: the plan stands it there), it
-   stops on one spot (the little the plan creeps meanwhile left out) from when it gets there to
-   when it leaves: the trace is cut there into legs; each leg is a path walk of its own that starts
-   from standing and stops standing (the path walk's own start and stop, Tsutsuguchi et al. 2000 do
-   not model them), and the walker stands between them, facing the way it arrived (the next leg
-   leaves that way, then turns onto the trace). A leg too short for a step, or one that would start
-   on a stair's edge, is joined to the next (the stop is dropped).
+1. **Stops.** Where the plan holds the walker nearly still for a while (slower than
+   :data:`STOP_SPEED` of its own speed for :data:`STOP_MIN_S`), it stops on one spot (the little
+   the plan creeps meanwhile left out) from when it gets there to when it leaves: the trace is cut there
+   into legs; each leg is a path walk of its own that starts from standing and stops standing (the
+   path walk's own start and stop, Tsutsuguchi et al. 2000 do not model them), and the walker
+   stands between them, facing the way it arrived (the next leg leaves that way, then turns onto
+   the trace). A leg too short for a step, or one that would start on a stair's edge, is joined
+   to the next (the stop is dropped).
 2. **The path** of a leg is the trace itself (world → armature space), its heights the curve's
    (the ground's, when there is one: the path walk drops it onto the ground).
 3. **The steps** are shorter where the trace is slower than the walk alone (:func:`stride_share`:
@@ -33,16 +33,18 @@ from ..clip import Clip
 from ..errors import InputError
 from ..walk import generate_path_walk
 from ..walk.timing import timeline_of
-from .pace import SHORTEST_STEP, SLOW_MAX, SLOWEST
 from .routes import schedule_points, to_armature
 
-STOP_MIN_S = 1.0  # a trace slower than its slowest walk (smoothed over a step) this long (s) stands
+STOP_SPEED = 0.2  # × the walker's own speed: slower than this (smoothed over a step) is standing …
+STOP_MIN_S = 1.0  # … when it lasts this long (s)
 SMOOTH_S = 0.6  # the trace's speed is smoothed over this (s) to find stops
+SLOW_MAX = 1.9  # a step takes at most this many times its own time (slower ones look like slow motion)
+SHORTEST_STEP = 0.5  # a walker slowing down shortens its steps down to this share of its stride
 SMOOTH_POINTS = 9  # the trace's speed for the steps' length: a running mean over this many points
-MIN_LEG_M = 0.2  # a leg shorter than this (m) is not walked: the walker stands through it
 RESTART_S = 0.3  # a walker stands at least this long between two legs (s)
+MIN_LEG_M = 0.2  # a leg shorter than this (m) is not walked: the walker stands through it
 DEDUPE_M = 0.01  # trace points closer than this are one point
-LEAD_M = 0.15  # a leg after a stop leaves straight along the way the walker stands for this long (m)
+LEAD_M = 0.2  # a leg after a stop leaves straight along the way the walker stands for this long (m)
 
 
 @dataclass
@@ -77,7 +79,7 @@ def stops(xy: np.ndarray, dt: float, speed: float, first: int, last: int) -> lis
     v = np.linalg.norm(np.diff(xy, axis=0), axis=1) / dt
     w = max(int(round(SMOOTH_S / dt)), 1)
     smooth = np.convolve(v, np.ones(w) / w, mode="same")
-    slow = smooth < SLOWEST * speed
+    slow = smooth < STOP_SPEED * speed
     slow[:first] = False
     slow[last:] = False
     edges = np.diff(np.concatenate(([0], slow.astype(int), [0])))

@@ -1,55 +1,57 @@
-"""A dense plaza where walkers stop and set off again keeps personal space on the clips.
+"""Where a walker of a dense plaza stops and sets off again, its walk keeps to its plan.
 
-Twenty-four walkers cross a 4 m circle, each to a point about opposite (the plaza of
-``bench/crowd_engine.py``, smaller, so denser): walkers held up stand and walk on. Measured on the
-clips by forward kinematics (never the plan): pelvises at least twice the personal radius less
-5 cm apart on every frame. Before the plan and the walks shared one definition of standing
-(``crowd/pace.py``), the plan let a held-up walker creep slower than any walk goes, the walk stood
-or hurried instead, and two pelvises came 33 cm apart here.
+The crowd's plan holds a walker still, moves it a little, holds it again and sets it off another
+way; the walks (``crowd/retime.py``) cut its trace at the stops into path walks from standing to
+standing. Measured on the clips by forward kinematics (never the plan): a walker passing the one
+that stopped, as far from it as the plan has it, finds it there. Before, a leg shorter than
+0.5 m between two stops was stood through (the walker stayed where it first stopped while its
+plan had moved on) and a leg after a stop left straight the way the walker faced for 0.3 m,
+however its plan left.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from procanim_addon.crowd import CrowdParams, Walker, generate_crowd
+from procanim_addon.crowd.retime import WalkerWalk, legs_of, walk_legs
 from procanim_addon.ground import FlatGround
 from procanim_addon.walk import PathWalkParams
 
 from .test_crowd import RADIUS, RM, SK, closest_pelvises
 
-PLAZA_M = 4.0  # the circle's radius (m)
-SPREAD = np.radians(35.0)  # each end opposite its start, ± this
-APART_M = 0.7  # no two walkers start or end closer than this (m)
+DT = 0.1  # the plan's time step (s)
+SPEED = 1.1  # the walkers' speed alone (m/s)
+T = np.arange(0.0, 18.0, DT)
 
 
-def plaza(n: int, seed: int) -> list[Walker]:
-    """``n`` walkers from slots round the circle (jittered) to the slots ranking as their wanted
-    ends (opposite ± :data:`SPREAD`) rank among all wanted ends."""
-    rng = np.random.default_rng(seed)
-    gap = 2 * np.pi / n
-    jitter = max(0.0, (gap * PLAZA_M - APART_M) / 2) / PLAZA_M
-    starts = np.arange(n) * gap + rng.uniform(-jitter, jitter, n)
-    wanted = starts + np.pi + rng.uniform(-SPREAD, SPREAD, n)
-    slots = np.arange(n) * gap + rng.uniform(-jitter, jitter, n) + np.pi
-    ends = np.empty(n)
-    ends[np.argsort(wanted, kind="stable")] = np.sort(slots)
-    return [Walker(f"W{i:03d}", SK, RM, PLAZA_M * np.array([[np.cos(a), np.sin(a), 0.0], [np.cos(b), np.sin(b), 0.0]]),
-                   FlatGround(0.0), PathWalkParams()) for i, (a, b) in enumerate(zip(starts, ends))]
+def trace(times, x, y) -> tuple[np.ndarray, np.ndarray]:
+    """A planned trace through the points (x, y) (m) at ``times`` (s), standing before and after:
+    its place every Δt and its progress along it."""
+    xy = np.column_stack([np.interp(T, times, x), np.interp(T, times, y)])
+    return xy, np.concatenate(([0.0], np.cumsum(np.linalg.norm(np.diff(xy, axis=0), axis=1))))
 
 
-def test_a_dense_plaza_keeps_personal_space_where_walkers_stop_and_set_off():
-    walkers = plaza(24, seed=0)
-    result = generate_crowd(walkers, CrowdParams(personal_radius_m=RADIUS, variation=0.5, seed=1))
-    assert any(w.stops for w in result.walkers)  # some stood and walked on
-    assert closest_pelvises(result.clips) >= 2 * RADIUS - 0.05
+def walked(*traces):
+    ww = WalkerWalk(SK, RM, FlatGround(0.0), PathWalkParams(), np.eye(4), 1.0, lambda q: np.zeros(len(q)), 1.2,
+                    SPEED)
+    return [walk_legs(ww, legs_of(xy, s, DT, SPEED), 1)[0] for xy, s in traces]
 
 
-def test_the_slowest_walk_is_what_the_steps_can_do():
-    """Slower than :data:`SLOWEST` of its speed, a walk would need steps shorter than the shortest
-    or slower than the slowest (the retimed steps' limits)."""
-    from procanim_addon.crowd.pace import SHORTEST_STEP, SLOW_MAX, SLOWEST
-
-    for share in (SLOWEST * 0.95, SLOWEST * 1.05):
-        step = max(np.sqrt(share), SHORTEST_STEP)  # step length ∝ √speed, at least the shortest
-        assert (step / share <= SLOW_MAX + 1e-9) == (share >= SLOWEST)
+@pytest.mark.parametrize("name, stopping, passing", [
+    # stops at (4, 0), steps on 0.4 m, stops again, sets off north; the other passes 0.7 m west
+    # of its second stop while it stands there
+    ("short step between two stops", trace([0.4, 4.4, 6.4, 6.9, 9.4, 13.4], [0, 4, 4, 4.4, 4.4, 4.4],
+                                           [0, 0, 0, 0, 0, 4]),
+     trace([2.0, 14.0], [3.7, 3.7], [-6, 6])),
+    # stops at (4, 0) facing east, sets off north; the other comes south 0.65 m east of the stop
+    # as it sets off
+    ("setting off to its left", trace([0.4, 4.4, 7.4, 11.4], [0, 4, 4, 4], [0, 0, 0, 4]),
+     trace([1.8, 13.8], [4.65, 4.65], [6, -6])),
+])
+def test_a_walker_that_stops_and_sets_off_again_is_where_its_plan_has_it(name, stopping, passing):
+    planned = float(np.linalg.norm(stopping[0] - passing[0], axis=1).min())
+    assert planned >= 2 * RADIUS + 0.05  # the plan keeps them apart
+    clips = walked(stopping, passing)
+    assert closest_pelvises(clips) >= 2 * RADIUS - 0.05, name
+    assert len(clips[0].metrics["crowd_stops"]) == (2 if name.startswith("short") else 1)  # it stood each time
