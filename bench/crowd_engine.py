@@ -23,7 +23,8 @@ crowd: the same walkers' path walks, one after the other, as ``procanim.crowd_wa
 (``one path walk per walker``). Times are this process's CPU time (one BLAS thread, as the extension sets) and
 wall time; "per 1k" is seconds per 1,000 character-frames (the frames of all walkers' clips).
 Printed beside them: the stages of the avoiding crowd (plan, walks, repair rounds), the closest
-two pelvises come on any frame (FK), how many walkers gave way and the last frame.
+two pelvises come on any frame (FK), how many walkers gave way and the last frame; in the growth
+table, how many pairs of walkers come closer than twice the radius less 5 cm ("too close").
 
 The growth table runs the same plaza (same size, so denser) with 25, 50, 100 and 200 walkers; the
 exponent k of time ∝ walkers^k (least squares, log–log) says how the cost grows: the walks grow
@@ -119,19 +120,31 @@ def growth_table(sizes: list[int]) -> None:
     rows = []
     print(f"\nCost with the number of walkers (the same {2 * RADIUS_M:.0f} m plaza: denser as they grow)")
     print(f"{'walkers':>7} {'char-frames':>11} {'CPU s':>7} {'per 1k':>7} {'plan s':>7} {'walks s':>7} "
-          f"{'repair s':>8} {'closest cm':>10} {'last frame':>10}")
+          f"{'repair s':>8} {'closest cm':>10} {'too close':>9} {'last frame':>10}")
     for n in sizes:
-        result, cpu, _ = timed(lambda n=n: generate_crowd(plaza(n), CrowdParams(variation=VARIATION, seed=SEED)))
+        walkers = plaza(n)
+        result, cpu, _ = timed(lambda w=walkers: generate_crowd(w, CrowdParams(variation=VARIATION, seed=SEED)))
         rep = result.report
         frames = sum(c.frame_count for c in result.clips)
         rows.append((n, cpu, rep["cpu_plan_s"]))
         print(f"{n:>7} {frames:>11,} {cpu:>7.1f} {1000 * cpu / frames:>7.3f} {rep['cpu_plan_s']:>7.2f} "
               f"{rep['cpu_walks_s']:>7.1f} {rep['cpu_repair_s']:>8.1f} {100 * rep['closest_pelvis_m']:>10.1f} "
-              f"{rep['last_frame']:>10.0f}")
+              f"{pairs_too_close(walkers, result):>9} {rep['last_frame']:>10.0f}")
     if len(rows) > 1:
         n, cpu, plan = (np.log(np.array(x, float)) for x in zip(*rows))
         print(f"growth exponent k (time ∝ walkers^k): all {np.polyfit(n, cpu, 1)[0]:.2f}, "
               f"plan {np.polyfit(n, plan, 1)[0]:.2f}")
+
+
+def pairs_too_close(walkers: list[Walker], result, radius: float = 0.3) -> int:
+    """How many pairs of walkers come closer than twice the personal radius less 5 cm on some
+    frame (pelvises by FK of the clips, after the bake: not timed)."""
+    from procanim_addon.crowd.measure import close_pairs, on_frames, pelvis_world
+
+    tracks = [pelvis_world(w.skeleton, w.rigmap, c, w.world) for w, c in zip(walkers, result.clips)]
+    _, xyz = on_frames(tracks, result.clips)
+    _, i, j, _ = close_pairs(xyz[..., :2], 2 * radius - 0.05)
+    return len(set(zip(i.tolist(), j.tolist())))
 
 
 def scenes_table() -> None:

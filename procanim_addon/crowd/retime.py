@@ -42,9 +42,9 @@ SLOW_MAX = 1.9  # a step takes at most this many times its own time (slower ones
 SHORTEST_STEP = 0.5  # a walker slowing down shortens its steps down to this share of its stride
 SMOOTH_POINTS = 9  # the trace's speed for the steps' length: a running mean over this many points
 RESTART_S = 0.3  # a walker stands at least this long between two legs (s)
-MIN_LEG_M = 0.5  # a leg shorter than this (m) is no walk: its stop is dropped
+MIN_LEG_M = 0.2  # a leg shorter than this (m) is not walked: the walker stands through it
 DEDUPE_M = 0.01  # trace points closer than this are one point
-LEAD_M = 0.3  # a leg after a stop leaves straight along the way the walker stands for this long (m)
+LEAD_M = 0.2  # a leg after a stop leaves straight along the way the walker stands for this long (m)
 
 
 @dataclass
