@@ -132,6 +132,7 @@ class ControlForward:
         dense = {}
         if with_chains:
             dense = self.dense if rows is None else {top: _rows_of(d, rows) for top, d in self.dense.items()}
+            dense = dense if all(len(d[3]) == n for d in dense.values()) else {}  # (other frames than the clip's)
         state = SolvingPose(self.rig, n, self.chains, dense, self.stretch if dense else None)
         for control in self.columns:
             state.set_basis(control, self._basis(control, values))
