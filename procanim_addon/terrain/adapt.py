@@ -223,7 +223,7 @@ def _solve(skeleton, src: _Source, est: np.ndarray, p: AdaptParams, stats: Solve
     tick = Ticker(progress, *SPAN_SOLVE)
 
     carry = (js.parent, js.rest_length < p.rigid_length_ratio * src.cf.leg_length)
-    rule = UpdateRule(p.damping, p.k0, p.k_decay, p.k_min, p.iteration_tolerance_m, p.max_iterations)
+    rule = UpdateRule.of(p)
 
     def solve_frames(idx):
         solved = damped_solve(p_src[idx], est[idx], js.restore_lengths, rule, stats, tick, carry)

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..curves import catmull_rom
+from .params import AdaptParams
 
 
 @dataclass
@@ -42,18 +43,26 @@ class SolveStats:
     levels: int = 0
 
 
+_DEFAULTS = AdaptParams()  # the rule's defaults are the adaptation's
+
+
 @dataclass(frozen=True)
 class UpdateRule:
     """The constants of Eq. 3 and when to stop: damping d, k0 the first k (the paper: 9), k shrunk by
     ``k_decay`` per iteration down to ``k_min`` (RECON); the solve stops when no joint moved more than
     ``tolerance_m`` (m) in an iteration, or after ``max_iterations``."""
 
-    damping: float = 0.0
-    k0: float = 9.0
-    k_decay: float = 0.8
-    k_min: float = 0.5
-    tolerance_m: float = 1e-4
-    max_iterations: int = 200
+    damping: float = _DEFAULTS.damping
+    k0: float = _DEFAULTS.k0
+    k_decay: float = _DEFAULTS.k_decay
+    k_min: float = _DEFAULTS.k_min
+    tolerance_m: float = _DEFAULTS.iteration_tolerance_m
+    max_iterations: int = _DEFAULTS.max_iterations
+
+    @classmethod
+    def of(cls, p: AdaptParams) -> UpdateRule:
+        """The rule an adaptation's parameters ``p`` set."""
+        return cls(p.damping, p.k0, p.k_decay, p.k_min, p.iteration_tolerance_m, p.max_iterations)
 
 
 def damped_solve(source: np.ndarray, target: np.ndarray, restore, rule: UpdateRule | None = None,
