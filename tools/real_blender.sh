@@ -192,9 +192,8 @@ blender_tests() {  # blender_tests [PYTEST ARGS]: one real Blender process runni
         'cd /repo && exec blender -b --factory-startup --python-exit-code 1 --python tests/run_in_blender.py -- "$@"' \
         sh "$@"
 }
-# The export tests run in a Blender of their own: late in the one-process session (after ~1,500
-# tests) Blender 4.3.2's glTF exporter segfaulted once setting the window's scene
-# (io_scene_gltf2 tree.construct); alone, and after the tests before it, it passed every time.
+# The export tests run in a Blender of their own: Blender 4.3.2's glTF exporter can segfault late
+# in a long one-process session (setting the window's scene in io_scene_gltf2's tree.construct).
 EXPORT_TESTS=tests/blender/test_export.py
 headless() {
     if [ "$#" -gt 0 ]; then
