@@ -133,8 +133,10 @@ def plan_bone_keys(obj, clip: Clip, tolerance: float, marks: KeyMarks) -> planne
     a deform tree rebuilt from bones Blender poses under other parents, whose posing the planner does
     not model yet), the error measured on the skeleton the clip is of, in each pose bone's rotation
     mode."""
+    if tolerance == 0.0:
+        return None
     skeleton = read_skeleton(obj)
-    if tolerance == 0.0 or skeleton.armature_parents is not None:
+    if skeleton.armature_parents is not None:
         return None
     modes = {pb.name: pb.rotation_mode for pb in obj.pose.bones}
     try:

@@ -162,14 +162,9 @@ if [ "${RESULTS[0]}" != ok ]; then
   exit 1
 fi
 
-for check in ruff mypy build; do
-  case "$check" in
-    ruff) run_stage ruff check "$TOOLS_VENV/bin/ruff" check --no-cache . ;;
-    mypy) run_stage mypy check "$TOOLS_VENV/bin/python" tools/typecheck.py ;;
-    build) run_stage build check "$TOOLS_VENV/bin/python" tools/build.py ;;
-  esac
-  collect "$check"
-done
+run_stage ruff check "$TOOLS_VENV/bin/ruff" check --no-cache . && collect ruff
+run_stage mypy check "$TOOLS_VENV/bin/python" tools/typecheck.py && collect mypy
+run_stage build check "$TOOLS_VENV/bin/python" tools/build.py && collect build
 
 # stage NAME: one test stage by name
 stage() {

@@ -297,9 +297,20 @@ def button_args(log, idname: str) -> dict:
     return args
 
 
+def baked_action(obj):
+    """The action of ``obj``'s bake: the active action, or with none (a bake onto an NLA strip) the
+    action of the strip on the newest track."""
+    ad = obj.animation_data
+    if ad.action is not None:
+        return ad.action
+    strips = [s for t in ad.nla_tracks for s in t.strips if s.action is not None]
+    assert strips, f"{obj.name}: no active action and no NLA strip"
+    return strips[-1].action
+
+
 def baked_metrics(obj) -> dict:
-    """The figures the last bake stored on ``obj``'s action (``action.procanim.metrics_json``)."""
-    return json.loads(obj.animation_data.action.procanim.metrics_json)
+    """The figures the last bake stored on its action (:func:`baked_action`, ``procanim.metrics_json``)."""
+    return json.loads(baked_action(obj).procanim.metrics_json)
 
 
 def baked_frames(obj) -> np.ndarray:

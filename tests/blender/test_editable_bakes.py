@@ -11,7 +11,6 @@ engine's own figures, except to check that the figures a bake stores are the mea
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -67,23 +66,14 @@ def skate_cm_s(points: np.ndarray, still: np.ndarray, fps: float) -> float:
     return float(step[still].mean() * 100.0) if still.any() else 0.0
 
 
-def bake_of(obj):
-    """The action of ``obj``'s bake: the active action, or with none (a bake onto an NLA strip) the
-    action of the strip on the newest track."""
-    ad = obj.animation_data
-    if ad.action is not None:
-        return ad.action
-    strips = [s for t in ad.nla_tracks for s in t.strips if s.action is not None]
-    assert strips, f"{obj.name}: no active action and no NLA strip"
-    return strips[-1].action
+bake_of = harness.baked_action
 
 
 def keys_on(obj) -> int:
     return sum(len(fc.keyframe_points) for fc in harness.fcurves_of(bake_of(obj), obj))
 
 
-def metrics(obj) -> dict:
-    return json.loads(bake_of(obj).procanim.metrics_json)
+metrics = harness.baked_metrics
 
 
 def frames_of(obj) -> np.ndarray:
