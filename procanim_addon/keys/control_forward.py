@@ -36,6 +36,10 @@ from .layout import Channel, channel_basis, key_groups, rotation_prop, rotation_
 IK_STEP = 1e-5  # differences of the controls that move an IK chain (m, rad or scale)
 IK_MAP_EVERY = 8  # frames between the samples of the IK chains' measured error maps
 FEW_ROWS = 0.5  # a model call evaluates the changed frames alone when they are at most this share of them
+FOLLOW_EVERY = 8  # frames between the samples on which a bone is checked to move rigidly with another
+FOLLOW_EPS = 1e-6  # largest change (m, or unitless in the rotation) of a follower's matrix in its anchor's
+# frame: below Blender's own float32 resolution of a bone's position a few metres from the origin
+ANCHOR_TRIES = 3  # bones moved by the same key groups tried as a bone's anchor, nearest first
 
 
 class ControlForward:
@@ -65,11 +69,14 @@ class ControlForward:
         self.extra = [(int(self.measured[b]), (tf.affine_inverse(rig.matrix_local[self.measured[b]])
                                                @ np.append(np.asarray(p, float), 1.0))[:3]) for b, p in extra_points]
         self.n_points = 2 * len(self.measured) + len(self.extra)
+        self.follow: dict[int, tuple[int, np.ndarray]] = {}  # rig bone → (its anchor, its head and tail there)
         try:
             if reference is not None and pins:
                 chain_pins = {b: m for b, m in pins.items() if b in self.chains}
                 self.dense = dense_chains(rig, self._state(np.asarray(reference, float)), chain_pins)
             self.affects = self._affects()
+            if reference is not None:
+                self._find_followers(np.asarray(reference, float))
         except Unsupported as exc:
             raise ValueError(f"the control rig's deform bones cannot be evaluated here ({exc})") from exc
 
@@ -100,6 +107,54 @@ class ControlForward:
             probe.set_basis(control, basis)
         points = self._points(probe)
         return np.abs(points[:n] - points[n:]).max(axis=2) > 1e-9
+
+    def _find_followers(self, reference: np.ndarray) -> None:
+        """Find the measured bones that move rigidly with a measured bone above them (the face with
+        the head, the fingers with the hand, while their own controls are not keyed): their points are
+        then carried by that *anchor*'s matrices, and the rig machinery between them is not evaluated.
+
+        A bone follows its nearest measured ancestor when its matrix in that ancestor's frame is the
+        same, within :data:`FOLLOW_EPS`, on every :data:`FOLLOW_EVERY`-th frame of the ``reference``
+        and with every keyed control turned and shifted there; its anchor is then that ancestor's
+        own anchor, if it follows one. The extra points on a follower move to its anchor."""
+        n = len(reference)
+        rows = np.unique(np.append(np.arange(0, n, FOLLOW_EVERY), n - 1))
+        poses = []
+        for nudged in (False, True):
+            state = self._state(reference[rows], rows)
+            if nudged:
+                for k, control in enumerate(self.columns):
+                    state.set_basis(control, state.basis[control] @ _nudge(k))
+            poses.append(state)
+        anchor: dict[int, tuple[int, np.ndarray]] = {}  # follower → (anchor, its matrix in the anchor's frame)
+        for b, candidates in self._anchor_candidates():
+            for p in candidates:
+                rel = [tf.affine_inverse(state.pose(p)) @ state.pose(b) for state in poses]
+                fixed = rel[0][0]
+                if max(float(np.abs(r - fixed).max()) for r in rel) <= FOLLOW_EPS:
+                    if p in anchor:  # the anchor's own anchor, the matrices composed
+                        p, fixed = anchor[p][0], anchor[p][1] @ fixed
+                    anchor[b] = (p, fixed)
+                    break
+        for b, (a, m) in anchor.items():
+            tail = m[:3, 3] + m[:3, 1] * self.rig.lengths[b]
+            self.follow[b] = (a, np.stack([m[:3, 3], tail]))
+        self.extra = [(anchor[b][0], (anchor[b][1] @ np.append(p, 1.0))[:3]) if b in anchor else (b, p)
+                      for b, p in self.extra]
+
+    def _anchor_candidates(self):
+        """Per measured bone (rig index, parents first), the measured bones before it it may follow:
+        its nearest measured ancestor, then those the same key groups move, nearest first (a
+        generated Rigify rig parents its palms to no measured bone: they follow the hand)."""
+        rows = {int(b): k for k, b in enumerate(self.measured)}
+        moved_by = {b: self.affects[:, 2 * k].tobytes() for b, k in rows.items()}
+        for b in sorted(rows):
+            p = int(self.rig.parents[b])
+            while p >= 0 and p not in rows:
+                p = int(self.rig.parents[p])
+            same = [c for c in rows if c < b and c != p and moved_by[c] == moved_by[b]]
+            same.sort(key=lambda c: float(np.linalg.norm(self.rig.heads[c] - self.rig.heads[b])))
+            yield b, ([p] if p >= 0 else []) + same[:ANCHOR_TRIES]
 
     def _reading(self, state: RigPose, controls) -> tuple[np.ndarray, list[int], np.ndarray]:
         """The measured bones (rig indices) and extra points (numbers) that read any of ``controls``
@@ -148,6 +203,11 @@ class ControlForward:
         extra = [] if extra is None else list(extra)
         out = np.empty((state.frames, 2 * len(bones) + len(extra), 3))
         for k, b in enumerate(bones):
+            follow = self.follow.get(int(b))
+            if follow is not None:  # carried by its anchor
+                pose = state.pose(follow[0])
+                out[:, 2 * k : 2 * k + 2] = follow[1] @ np.swapaxes(pose[:, :3, :3], 1, 2) + pose[:, None, :3, 3]
+                continue
             pose = state.pose(int(b))
             out[:, 2 * k] = pose[:, :3, 3]
             out[:, 2 * k + 1] = pose[:, :3, 3] + pose[:, :3, 1] * self.rig.lengths[b]  # the tail carries scale
@@ -223,6 +283,7 @@ class Direct:
             moved = points[:, model.affects[g]]
             self.lever[g] = np.linalg.norm(moved - head[:, None, :], axis=-1).max(axis=1, initial=0.0)
         self.measured = self._ik_maps(state)
+        self._targets: tuple[dict, dict] | None = None
 
     def _ik_maps(self, state) -> dict[int, np.ndarray]:
         """Per group that moves a deform bone an IK chain poses: its measured map ``(S, 3, n)``, from
@@ -261,6 +322,12 @@ class Direct:
         return out
 
     def targets(self, level: int, values: np.ndarray) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
+        """Each group's dense values and error map (the same whatever ``values``: worked out once)."""
+        if self._targets is None:
+            self._targets = self._work_out_targets(level)
+        return self._targets
+
+    def _work_out_targets(self, level: int) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
         targets, maps = {}, {}
         s = len(self.ref)
         for g in self.levels[level]:
@@ -281,6 +348,14 @@ class Direct:
 
     def advance(self, level: int, values: np.ndarray) -> None:
         """Nothing to carry: the groups are not compensated."""
+
+
+def _nudge(k: int) -> np.ndarray:
+    """A turn of a few degrees and a shift of a few centimetres, different for each ``k``."""
+    m = np.eye(4)
+    m[:3, :3] = tf.quat_to_mat3(tf.quat_normalize(np.array([1.0, 0.05 + 0.01 * k, -0.03, 0.02 + 0.005 * k])))
+    m[:3, 3] = (0.01, -0.02 - 0.001 * k, 0.03)
+    return m
 
 
 def _chain_bones(state, chains, measured: np.ndarray) -> list[int]:

@@ -166,6 +166,7 @@ class _Fitting:
         forced = p.forced or [()] * n_groups
         self.fixed = [np.asarray(sorted({0, n - 1} | {int(s) for s in f}), dtype=int) for f in forced]
         self.affects = np.asarray(p.model.affects)
+        self.compensated = compensated
         if compensated:
             share = [ORIGIN_SHARE if p.model.channels[cols[0]].prop == "location" else BUDGET for cols in p.groups]
         else:  # errors add up along the chains (rarely all at once): a share by the longest chain it is on
@@ -189,42 +190,75 @@ class _Fitting:
         self.values = self.ref.copy()
         self.own = np.zeros((n_groups, n, 3))  # each group's fitting error as a displacement (m)
 
-    def fit(self, top_down, place=()) -> None:
+    def fit(self, top_down, place=(), opened: dict | None = None) -> None:
         """One pass over the levels: targets from the reduced levels above, the keys of the groups in
-        ``place`` placed afresh (the others kept), curves fitted."""
+        ``place`` placed afresh (the others kept), curves fitted. ``opened``: group → the samples
+        (booleans ``(S,)``) whose keys are placed again, the group's other keys and curve kept — a
+        pass after the first one of an uncompensated reduction, whose targets do not follow the
+        levels above (the groups not placed keep their curves)."""
         for level, groups in enumerate(top_down.levels):
             targets, maps = top_down.targets(level, self.values)
             placed = [g for g in groups if g in place]
+            before = {g: (self.keys[g], self.slopes[g]) for g in placed}
             if placed:
-                self._place(placed, targets, maps)
-            for g in groups:
+                self._place(placed, targets, maps, opened)
+            for g in placed if opened is not None else groups:
                 cols = self.p.groups[g]
-                values, left, right = fit_keys(self.x, targets[g], self.keys[g])
-                values, left, right = align(self.x, targets[g], self.keys[g], left, right, maps[g], self.bound[g],
-                                            self.smooth[g])
+                keys = self.keys[g]
+                values, left, right = fit_keys(self.x, targets[g], keys)
+                where = self.smooth[g]
+                if opened is not None:  # the keys outside keep their slopes, aligned or not
+                    old_keys, (old_left, old_right) = before[g]
+                    redo = opened[g] | np.roll(opened[g], 1) | np.roll(opened[g], -1)  # the ends of a gap too
+                    kept = ~redo[keys]
+                    at = np.searchsorted(old_keys, keys[kept])
+                    left[kept], right[kept] = old_left[at], old_right[at]
+                    where = where & redo
+                values, left, right = align(self.x, targets[g], keys, left, right, maps[g], self.bound[g], where)
                 self.values[:, cols] = values
-                self.key_values[g] = targets[g][self.keys[g]]
+                self.key_values[g] = targets[g][keys]
                 self.slopes[g] = (left, right)
                 self.own[g] = (maps[g] @ (values - targets[g])[..., None])[..., 0]
             top_down.advance(level, self.values)
 
-    def _place(self, groups: list[int], targets: dict, maps: dict) -> None:
-        """Merge the keys of ``groups`` together, their samples laid end to end."""
+    def opened(self, groups: set[int], changed: np.ndarray) -> dict[int, np.ndarray]:
+        """Per group of ``groups``, the samples strictly inside the segments between its keys that hold
+        a sample where its bound changed (``changed`` ``(G, S)`` booleans)."""
+        out = {}
+        for g in groups:
+            keys = self.keys[g]
+            at = np.nonzero(changed[g])[0]
+            at = at[~np.isin(at, keys)]
+            gaps = np.zeros(len(self.x) + 1, dtype=int)
+            j = np.unique(np.searchsorted(keys, at) - 1)  # the segments keys[j]..keys[j + 1]
+            np.add.at(gaps, keys[j] + 1, 1)
+            np.add.at(gaps, keys[j + 1], -1)
+            out[g] = np.cumsum(gaps[:-1]) > 0
+        return out
+
+    def _place(self, groups: list[int], targets: dict, maps: dict, opened: dict | None = None) -> None:
+        """Merge the keys of ``groups`` together, their samples laid end to end; with ``opened``
+        (see :meth:`fit`), only in the opened samples (the keys elsewhere fixed)."""
         n = len(self.x)
         width = max(len(self.p.groups[g]) for g in groups)
         span = self.x[-1] - self.x[0] + 1.0
         x = np.concatenate([self.x + i * span for i in range(len(groups))])
         target = np.zeros((width, n * len(groups)))  # channels first (see fit.fit_rows)
         mats = np.zeros((3, width, n * len(groups)))
+        candidates = np.tile(self.allowed, len(groups))
+        fixed = np.zeros(n * len(groups), dtype=bool)
         for i, g in enumerate(groups):
             cols = len(self.p.groups[g])
             target[:cols, i * n : (i + 1) * n] = targets[g].T
             mats[:, :cols, i * n : (i + 1) * n] = np.transpose(maps[g], (1, 2, 0))
-        bound = np.concatenate([self.bound[g] for g in groups])
-        fixed = np.zeros(n * len(groups), dtype=bool)
-        for i, g in enumerate(groups):
             fixed[i * n + self.fixed[g]] = True
-        keys = merge(x, target, mats, bound, np.tile(self.allowed, len(groups)), fixed)
+            if opened is not None:
+                mine = np.zeros(n, dtype=bool)
+                mine[self.keys[g]] = True
+                fixed[i * n : (i + 1) * n] |= mine & ~opened[g]
+                candidates[i * n : (i + 1) * n] &= opened[g]
+        bound = np.concatenate([self.bound[g] for g in groups])
+        keys = merge(x, target, mats, bound, candidates, fixed)
         for i, g in enumerate(groups):
             self.keys[g] = keys[(keys >= i * n) & (keys < (i + 1) * n)] - i * n
 
@@ -261,6 +295,7 @@ def reduce(problem: Problem, tolerance: float, contact_speed: float = 0.0005, ke
         skates = _contact_violations(err_vec, spans, limit)
         if (not len(bad) and not skates) or rounds == MAX_FIX_ROUNDS:
             break
+        bound = state.bound.copy()
         if len(bad):
             again = _tighten_errors(state, err, bad, tolerance)
         else:
@@ -268,7 +303,10 @@ def reduce(problem: Problem, tolerance: float, contact_speed: float = 0.0005, ke
         if not again:
             result.notes.append("the bound could not be met: every allowed frame is a key")
             break
-        state.fit(top_down, place=state.below(again))
+        if state.compensated:  # the groups below follow them
+            state.fit(top_down, place=state.below(again))
+        else:  # only where the bounds changed
+            state.fit(top_down, place=again, opened=state.opened(again, state.bound != bound))
     if rounds == MAX_FIX_ROUNDS and (len(bad) or skates):
         result.notes.append(f"stopped after {MAX_FIX_ROUNDS} rounds")
     result.max_error = float(err.max()) if err.size else 0.0
