@@ -74,9 +74,9 @@ class ControlForward:
             if reference is not None and pins:
                 chain_pins = {b: m for b, m in pins.items() if b in self.chains}
                 self.dense = dense_chains(rig, self._state(np.asarray(reference, float)), chain_pins)
-            self.affects = self._affects()
             if reference is not None:
                 self._find_followers(np.asarray(reference, float))
+            self.affects = self._affects()
         except Unsupported as exc:
             raise ValueError(f"the control rig's deform bones cannot be evaluated here ({exc})") from exc
 
@@ -119,19 +119,20 @@ class ControlForward:
         own anchor, if it follows one. The extra points on a follower move to its anchor."""
         n = len(reference)
         rows = np.unique(np.append(np.arange(0, n, FOLLOW_EVERY), n - 1))
-        poses = []
-        for nudged in (False, True):
-            state = self._state(reference[rows], rows)
-            if nudged:
-                for k, control in enumerate(self.columns):
-                    state.set_basis(control, state.basis[control] @ _nudge(k))
-            poses.append(state)
+        state = self._state(np.tile(reference[rows], (2, 1)), np.tile(rows, 2))  # the second copy nudged
+        for k, control in enumerate(self.columns):
+            basis = state.basis[control].copy()
+            basis[len(rows) :] = basis[len(rows) :] @ _nudge(k)
+            state.set_basis(control, basis)
+        inverse: dict[int, np.ndarray] = {}
         anchor: dict[int, tuple[int, np.ndarray]] = {}  # follower → (anchor, its matrix in the anchor's frame)
-        for b, candidates in self._anchor_candidates():
+        for b, candidates in self._anchor_candidates(state):
             for p in candidates:
-                rel = [tf.affine_inverse(state.pose(p)) @ state.pose(b) for state in poses]
-                fixed = rel[0][0]
-                if max(float(np.abs(r - fixed).max()) for r in rel) <= FOLLOW_EPS:
+                if p not in inverse:
+                    inverse[p] = tf.affine_inverse(state.pose(p))
+                rel = inverse[p] @ state.pose(b)
+                fixed = rel[0]
+                if float(np.abs(rel - fixed).max()) <= FOLLOW_EPS:
                     if p in anchor:  # the anchor's own anchor, the matrices composed
                         p, fixed = anchor[p][0], anchor[p][1] @ fixed
                     anchor[b] = (p, fixed)
@@ -142,19 +143,20 @@ class ControlForward:
         self.extra = [(anchor[b][0], (anchor[b][1] @ np.append(p, 1.0))[:3]) if b in anchor else (b, p)
                       for b, p in self.extra]
 
-    def _anchor_candidates(self):
+    def _anchor_candidates(self, state: RigPose):
         """Per measured bone (rig index, parents first), the measured bones before it it may follow:
-        its nearest measured ancestor, then those the same key groups move, nearest first (a
-        generated Rigify rig parents its palms to no measured bone: they follow the hand)."""
+        its nearest measured ancestor, then those that read the same keyed controls, nearest first
+        (a generated Rigify rig parents its palms to no measured bone: they follow the hand)."""
         rows = {int(b): k for k, b in enumerate(self.measured)}
-        moved_by = {b: self.affects[:, 2 * k].tobytes() for b, k in rows.items()}
+        reads = [state._closure(control) for control in self.columns]
+        moved_by = {b: tuple(b in closure for closure in reads) for b in rows}
         for b in sorted(rows):
             p = int(self.rig.parents[b])
             while p >= 0 and p not in rows:
                 p = int(self.rig.parents[p])
-            same = [c for c in rows if c < b and c != p and moved_by[c] == moved_by[b]]
-            same.sort(key=lambda c: float(np.linalg.norm(self.rig.heads[c] - self.rig.heads[b])))
-            yield b, ([p] if p >= 0 else []) + same[:ANCHOR_TRIES]
+            same = np.array([c for c in rows if c < b and c != p and moved_by[c] == moved_by[b]], dtype=int)
+            near = np.argsort(tf.norms(self.rig.heads[same] - self.rig.heads[b]))[:ANCHOR_TRIES]
+            yield b, ([p] if p >= 0 else []) + [int(c) for c in same[near]]
 
     def _reading(self, state: RigPose, controls) -> tuple[np.ndarray, list[int], np.ndarray]:
         """The measured bones (rig indices) and extra points (numbers) that read any of ``controls``
@@ -278,10 +280,14 @@ class Direct:
         state = model._state(self.ref)
         points = self.reference_points = model._points(state)
         self.lever = {}
-        for g, control in enumerate(model.group_control):
-            head = state.pose(control)[:, :3, 3]
-            moved = points[:, model.affects[g]]
-            self.lever[g] = np.linalg.norm(moved - head[:, None, :], axis=-1).max(axis=1, initial=0.0)
+        for control in set(model.group_control):  # the distances from a control's head, once per control
+            groups = [g for g, c in enumerate(model.group_control) if c == control]
+            cols = np.nonzero(model.affects[groups].any(axis=0))[0]
+            away = points[:, cols] - state.pose(control)[:, None, :3, 3]
+            distance = np.sqrt(np.einsum("fpi,fpi->fp", away, away))
+            for g in groups:
+                mine = model.affects[g, cols]
+                self.lever[g] = distance[:, mine].max(axis=1) if mine.any() else np.zeros(len(points))
         self.measured = self._ik_maps(state)
         self._targets: tuple[dict, dict] | None = None
 
@@ -295,8 +301,12 @@ class Direct:
         n = len(self.ref)
         rows = np.unique(np.append(np.arange(0, n, IK_MAP_EVERY), n - 1))
         ref = self.ref[rows]
-        sampled = m._state(ref, rows)
-        at_ref = m._points(sampled, m.measured[posed])  # their heads and tails at the dense controls
+        width = max(len(cols) for cols in m.groups)
+        # the sampled frames once per channel of the widest group, one after the other: a group's
+        # channels are each changed in their own copy and measured in one evaluation of the rig
+        stacked = np.tile(ref, (width, 1))
+        sampled = m._state(stacked, np.tile(rows, width))
+        at_ref = m._points(sampled, m.measured[posed])[: len(rows)]  # their heads and tails at the dense controls
         lo = np.minimum(np.arange(n) // IK_MAP_EVERY, len(rows) - 1)
         hi = np.minimum(lo + 1, len(rows) - 1)
         out = {}
@@ -307,13 +317,13 @@ class Direct:
             bones = [posed[i] for i in mine]
             points = np.concatenate([[2 * i, 2 * i + 1] for i in mine])
             cols = m.groups[g]
-            jac = np.empty((len(rows), len(points), 3, len(cols)))
+            values = stacked.copy()
             for i, c in enumerate(cols):
-                values = ref.copy()
-                values[:, c] += IK_STEP
-                sampled.set_basis(control, m._basis(control, values))
-                jac[..., i] = (m._points(sampled, m.measured[bones]) - at_ref[:, points]) / IK_STEP
-            sampled.set_basis(control, m._basis(control, ref))
+                values[i * len(rows) : (i + 1) * len(rows), c] += IK_STEP
+            sampled.set_basis(control, m._basis(control, values))
+            moved = m._points(sampled, m.measured[bones]).reshape(width, len(rows), len(points), 3)[: len(cols)]
+            jac = np.moveaxis((moved - at_ref[:, points]) / IK_STEP, 0, -1)  # (S', P, 3, n)
+            sampled.set_basis(control, m._basis(control, stacked))
             size = np.einsum("spij,spij->sp", jac, jac)
             worst = np.argmax(size, axis=1)
             at = jac[np.arange(len(rows)), worst]  # (S', 3, n): each sample's point that moves most

@@ -39,6 +39,7 @@ from ..controls.constraints import Unsupported
 from ..controls.evaluate import RigPose
 from ..controls.parenting import apply_basis, parent_transform
 from ..controls.rig import ControlRig
+from ..transforms import cross, norms
 
 
 @dataclass
@@ -70,8 +71,13 @@ def find_chains(rig: ControlRig) -> dict[int, Chain]:
     return out
 
 
+def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Dot products of vectors ``(F, 3)``, ``(F, 1)``."""
+    return np.einsum("...i,...i->...", a, b)[..., None]
+
+
 def _unit(v: np.ndarray) -> np.ndarray:
-    return v / np.maximum(np.linalg.norm(v, axis=-1, keepdims=True), 1e-12)
+    return v / np.maximum(norms(v)[..., None], 1e-12)
 
 
 @dataclass
@@ -90,35 +96,35 @@ def triangle(root, target, bend, l0, l1) -> Triangle:
     """The chain of bone lengths ``l0``, ``l1`` ``(F,)`` from ``root`` reaching for ``target``, its knee
     toward ``bend`` (directions ``(F, 3)``; see the module docstring)."""
     axis = target - root
-    d = np.maximum(np.linalg.norm(axis, axis=-1), 1e-12)
+    d = np.maximum(norms(axis), 1e-12)
     axis = axis / d[:, None]
-    side = _unit(bend - np.sum(bend * axis, axis=-1, keepdims=True) * axis)
+    side = _unit(bend - _dot(bend, axis) * axis)
     x = (d * d + l0 * l0 - l1 * l1) / (2 * d)
     x = np.minimum(x, l0)
     h = np.sqrt(np.maximum(l0 * l0 - x * x, 0.0))
     knee = root + x[:, None] * axis + h[:, None] * side
     end = knee + l1[:, None] * _unit(target - knee)
-    normal = _unit(np.cross(axis, side))
+    normal = _unit(cross(axis, side))
     return Triangle(root, knee, end, _frame(_unit(knee - root), normal), _frame(_unit(end - knee), normal))
 
 
 def _swing(a: np.ndarray, b: np.ndarray, v: np.ndarray) -> np.ndarray:
     """Vectors ``v`` turned by the smallest rotations taking unit ``a`` to unit ``b`` (Rodrigues)."""
-    axis = np.cross(a, b)
-    c = np.sum(a * b, axis=-1, keepdims=True)
-    along = np.sum(axis * v, axis=-1, keepdims=True) / (1.0 + np.maximum(c, -1 + 1e-9))
-    return v * c + np.cross(axis, v) + axis * along
+    axis = cross(a, b)
+    c = _dot(a, b)
+    along = _dot(axis, v) / (1.0 + np.maximum(c, -1 + 1e-9))
+    return v * c + cross(axis, v) + axis * along
 
 
 def _frame(y: np.ndarray, normal: np.ndarray) -> np.ndarray:
     """Orthonormal frames ``(F, 3, 3)``: Y along ``y``, Z along ``normal`` made perpendicular to it."""
-    z = _unit(normal - np.sum(normal * y, axis=-1, keepdims=True) * y)
-    return np.stack([np.cross(y, z), y, z], axis=-1)
+    z = _unit(normal - _dot(normal, y) * y)
+    return np.stack([cross(y, z), y, z], axis=-1)
 
 
 def _scale(m: np.ndarray) -> np.ndarray:
     """The length of the Y column of matrices ``(F, 4, 4)`` (a bone's scale along itself)."""
-    return np.linalg.norm(m[:, :3, 1], axis=-1)
+    return norms(m[:, :3, 1])
 
 
 class SolvingPose(RigPose):
@@ -187,7 +193,7 @@ class SolvingPose(RigPose):
             return root, target, self.pose(chain.pole)[:, :3, 3] - root, _scale(upper)
         knee = lower[:, :3, 3] - root
         reach = _unit(knee + lower[:, :3, 1] * self.rig.lengths[chain.owner])  # start end, from the root
-        bend = knee - np.sum(knee * reach, axis=-1, keepdims=True) * reach
+        bend = knee - _dot(knee, reach) * reach
         return root, target, _swing(reach, _unit(target - root), bend), _scale(upper)
 
     def solve(self, chain: Chain) -> tuple[np.ndarray, np.ndarray]:
@@ -204,12 +210,12 @@ class SolvingPose(RigPose):
                 tri.lower, l1 / rig.lengths[chain.owner], tri.knee)
         pin_upper, pin_lower, tri_d, scale_d, distance_d = dense
         ratio = scale / scale_d
-        l0_d = np.linalg.norm(tri_d.knee - tri_d.root, axis=-1)
-        l1_d = np.linalg.norm(tri_d.end - tri_d.knee, axis=-1)
+        l0_d = norms(tri_d.knee - tri_d.root)
+        l1_d = norms(tri_d.end - tri_d.knee)
         l0, l1 = l0_d * ratio, l1_d * ratio
         response = self.stretch.get(chain.owner)
         if response is not None:  # the solver's stretch at this distance against the dense one's
-            now = response.at(np.linalg.norm(target - root, axis=-1) / scale)
+            now = response.at(norms(target - root) / scale)
             then = response.at(distance_d / scale_d)
             l0 = l0 * now[0] / then[0]
             l1 = l1 * now[1] / then[1]
@@ -247,8 +253,8 @@ def dense_chains(rig: ControlRig, state: SolvingPose, pins: dict[int, np.ndarray
             continue
         upper, lower = pins[chain.top], pins[chain.owner]
         root, target, bend, scale = state.inputs(chain)
-        l0 = np.linalg.norm(lower[:, :3, 3] - upper[:, :3, 3], axis=-1)
+        l0 = norms(lower[:, :3, 3] - upper[:, :3, 3])
         l1 = rig.lengths[chain.owner] * _scale(lower)
-        distance = np.linalg.norm(target - root, axis=-1)
+        distance = norms(target - root)
         out[chain.top] = (upper, lower, triangle(root, target, bend, l0, l1), scale, distance)
     return out
