@@ -27,7 +27,7 @@ from .handles import aligned, recalc
 from .layout import Channel, clip_channels, key_groups
 from .marks import Contact, Foot, Mark
 from .output import CurveKeys, KeyedAction
-from .reduce import ContactSpan, Problem, lengths, reduce, skate_added
+from .reduce import ContactSpan, Problem, reduce
 
 MARGIN = 0.98  # the reduction aims at this fraction of the tolerance (room for float32 keys)
 CONTACT_SPEED_M_S = 0.0008  # the mean speed the keys may add to a planted foot (0.08 cm/s)
@@ -147,15 +147,15 @@ def plan_keys(channels: list[Channel], frames, values, model, tolerance: float, 
             a, b = (int(np.argmin(np.abs(samples - f))) for f in (c.start, c.end))
             spans.append(ContactSpan(a, b, tuple(foot_points[c.foot.side])))
     problem = Problem(samples, reference, groups, model, np.isin(samples, frames), forced, spans, fps)
-    result = reduce(problem, tolerance * MARGIN, contact_speed * MARGIN)
-    curves, exact = _curves(channels, groups, samples, result, marks)
-    error, skate = _measure(model, problem, exact)
-    for _ in range(3):  # float32 keys beyond the bound: refine on, from these keys, a little tighter
-        if error <= tolerance and skate <= contact_speed:
+    played = _player(channels, groups, samples)
+    result = reduce(problem, tolerance * MARGIN, contact_speed * MARGIN, played=played)
+    for _ in range(3):  # stopped short of the bound: refine on, from these keys, a little tighter
+        if result.max_error <= tolerance and result.skate_added <= contact_speed:
             break
-        result = reduce(problem, tolerance * MARGIN * 0.9, contact_speed * MARGIN * 0.9, keys=result.keys)
-        curves, exact = _curves(channels, groups, samples, result, marks)
-        error, skate = _measure(model, problem, exact)
+        result = reduce(problem, tolerance * MARGIN * 0.9, contact_speed * MARGIN * 0.9, keys=result.keys,
+                        played=played)
+    error, skate = result.max_error, result.skate_added
+    curves = _curves(channels, groups, samples, result, marks)
     written = sum(len(c) for c in curves)
     keyed = all(
         s in result.keys[g]
@@ -170,31 +170,42 @@ def plan_keys(channels: list[Channel], frames, values, model, tolerance: float, 
     return out
 
 
-def _curves(channels, groups, samples, result, marks) -> tuple[list[CurveKeys], np.ndarray]:
-    """The written curves of a reduction, and their values on every sample as Blender plays them."""
+def _curve(ch: Channel, frames, y, slope_left, slope_right, types) -> CurveKeys:
+    """The written curve of a channel: keys at ``frames`` with values ``y`` and the handles of the
+    slopes (:func:`.handles.aligned`)."""
+    left, right, lt, rt = aligned(frames, y, slope_left, slope_right)
+    return CurveKeys(ch.data_path, ch.index, ch.group_name, np.stack([frames, y], axis=-1), left, right, lt, rt,
+                     np.full(len(frames), INTERPOLATION["BEZIER"], dtype=np.int32), types)
+
+
+def _player(channels, groups, samples):
+    """The ``played`` of :func:`.reduce.reduce`: a group's curves as written, evaluated as Blender does
+    (:mod:`.bezier`, handles as ``FCurve.update()`` leaves them)."""
+    def played(fitted):
+        curves, widths = [], []
+        for g, keys, key_values, slope_left, slope_right in fitted:
+            frames = samples[keys]
+            types = np.zeros(len(keys), dtype=np.int32)  # (the values do not depend on them)
+            curves += [_curve(channels[c], frames, key_values[:, j], slope_left[:, j], slope_right[:, j], types)
+                       for j, c in enumerate(groups[g])]
+            widths.append(len(groups[g]))
+        values = evaluate_many([curve.blender_keys() for curve in curves], samples).astype(float)
+        return np.split(values, np.cumsum(widths)[:-1], axis=1)
+
+    return played
+
+
+def _curves(channels, groups, samples, result, marks) -> list[CurveKeys]:
+    """The written curves of a reduction (their values on every sample are the reduction's: see
+    :func:`_player`)."""
     out: list[CurveKeys] = [None] * len(channels)  # type: ignore[list-item]
-    bez = INTERPOLATION["BEZIER"]
     for g, cols in enumerate(groups):
         k = result.keys[g]
         ml, mr = result.slopes[g]
-        frames = samples[k]
-        types = _key_types(frames, marks)
+        types = _key_types(samples[k], marks)
         for j, c in enumerate(cols):
-            ch = channels[c]
-            y = result.key_values[g][:, j]
-            left, right, lt, rt = aligned(frames, y, ml[:, j], mr[:, j])
-            co = np.stack([frames, y], axis=-1)
-            curve = CurveKeys(ch.data_path, ch.index, ch.group_name, co, left, right, lt, rt,
-                              np.full(len(k), bez, dtype=np.int32), types)
-            out[c] = curve
-    exact = evaluate_many([curve.blender_keys() for curve in out], samples).astype(float)
-    return out, exact
-
-
-def _measure(model, problem: Problem, values: np.ndarray) -> tuple[float, float]:
-    """Largest point error (m) and added skate (m/s) of curves with ``values`` on every sample."""
-    err = model(values) - problem.reference_points
-    return float(lengths(err).max()), skate_added(err, problem.contacts, problem.fps)
+            out[c] = _curve(channels[c], samples[k], result.key_values[g][:, j], ml[:, j], mr[:, j], types)
+    return out
 
 
 # ----------------------------------------------------------------------------- a Clip on its own bones

@@ -42,6 +42,7 @@ CONTACT_SHARE = 0.12  # … on a foot's contact frames, of the curves that move 
 CHAIN_POWER = 0.25  # uncompensated groups (a control rig's): BUDGET / n^CHAIN_POWER, n groups on the chain
 TIGHTEN = 0.5  # a bound found too loose by the exact check is multiplied by this, where it was
 MAX_FIX_ROUNDS = 40
+STALLED = 0.9  # a skate round that left more than this share of the skate: the next tightens every mover
 
 
 @dataclass
@@ -156,9 +157,10 @@ def _contact_violations(err_vec: np.ndarray, spans: _Spans, limit_per_frame: flo
 class _Fitting:
     """Keys, fitted curves and each group's own error while the reduction runs."""
 
-    def __init__(self, problem: Problem, tolerance: float, compensated: bool = True):
+    def __init__(self, problem: Problem, tolerance: float, compensated: bool = True, played=None):
         p = problem
         self.p = p
+        self.played = played
         self.x = np.asarray(p.samples, float)
         self.ref = np.asarray(p.reference, float)
         n, n_groups = len(self.x), len(p.groups)
@@ -218,7 +220,13 @@ class _Fitting:
                 self.values[:, cols] = values
                 self.key_values[g] = targets[g][keys]
                 self.slopes[g] = (left, right)
-                self.own[g] = (maps[g] @ (values - targets[g])[..., None])[..., 0]
+            fitted = placed if opened is not None else groups
+            if self.played is not None and fitted:
+                played = self.played([(g, self.keys[g], self.key_values[g], *self.slopes[g]) for g in fitted])
+                for g, values in zip(fitted, played):
+                    self.values[:, self.p.groups[g]] = values
+            for g in fitted:
+                self.own[g] = (maps[g] @ (self.values[:, self.p.groups[g]] - targets[g])[..., None])[..., 0]
             top_down.advance(level, self.values)
 
     def opened(self, groups: set[int], changed: np.ndarray) -> dict[int, np.ndarray]:
@@ -270,14 +278,16 @@ class _Fitting:
         return set(np.nonzero(inside.any(axis=1))[0].tolist()) | set(groups)
 
 
-def reduce(problem: Problem, tolerance: float, contact_speed: float = 0.0005, keys=None) -> Refinement:
+def reduce(problem: Problem, tolerance: float, contact_speed: float = 0.0005, keys=None, played=None) -> Refinement:
     """Keys per group so that the model moves no point further than ``tolerance`` (m) from where it
     puts it for the reference on any sample, and the planted feet skate no more than
     ``contact_speed`` (m/s) faster on average (see the module docstring). ``keys``: keys to start
-    from (sample indices per group) instead of placing them."""
+    from (sample indices per group) instead of placing them. ``played``: ``(group, key samples, key
+    values (K, n), left and right slopes (K, n)) →`` the group's curves on every sample ``(S, n)`` as
+    Blender will play them (default: the fitted Hermite curves), so that the check is the final one."""
     p = problem
     top_down = p.model.top_down(np.asarray(p.reference, float))
-    state = _Fitting(p, tolerance, getattr(top_down, "compensated", True))
+    state = _Fitting(p, tolerance, getattr(top_down, "compensated", True), played)
     ref_pts = p.reference_points = top_down.reference_points
     if keys is None:
         state.fit(top_down, place=set(range(len(p.groups))))
@@ -286,6 +296,7 @@ def reduce(problem: Problem, tolerance: float, contact_speed: float = 0.0005, ke
         state.fit(top_down)
     spans = _Spans(p.contacts)
     limit = contact_speed / p.fps
+    last_skate = np.inf  # the feet's summed skate before the last skate round
     result = Refinement(state.keys, state.key_values, state.slopes, state.values)
     for rounds in range(MAX_FIX_ROUNDS + 1):
         err_vec = p.model(state.values) - ref_pts
@@ -299,7 +310,9 @@ def reduce(problem: Problem, tolerance: float, contact_speed: float = 0.0005, ke
         if len(bad):
             again = _tighten_errors(state, err, bad, tolerance)
         else:
-            again = _tighten_skates(state, spans, skates)
+            skate = float(np.sum(spans.of(err_vec) * spans.n_pairs))
+            again = _tighten_skates(state, spans, skates, escalate=skate > STALLED * last_skate)
+            last_skate = skate
         if not again:
             result.notes.append("the bound could not be met: every allowed frame is a key")
             break
@@ -338,11 +351,12 @@ def _tighten_errors(state: _Fitting, err: np.ndarray, bad: np.ndarray, tolerance
     return again
 
 
-def _tighten_skates(state: _Fitting, spans: _Spans, skates: list) -> set[int]:
+def _tighten_skates(state: _Fitting, spans: _Spans, skates: list, escalate: bool = False) -> set[int]:
     """For each contact span whose foot skates, the bound of the groups that move that foot and no
     other (the leg's: the trunk's error reaches the foot along the leg only) is tightened over the
-    span — of every group that moves it once the leg's are at a hundredth of the tolerance; those
-    groups are returned (to be placed again)."""
+    span — of every group that moves it once the leg's are at a hundredth of the tolerance, or
+    when ``escalate`` (the leg's tightening stalled: the skate comes from above); those groups are
+    returned (to be placed again)."""
     again = set()
     every_foot = set(spans.points.ravel().tolist())
     for i in skates:
@@ -351,7 +365,7 @@ def _tighten_skates(state: _Fitting, spans: _Spans, skates: list) -> set[int]:
         others = sorted(every_foot - set(c.points))
         own = movers & ~state.affects[:, others].any(axis=1) if others else movers
         rows = slice(c.start, c.end + 1)
-        if np.any(own) and state.bound[own, rows].max() > state.floor:
+        if not escalate and np.any(own) and state.bound[own, rows].max() > state.floor:
             movers = own
         state.bound[movers, rows] *= TIGHTEN
         again.update(int(g) for g in np.nonzero(movers)[0])
