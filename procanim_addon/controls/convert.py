@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import collector
 from .. import transforms as tf
 from ..progress import Progress, no_progress
 from ..skeleton import Skeleton
@@ -348,6 +349,7 @@ class _Conversion:
             self.out.key_rotation[c] = moves_rot
 
 
+@collector.paused()
 def convert(
     rig: ControlRig,
     skeleton: Skeleton,

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import collector
 from ..clip import Clip
 from ..skeleton import Skeleton
 from .bezier import HANDLE, INTERPOLATION, KEY_TYPE, evaluate_many
@@ -106,6 +107,7 @@ def _scopes(channels: list[Channel], groups: list[list[int]], model, foot_points
     return list(range(len(groups)))
 
 
+@collector.paused()
 def plan_keys(channels: list[Channel], frames, values, model, tolerance: float, fps: float, marks=(),
               contacts=(), foot_points=None, contact_speed: float = CONTACT_SPEED_M_S) -> KeyedAction:
     """The keys of a bake of ``channels`` (dense ``values`` ``(F, C)`` at the generator's ``frames``):
@@ -211,6 +213,7 @@ def _curves(channels, groups, samples, result, marks) -> list[CurveKeys]:
 # ----------------------------------------------------------------------------- a Clip on its own bones
 
 
+@collector.paused()
 def plan_clip_keys(clip: Clip, skeleton: Skeleton, tolerance: float, rotation_modes=None, object_mode: str = "XYZ",
                    marks=(), contacts=(), feet: list[Foot] | None = None,
                    contact_speed: float = CONTACT_SPEED_M_S) -> KeyedAction:
@@ -237,6 +240,7 @@ def _feet_points(skeleton: Skeleton, feet: list[Foot] | None, first: int) -> tup
     return extra, foot_points
 
 
+@collector.paused()
 def plan_control_keys(rig, skeleton: Skeleton, keys, clip: Clip, tolerance: float, marks=(), contacts=(),
                       feet: list[Foot] | None = None, pins=None,
                       contact_speed: float = CONTACT_SPEED_M_S) -> KeyedAction:
