@@ -22,7 +22,9 @@ from .rig import ControlRig
 class RigPose:
     """Armature-space matrices ``(F, 4, 4)`` of a control rig's bones over ``frames`` frames."""
 
-    def __init__(self, rig: ControlRig, frames: int):
+    def __init__(self, rig: ControlRig, frames: int, like: RigPose | None = None):
+        """``like``: a RigPose of the same rig whose tables of the rig's structure (who reads whom, the
+        closures found so far) this one shares instead of working them out again."""
         self.rig = rig
         self.frames = frames
         self.basis: dict[int, np.ndarray] = {}
@@ -34,19 +36,21 @@ class RigPose:
         # bone → (a matrix stack it had, that stack's LOCAL matrices) when known without inverting:
         # the basis just applied, or what a LOCAL-space constraint gave (see local)
         self._known: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-        self._dependents = _dependents(rig)
-        self._ik_members = ik_chain_members(rig)
-        self._plain = plain_bones(rig)
-        self._uses_local = local_readers(rig)
-        self._closures: dict[int, frozenset[int]] = {}
+        if like is not None and like.rig is rig:
+            self._dependents, self._ik_members, self._closures = like._dependents, like._ik_members, like._closures
+            self._plain, self._uses_local = like._plain, like._uses_local
+        else:
+            self._dependents = _dependents(rig)
+            self._ik_members = ik_chain_members(rig)
+            self._plain = plain_bones(rig)
+            self._uses_local = local_readers(rig)
+            self._closures: dict[int, frozenset[int]] = {}
         self.mirror: tuple[RigPose, np.ndarray] | None = None
 
     def sampled(self, frames: np.ndarray) -> RigPose:
         """A RigPose over a few of these frames that follows every basis and pin set here (cheap
         checks of whole clips)."""
-        other = RigPose(self.rig, len(frames))
-        other._dependents, other._ik_members, other._closures = self._dependents, self._ik_members, self._closures
-        other._plain, other._uses_local = self._plain, self._uses_local
+        other = RigPose(self.rig, len(frames), like=self)
         for i, m in self.basis.items():
             other.basis[i] = m[frames]
         for i, m in self.pinned.items():

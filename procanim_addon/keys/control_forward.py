@@ -56,6 +56,7 @@ class ControlForward:
         pins = {b if isinstance(b, (int, np.integer)) else rig.index(b): m for b, m in (pins or {}).items()}
         self.pins = {b: m for b, m in pins.items() if b not in self.chains}
         self.dense: dict = {}
+        self._like: RigPose | None = None  # the first state made: its tables of the rig's structure are shared
         self._last: tuple | None = None  # (values, points) of the previous call
         self._full: tuple | None = None  # (values, their evaluation on every frame) of a previous call
         missing = sorted({c.bone for c in channels if not rig.has(c.bone)})
@@ -190,7 +191,8 @@ class ControlForward:
         if with_chains:
             dense = self.dense if rows is None else {top: _rows_of(d, rows) for top, d in self.dense.items()}
             dense = dense if all(len(d[3]) == n for d in dense.values()) else {}  # (other frames than the clip's)
-        state = SolvingPose(self.rig, n, self.chains, dense, self.stretch if dense else None)
+        state = SolvingPose(self.rig, n, self.chains, dense, self.stretch if dense else None, like=self._like)
+        self._like = self._like or state
         for control in self.columns:
             state.set_basis(control, self._basis(control, values))
         for bone, pose in self.pins.items():
@@ -204,15 +206,20 @@ class ControlForward:
             bones, extra = self.measured, range(len(self.extra))
         extra = [] if extra is None else list(extra)
         out = np.empty((state.frames, 2 * len(bones) + len(extra), 3))
+        carried: dict[int, list[int]] = {}  # anchor → the followers among ``bones`` (their places)
         for k, b in enumerate(bones):
             follow = self.follow.get(int(b))
-            if follow is not None:  # carried by its anchor
-                pose = state.pose(follow[0])
-                out[:, 2 * k : 2 * k + 2] = follow[1] @ np.swapaxes(pose[:, :3, :3], 1, 2) + pose[:, None, :3, 3]
+            if follow is not None:
+                carried.setdefault(follow[0], []).append(k)
                 continue
             pose = state.pose(int(b))
             out[:, 2 * k] = pose[:, :3, 3]
             out[:, 2 * k + 1] = pose[:, :3, 3] + pose[:, :3, 1] * self.rig.lengths[b]  # the tail carries scale
+        for anchor, places in carried.items():  # a follower's head and tail, carried by its anchor
+            pose = state.pose(anchor)
+            local = np.concatenate([self.follow[int(bones[k])][1] for k in places])  # (2n, 3)
+            cols = np.ravel([(2 * k, 2 * k + 1) for k in places])
+            out[:, cols] = np.swapaxes(pose[:, :3, :3] @ local.T, 1, 2) + pose[:, None, :3, 3]
         for k, e in enumerate(extra):
             bone, local = self.extra[e]
             pose = state.pose(bone)

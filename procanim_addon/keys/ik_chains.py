@@ -135,8 +135,8 @@ class SolvingPose(RigPose):
     alone; ``stretch``: the solver's measured response per chain, by its IK constraint's owner."""
 
     def __init__(self, rig: ControlRig, frames: int, chains: dict[int, Chain], dense: dict | None = None,
-                 stretch: dict | None = None):
-        super().__init__(rig, frames)
+                 stretch: dict | None = None, like: RigPose | None = None):
+        super().__init__(rig, frames, like)
         self.chains = chains
         self.dense = dense or {}
         self.stretch = stretch or {}
