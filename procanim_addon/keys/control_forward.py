@@ -20,6 +20,7 @@ model refuses, naming the chain, to measure a bone that depends on an IK chain i
 
 from __future__ import annotations
 
+import threading
 from dataclasses import fields
 
 import numpy as np
@@ -36,7 +37,7 @@ from .layout import Channel, channel_basis, key_groups, rotation_prop, rotation_
 IK_STEP = 1e-5  # differences of the controls that move an IK chain (m, rad or scale)
 IK_MAP_EVERY = 8  # frames between the samples of the IK chains' measured error maps
 FEW_ROWS = 0.5  # a model call evaluates the changed frames alone when they are at most this share of them
-FOLLOW_EVERY = 8  # frames between the samples on which a bone is checked to move rigidly with another
+FOLLOW_SAMPLES = 24  # frames, spread over the clip, on which a bone is checked to move rigidly with another
 FOLLOW_EPS = 1e-6  # largest change (m, or unitless in the rotation) of a follower's matrix in its anchor's
 # frame: below Blender's own float32 resolution of a bone's position a few metres from the origin
 ANCHOR_TRIES = 3  # bones moved by the same key groups tried as a bone's anchor, nearest first
@@ -115,11 +116,11 @@ class ControlForward:
         then carried by that *anchor*'s matrices, and the rig machinery between them is not evaluated.
 
         A bone follows its nearest measured ancestor when its matrix in that ancestor's frame is the
-        same, within :data:`FOLLOW_EPS`, on every :data:`FOLLOW_EVERY`-th frame of the ``reference``
+        same, within :data:`FOLLOW_EPS`, on :data:`FOLLOW_SAMPLES` frames spread over the ``reference``
         and with every keyed control turned and shifted there; its anchor is then that ancestor's
         own anchor, if it follows one. The extra points on a follower move to its anchor."""
         n = len(reference)
-        rows = np.unique(np.append(np.arange(0, n, FOLLOW_EVERY), n - 1))
+        rows = np.unique(np.linspace(0, n - 1, FOLLOW_SAMPLES).round().astype(int))
         state = self._state(np.tile(reference[rows], (2, 1)), np.tile(rows, 2))  # the second copy nudged
         for k, control in enumerate(self.columns):
             basis = state.basis[control].copy()
@@ -284,6 +285,10 @@ class Direct:
         self.m = model
         self.ref = np.asarray(reference, float)
         self.levels = [list(range(len(model.groups)))]
+        # the IK maps on a second thread while this one evaluates the reference (numpy lets go of the
+        # interpreter in its loops: on two cores the two overlap by about half)
+        maps = threading.Thread(target=self._ik_maps, daemon=True)
+        maps.start()
         state = model._state(self.ref)
         points = self.reference_points = model._points(state)
         self.lever = {}
@@ -295,16 +300,25 @@ class Direct:
             for g in groups:
                 mine = model.affects[g, cols]
                 self.lever[g] = distance[:, mine].max(axis=1) if mine.any() else np.zeros(len(points))
-        self.measured = self._ik_maps(state)
+        maps.join()
+        if isinstance(self.measured, BaseException):
+            raise self.measured
         self._targets: tuple[dict, dict] | None = None
 
-    def _ik_maps(self, state) -> dict[int, np.ndarray]:
+    def _ik_maps(self) -> None:
+        """:meth:`_measure_ik_maps` into ``self.measured`` (or the exception it raised)."""
+        try:
+            self.measured = self._measure_ik_maps()
+        except BaseException as exc:  # re-raised on the calling thread
+            self.measured = exc
+
+    def _measure_ik_maps(self) -> dict[int, np.ndarray]:
         """Per group that moves a deform bone an IK chain poses: its measured map ``(S, 3, n)``, from
         forward differences on every :data:`IK_MAP_EVERY`-th frame (and the last), each frame taking
         the larger of its two neighbouring samples' maps. The maps guide the placement; the exact
         check of the reduction measures every frame."""
         m = self.m
-        posed = _chain_bones(state, m.chains, m.measured)
+        posed = _chain_bones(m._like, m.chains, m.measured)
         n = len(self.ref)
         rows = np.unique(np.append(np.arange(0, n, IK_MAP_EVERY), n - 1))
         ref = self.ref[rows]
