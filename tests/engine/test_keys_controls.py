@@ -266,3 +266,42 @@ def test_the_solvers_stretch_response_sets_the_chains_lengths_at_the_new_distanc
     thigh_d = np.linalg.norm(low_d[:, :3, 3] - up_d[:, :3, 3], axis=-1)
     s_now, s_then = response.at(reach[0])[0], response.at(reach[1])[0]
     assert np.allclose(thigh / thigh_d, s_now / s_then, rtol=1e-9)
+
+
+@pytest.mark.parametrize("kind", ["FK", "IK"])
+def test_followers_carried_by_their_anchor_are_where_the_rig_puts_them(kind, ik_bake):
+    """A measured bone that moves rigidly with a measured bone above it is carried by that anchor's
+    matrices (the rig between them not evaluated): its points equal the rig's own evaluation of it,
+    whatever the controls do; a bone that does not move rigidly with one is evaluated through the rig."""
+    if kind == "FK":
+        rig = mini_rig("FK")
+        sk, intended = swaying(rig)
+        keys, pins = convert(rig, sk, intended, "FK"), None
+    else:
+        rig, sk, _, keys, pins, _ = ik_bake
+    channels, dense = control_channels(rig, keys)
+    model = ControlForward(rig, sk, channels, pins, reference=dense)
+    followers = {rig.names[b]: rig.names[a] for b, (a, _) in model.follow.items()}
+    assert followers.get("ORG-spine") == "ORG-hips"  # carried rigidly with the hips on this rig
+    assert "ORG-neck" not in followers  # half the torso's turn: not rigid with the chest
+    through = ControlForward(rig, sk, channels, pins, reference=dense)
+    through.follow = {}  # every bone evaluated through the rig
+    rng = np.random.default_rng(8)
+    for _ in range(3):
+        values = dense + rng.normal(0.0, 0.05, dense.shape)
+        assert np.allclose(model(values), through(values), rtol=0.0, atol=1e-9)
+
+
+def test_a_bone_that_stops_following_when_a_control_moves_is_no_follower():
+    """The rigidity check nudges every keyed control: a bone rigid with its anchor in the reference
+    motion only because its own keyed control holds still there is not taken for a follower."""
+    rig = mini_rig("FK")
+    sk, intended = swaying(rig)
+    keys = convert(rig, sk, intended, "FK")
+    channels, dense = control_channels(rig, keys)
+    foot = [c for c, ch in enumerate(channels) if ch.bone == "foot_fk.L"]
+    assert foot, "the foot's FK control is keyed"
+    still = dense.copy()
+    still[:, foot] = dense[:1, foot]  # the foot's control held: ORG-foot.L moves with ORG-shin.L…
+    model = ControlForward(rig, sk, channels, reference=still)
+    assert rig.index("ORG-foot.L") not in model.follow  # …but not when the foot's control turns
