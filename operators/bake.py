@@ -36,6 +36,7 @@ from ..procanim_addon import keys as planner
 from ..procanim_addon.bake_settings import BakeSettings
 from ..procanim_addon.clip import Clip
 from ..procanim_addon.controls import KEY_TARGETS
+from ..procanim_addon.deform_tree import as_posed
 from ..procanim_addon.errors import InputError
 from ..procanim_addon.key_marks import KeyMarks
 from ..procanim_addon.loop import cycle_of, repeated
@@ -105,20 +106,7 @@ def prepare_bake(obj, clip: Clip, key_target: str = "AUTO", bake_to: str = "ACTI
         plan_control_bake(converted, tolerance, marks)
         return lambda notes=None: write_onto_controls(converted, notes, **place)
     keyed = plan_bone_keys(obj, clip, tolerance, marks)
-    if tolerance > 0.0 and keyed is None:
-        return lambda notes=None: write_onto_bones(obj, clip, _noted(notes, obj.name + REBUILT_NOTE), None,
-                                                   marks.markers(), **place)
     return lambda notes=None: write_onto_bones(obj, clip, notes, keyed, marks.markers(), **place)
-
-
-REBUILT_NOTE = (": every frame keyed — the key tolerance is not measured yet on a deform skeleton rebuilt "
-                "from separate bones (a Rigify rig exported without its controls)")
-
-
-def _noted(notes: list | None, note: str) -> list | None:
-    if notes is not None:
-        notes.append(note)
-    return notes
 
 
 def bake_clip(obj, clip: Clip, key_target: str = "AUTO", notes: list | None = None, key_tolerance: float = 0.0,
@@ -129,15 +117,14 @@ def bake_clip(obj, clip: Clip, key_target: str = "AUTO", notes: list | None = No
 
 
 def plan_bone_keys(obj, clip: Clip, tolerance: float, marks: KeyMarks) -> planner.KeyedAction | None:
-    """The reduced keys of ``clip`` on ``obj``'s own bones (None for a dense bake: ``tolerance`` 0, or
-    a deform tree rebuilt from bones Blender poses under other parents, whose posing the planner does
-    not model yet), the error measured on the skeleton the clip is of, in each pose bone's rotation
-    mode."""
+    """The reduced keys of ``clip`` on ``obj``'s own bones (None for a dense bake: ``tolerance`` 0), the
+    error measured on the skeleton the clip is of, in each pose bone's rotation mode. The clip's
+    channels are the armature's own: on a deform tree rebuilt from bones Blender poses under other
+    parents (a Rigify rig exported without its controls) they pose each bone under the bone Blender
+    poses it under, and so does the skeleton measured (``deform_tree.as_posed``)."""
     if tolerance == 0.0:
         return None
-    skeleton = read_skeleton(obj)
-    if skeleton.armature_parents is not None:
-        return None
+    skeleton = as_posed(read_skeleton(obj))
     modes = {pb.name: pb.rotation_mode for pb in obj.pose.bones}
     try:
         return planner.plan_clip_keys(clip, skeleton, tolerance, modes, obj.rotation_mode, marks.marks,

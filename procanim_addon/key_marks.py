@@ -23,6 +23,7 @@ import numpy as np
 
 from . import transforms as tf
 from .clip import Clip
+from .deform_tree import as_posed
 from .errors import InputError
 from .ground import FlatGround, Ground
 from .keys import Contact, Foot, Mark, feet, handshake_marks, walk_contacts
@@ -62,7 +63,10 @@ def contact_marks(skeleton: Skeleton, rigmap, clip: Clip, ground: Ground | None 
     """The contacts and marks of ``clip`` (a character walking on ``skeleton``, roles ``rigmap``) on
     ``ground`` (armature space; None: the plane of the rest soles). No leg roles: no marks.
     ``object_basis`` (4, 4): the armature object's ``matrix_basis`` before the bake — with it, a clip
-    that moves the object (root motion OBJECT) is measured where the object carries the feet."""
+    that moves the object (root motion OBJECT) is measured where the object carries the feet. The
+    clip's channels are the armature's own: on a rebuilt deform tree they pose each bone under the
+    bone Blender poses it under (:func:`.deform_tree.as_posed`), and so are they read here."""
+    skeleton = as_posed(skeleton)
     try:
         foot_list = feet(skeleton, rigmap)
     except (InputError, KeyError, ValueError, IndexError):

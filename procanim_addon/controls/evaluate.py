@@ -46,6 +46,10 @@ class RigPose:
             self._uses_local = local_readers(rig)
             self._closures: dict[int, frozenset[int]] = {}
         self.mirror: tuple[RigPose, np.ndarray] | None = None
+        # True: neither a bone's parent transform (except for bones with a basis or read in LOCAL space:
+        # worked out again if asked for) nor its matrices before its constraints (unconstrained() then
+        # refuses) are kept once its matrices are — half the memory of a whole clip
+        self.lean = False
 
     def sampled(self, frames: np.ndarray) -> RigPose:
         """A RigPose over a few of these frames that follows every basis and pin set here (cheap
@@ -125,11 +129,13 @@ class RigPose:
             for c in self.rig.constraints[i]:
                 if c.influence > 0.0:
                     got = cs.blend(got, self._constraint(i, c, got), c.influence)
-            if got is not before:
+            if got is not before and not self.lean:
                 self._pre[i] = before
             if self.rig.connected[i] and self.rig.constraints[i]:
                 got = got.copy()  # (not an array whose LOCAL matrices are known)
                 got[..., :3, 3] = head  # Blender: "prevent constraints breaking a chain"
+            if self.lean and i not in self.basis and not self._uses_local[i]:
+                self._parent_tf.pop(i, None)
         self._pose[i] = got
         return got
 
@@ -153,6 +159,8 @@ class RigPose:
         """Where bone ``i`` must be before its own constraints for them to leave it at ``pose``,
         taking what they do now as a transform applied on the left (exact for an Armature
         constraint, CloudRig's ``FK-Toes``; ``pose`` itself when they change nothing)."""
+        if self.lean:
+            raise ValueError("a lean RigPose keeps no matrices before constraints")
         self.pose(i)
         before = self._pre.get(i)
         if before is None:

@@ -193,6 +193,7 @@ class ControlForward:
             dense = self.dense if rows is None else {top: _rows_of(d, rows) for top, d in self.dense.items()}
             dense = dense if all(len(d[3]) == n for d in dense.values()) else {}  # (other frames than the clip's)
         state = SolvingPose(self.rig, n, self.chains, dense, self.stretch if dense else None, like=self._like)
+        state.lean = True
         self._like = self._like or state
         for control in self.columns:
             state.set_basis(control, self._basis(control, values))
@@ -231,7 +232,8 @@ class ControlForward:
         """The points for ``values`` ``(N, C)``. The previous call's evaluation is kept: a call with
         the same number of frames evaluates again only what the controls whose values changed move
         (a refinement round changes a few key groups), on the frames where they changed when those
-        are few (:data:`FEW_ROWS`), else on every frame."""
+        are few (:data:`FEW_ROWS`), else on every frame. The array returned is read-only: the model
+        keeps it for the next call."""
         values = np.asarray(values, float)
         if self._last is None or self._last[0].shape != values.shape:
             state = self._state(values)
@@ -241,7 +243,7 @@ class ControlForward:
             old, points = self._last
             rows = np.flatnonzero((old != values).any(axis=1))
             if not len(rows):
-                return points.copy()
+                return points
             points = points.copy()
             if len(rows) <= FEW_ROWS * len(values):
                 changed = self._changed(old[rows], values[rows])
@@ -257,8 +259,17 @@ class ControlForward:
                 if len(cols):
                     points[:, cols] = self._points(state, bones, extra)
                 self._full = (values.copy(), state)
+        points.flags.writeable = False
         self._last = (values.copy(), points)
-        return points.copy()
+        return points
+
+    def start_from(self, values: np.ndarray, state: RigPose, points: np.ndarray) -> None:
+        """Take ``state`` (the rig evaluated for ``values``, which gave ``points``) as the previous call's:
+        the next call evaluates again only what changed, in that state (no second evaluation of the
+        whole rig held at once). ``points`` is made read-only."""
+        points.flags.writeable = False
+        self._last = (values.copy(), points)
+        self._full = (values.copy(), state)
 
     def _changed(self, old: np.ndarray, new: np.ndarray) -> list[int]:
         """The controls whose channel values differ between ``old`` and ``new``."""
@@ -291,6 +302,7 @@ class Direct:
         maps.start()
         state = model._state(self.ref)
         points = self.reference_points = model._points(state)
+        model.start_from(self.ref, state, points)
         self.lever = {}
         for control in set(model.group_control):  # the distances from a control's head, once per control
             groups = [g for g, c in enumerate(model.group_control) if c == control]

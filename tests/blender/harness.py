@@ -175,6 +175,41 @@ def evaluated_pose(obj, frame: int, space: str = "ARMATURE") -> dict[str, np.nda
     return pose
 
 
+def deform_points(obj, frames) -> np.ndarray:
+    """World positions ``(F, 2D, 3)`` of the heads and tails of ``obj``'s deform bones on each frame,
+    as Blender evaluates them (``frame_set``: fine in a test)."""
+    bones = [b for b in obj.data.bones if b.use_deform]
+    index = {pb.name: i for i, pb in enumerate(obj.pose.bones)}
+    rows = [index[b.name] for b in bones]
+    tip = np.array([[0.0, b.length, 0.0, 1.0] for b in bones])
+    flat = np.empty(len(index) * 16, dtype=np.float32)
+    out = np.empty((len(frames), 2 * len(bones), 3))
+    scene = bpy.context.scene
+    for k, f in enumerate(frames):
+        scene.frame_set(int(f))
+        evaluated = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
+        evaluated.pose.bones.foreach_get("matrix", flat)
+        mats = np.array(evaluated.matrix_world) @ flat.reshape(-1, 4, 4).transpose(0, 2, 1)[rows].astype(float)
+        out[k, 0::2] = mats[:, :3, 3]
+        out[k, 1::2] = np.einsum("bij,bj->bi", mats, tip)[:, :3]
+    return out
+
+
+def foot_columns(obj, prefix: str = "") -> list[int]:
+    """Columns of :func:`deform_points` that are the heads and tails of foot and toe bones (whose
+    names start with ``prefix``, any case)."""
+    names = [b.name.lower() for b in obj.data.bones if b.use_deform]
+    feet = [i for i, n in enumerate(names) if ("foot" in n or "toe" in n) and n.startswith(prefix.lower())]
+    return [c for i in feet for c in (2 * i, 2 * i + 1)]
+
+
+def held_skate_cm_s(points: np.ndarray, still: np.ndarray, fps: float) -> float:
+    """Mean horizontal speed (cm/s) of the foot points ``(F, P, 3)`` over the frame pairs ``still``
+    ``(F-1, P)`` (where the dense bake holds them)."""
+    step = np.linalg.norm(np.diff(points[:, :, :2], axis=0), axis=-1) * fps
+    return float(step[still].mean() * 100.0) if still.any() else 0.0
+
+
 def _slot_of(action, obj):
     """The action slot that ``obj`` animates ``action`` with (Blender 4.4+): as its active action, else
     in an NLA strip; None when it does not use it."""

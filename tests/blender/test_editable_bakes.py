@@ -33,37 +33,11 @@ FLOORS = {"path_walk": 0.25, "path_walk_object": 0.25, "path_walk_strip": 0.25, 
 # ----------------------------------------------------------------------------- measures
 
 
-def deform_points(obj, frames) -> np.ndarray:
-    """World positions ``(F, 2D, 3)`` of the heads and tails of ``obj``'s deform bones on each frame,
-    as Blender evaluates them (``frame_set``: fine in a test)."""
-    bones = [b for b in obj.data.bones if b.use_deform]
-    index = {pb.name: i for i, pb in enumerate(obj.pose.bones)}
-    rows = [index[b.name] for b in bones]
-    tip = np.array([[0.0, b.length, 0.0, 1.0] for b in bones])
-    flat = np.empty(len(index) * 16, dtype=np.float32)
-    out = np.empty((len(frames), 2 * len(bones), 3))
-    scene = bpy.context.scene
-    for k, f in enumerate(frames):
-        scene.frame_set(int(f))
-        evaluated = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
-        evaluated.pose.bones.foreach_get("matrix", flat)
-        mats = np.array(evaluated.matrix_world) @ flat.reshape(-1, 4, 4).transpose(0, 2, 1)[rows].astype(float)
-        out[k, 0::2] = mats[:, :3, 3]
-        out[k, 1::2] = np.einsum("bij,bj->bi", mats, tip)[:, :3]
-    return out
+deform_points = harness.deform_points
 
 
-def foot_columns(obj) -> list[int]:
-    """Columns of :func:`deform_points` that are the heads and tails of foot and toe bones."""
-    names = [b.name.lower() for b in obj.data.bones if b.use_deform]
-    feet = [i for i, n in enumerate(names) if "foot" in n or "toe" in n]
-    return [c for i in feet for c in (2 * i, 2 * i + 1)]
-
-
-def skate_cm_s(points: np.ndarray, still: np.ndarray, fps: float) -> float:
-    """Mean horizontal speed (cm/s) of the foot points over the frame pairs ``still`` ``(F-1, P)``."""
-    step = np.linalg.norm(np.diff(points[:, :, :2], axis=0), axis=-1) * fps
-    return float(step[still].mean() * 100.0) if still.any() else 0.0
+foot_columns = harness.foot_columns
+skate_cm_s = harness.held_skate_cm_s
 
 
 bake_of = harness.baked_action
