@@ -72,12 +72,24 @@ class ControlForward:
                                                @ np.append(np.asarray(p, float), 1.0))[:3]) for b, p in extra_points]
         self.n_points = 2 * len(self.measured) + len(self.extra)
         self.follow: dict[int, tuple[int, np.ndarray]] = {}  # rig bone → (its anchor, its head and tail there)
+        self._reference: tuple | None = None  # (values, the rig evaluated for them so far) for top_down
         try:
-            if reference is not None and pins:
-                chain_pins = {b: m for b, m in pins.items() if b in self.chains}
-                self.dense = dense_chains(rig, self._state(np.asarray(reference, float)), chain_pins)
             if reference is not None:
-                self._find_followers(np.asarray(reference, float))
+                reference = np.asarray(reference, float)
+                # the followers on a second thread (they do not depend on how the IK chains are posed)
+                # while this one works out the chains' dense data
+                found: list = []
+                finding = threading.Thread(target=_catching, args=(self._find_followers, reference, found))
+                finding.start()
+                state = self._state(reference)
+                if pins:
+                    chain_pins = {b: m for b, m in pins.items() if b in self.chains}
+                    self.dense = dense_chains(rig, state, chain_pins)
+                    state.dense, state.stretch = self.dense, (self.stretch if self.dense else None)
+                self._reference = (reference, state)  # (no chain solved yet: what it holds stays valid)
+                finding.join()
+                if found:
+                    raise found[0]
             self.affects = self._affects()
         except Unsupported as exc:
             raise ValueError(f"the control rig's deform bones cannot be evaluated here ({exc})") from exc
@@ -121,7 +133,7 @@ class ControlForward:
         own anchor, if it follows one. The extra points on a follower move to its anchor."""
         n = len(reference)
         rows = np.unique(np.linspace(0, n - 1, FOLLOW_SAMPLES).round().astype(int))
-        state = self._state(np.tile(reference[rows], (2, 1)), np.tile(rows, 2))  # the second copy nudged
+        state = self._state(np.tile(reference[rows], (2, 1)), np.tile(rows, 2), with_chains=False)  # 2nd copy nudged
         for k, control in enumerate(self.columns):
             basis = state.basis[control].copy()
             basis[len(rows) :] = basis[len(rows) :] @ _nudge(k)
@@ -263,6 +275,14 @@ class ControlForward:
         self._last = (values.copy(), points)
         return points
 
+    def reference_state(self, values: np.ndarray) -> RigPose:
+        """The rig evaluated for ``values``: the state that worked out the IK chains' dense data when
+        these are its values (what it evaluated is kept), else a new one. Handed out once."""
+        kept, self._reference = self._reference, None
+        if kept is not None and kept[0].shape == values.shape and np.array_equal(kept[0], values):
+            return kept[1]
+        return self._state(values)
+
     def start_from(self, values: np.ndarray, state: RigPose, points: np.ndarray) -> None:
         """Take ``state`` (the rig evaluated for ``values``, which gave ``points``) as the previous call's:
         the next call evaluates again only what changed, in that state (no second evaluation of the
@@ -298,9 +318,10 @@ class Direct:
         self.levels = [list(range(len(model.groups)))]
         # the IK maps on a second thread while this one evaluates the reference (numpy lets go of the
         # interpreter in its loops: on two cores the two overlap by about half)
-        maps = threading.Thread(target=self._ik_maps, daemon=True)
+        failed: list = []
+        maps = threading.Thread(target=_catching, args=(self._ik_maps, None, failed))
         maps.start()
-        state = model._state(self.ref)
+        state = model.reference_state(self.ref)
         points = self.reference_points = model._points(state)
         model.start_from(self.ref, state, points)
         self.lever = {}
@@ -313,16 +334,13 @@ class Direct:
                 mine = model.affects[g, cols]
                 self.lever[g] = distance[:, mine].max(axis=1) if mine.any() else np.zeros(len(points))
         maps.join()
-        if isinstance(self.measured, BaseException):
-            raise self.measured
+        if failed:
+            raise failed[0]
         self._targets: tuple[dict, dict] | None = None
 
-    def _ik_maps(self) -> None:
-        """:meth:`_measure_ik_maps` into ``self.measured`` (or the exception it raised)."""
-        try:
-            self.measured = self._measure_ik_maps()
-        except BaseException as exc:  # re-raised on the calling thread
-            self.measured = exc
+    def _ik_maps(self, _=None) -> None:
+        """:meth:`_measure_ik_maps` into ``self.measured``."""
+        self.measured = self._measure_ik_maps()
 
     def _measure_ik_maps(self) -> dict[int, np.ndarray]:
         """Per group that moves a deform bone an IK chain poses: its measured map ``(S, 3, n)``, from
@@ -391,6 +409,15 @@ class Direct:
 
     def advance(self, level: int, values: np.ndarray) -> None:
         """Nothing to carry: the groups are not compensated."""
+
+
+def _catching(work, argument, errors: list) -> None:
+    """``work(argument)``, an exception it raises appended to ``errors`` (re-raised by the thread that
+    waits for it)."""
+    try:
+        work(argument)
+    except BaseException as exc:
+        errors.append(exc)
 
 
 def _nudge(k: int) -> np.ndarray:
