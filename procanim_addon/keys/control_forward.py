@@ -72,6 +72,7 @@ class ControlForward:
                                                @ np.append(np.asarray(p, float), 1.0))[:3]) for b, p in extra_points]
         self.n_points = 2 * len(self.measured) + len(self.extra)
         self.follow: dict[int, tuple[int, np.ndarray]] = {}  # rig bone → (its anchor, its head and tail there)
+        self._layouts: dict[tuple, tuple] = {}  # (the followers, bones) → how _points finds them (_layout)
         self._reference: tuple | None = None  # (values, the rig evaluated for them so far) for top_down
         try:
             if reference is not None:
@@ -213,6 +214,25 @@ class ControlForward:
             state.pin(bone, pose if rows is None else pose[rows])
         return state
 
+    def _layout(self, bones) -> tuple[list[tuple[int, int]], list[tuple[int, np.ndarray, np.ndarray]]]:
+        """How :meth:`_points` finds the heads and tails of ``bones``: ``(place, bone)`` of those
+        evaluated through the rig, and per anchor ``(anchor, columns, local points (3, 2n))`` of the
+        followers it carries (worked out once per list of bones and table of followers)."""
+        key = (id(self.follow), np.asarray(bones, dtype=np.int64).tobytes())
+        got = self._layouts.get(key)
+        if got is None:
+            own, places = [], {}
+            for k, b in enumerate(bones):
+                follow = self.follow.get(int(b))
+                if follow is None:
+                    own.append((k, int(b)))
+                else:
+                    places.setdefault(follow[0], []).append(k)
+            carried = [(anchor, np.ravel([(2 * k, 2 * k + 1) for k in ks]),
+                        np.concatenate([self.follow[int(bones[k])][1] for k in ks]).T) for anchor, ks in places.items()]
+            got = self._layouts[key] = (own, carried)
+        return got
+
     def _points(self, state: RigPose, bones=None, extra=None) -> np.ndarray:
         """Heads and tails of ``bones`` (rig indices; default every measured bone, then the extra
         points), or of ``bones`` and then the extra points numbered ``extra``."""
@@ -220,20 +240,14 @@ class ControlForward:
             bones, extra = self.measured, range(len(self.extra))
         extra = [] if extra is None else list(extra)
         out = np.empty((state.frames, 2 * len(bones) + len(extra), 3))
-        carried: dict[int, list[int]] = {}  # anchor → the followers among ``bones`` (their places)
-        for k, b in enumerate(bones):
-            follow = self.follow.get(int(b))
-            if follow is not None:
-                carried.setdefault(follow[0], []).append(k)
-                continue
-            pose = state.pose(int(b))
+        own, carried = self._layout(bones)
+        for k, b in own:
+            pose = state.pose(b)
             out[:, 2 * k] = pose[:, :3, 3]
             out[:, 2 * k + 1] = pose[:, :3, 3] + pose[:, :3, 1] * self.rig.lengths[b]  # the tail carries scale
-        for anchor, places in carried.items():  # a follower's head and tail, carried by its anchor
+        for anchor, cols, local in carried:  # the followers' heads and tails, carried by their anchors
             pose = state.pose(anchor)
-            local = np.concatenate([self.follow[int(bones[k])][1] for k in places])  # (2n, 3)
-            cols = np.ravel([(2 * k, 2 * k + 1) for k in places])
-            out[:, cols] = np.swapaxes(pose[:, :3, :3] @ local.T, 1, 2) + pose[:, None, :3, 3]
+            out[:, cols] = np.swapaxes(pose[:, :3, :3] @ local, 1, 2) + pose[:, None, :3, 3]
         for k, e in enumerate(extra):
             bone, local = self.extra[e]
             pose = state.pose(bone)
