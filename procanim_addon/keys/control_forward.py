@@ -128,10 +128,11 @@ class ControlForward:
         the head, the fingers with the hand, while their own controls are not keyed): their points are
         then carried by that *anchor*'s matrices, and the rig machinery between them is not evaluated.
 
-        A bone follows its nearest measured ancestor when its matrix in that ancestor's frame is the
-        same, within :data:`FOLLOW_EPS`, on :data:`FOLLOW_SAMPLES` frames spread over the ``reference``
-        and with every keyed control turned and shifted there; its anchor is then that ancestor's
-        own anchor, if it follows one. The extra points on a follower move to its anchor."""
+        A bone follows a candidate (:meth:`_anchor_candidates`) when its matrix in that bone's frame
+        is the same, within :data:`FOLLOW_EPS`, on :data:`FOLLOW_SAMPLES` frames spread over the
+        ``reference`` and with every keyed control turned and shifted there (the IK chains posed from
+        the rig's lengths: a rigid attachment does not depend on them); its anchor is then that
+        bone's own anchor, if it follows one. The extra points on a follower move to its anchor."""
         n = len(reference)
         rows = np.unique(np.linspace(0, n - 1, FOLLOW_SAMPLES).round().astype(int))
         state = self._state(np.tile(reference[rows], (2, 1)), np.tile(rows, 2), with_chains=False)  # 2nd copy nudged
