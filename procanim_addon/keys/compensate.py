@@ -136,10 +136,12 @@ class TopDown:
             return np.broadcast_to(off[:3, :3], (s, 3, 3)), np.broadcast_to(off[:3, 3], (s, 3))
         return self.lin[p] @ off[:3, :3], _mv(self.lin[p], np.broadcast_to(off[:3, 3], (s, 3))) + self.org[p]
 
-    def targets(self, level: int, values: np.ndarray) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
-        """Per group of ``level``: its target values ``(S, n)`` and error map ``(S, 3, n)``."""
+    def targets(self, level: int, values: np.ndarray,
+                groups=None) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
+        """Per group of ``level`` (or of ``groups``, some of them): its target values ``(S, n)`` and
+        error map ``(S, 3, n)``."""
         targets, maps = {}, {}
-        for g in self.levels[level]:
+        for g in self.levels[level] if groups is None else groups:
             k = self.m.group_node[g]
             cols = self.m.groups[g]
             ch = self.m.channels[cols[0]]
@@ -178,9 +180,14 @@ class TopDown:
         lever = self.reach[k] * np.linalg.norm(self.lin_d[k], axis=-2).max(axis=-1)  # the points' reach, scaled
         return target, rotation_jacobian(ch.prop, ch.mode, target) * lever[:, None, None]
 
-    def advance(self, level: int, values: np.ndarray) -> None:
-        """Take the fitted ``values`` of ``level``'s groups: the reduced frames of its bones."""
-        for k in self._level_nodes[level]:
+    def level_nodes(self, level: int) -> list[int]:
+        """The nodes (bones) whose frames :meth:`advance` of ``level`` sets."""
+        return self._level_nodes[level]
+
+    def advance(self, level: int, values: np.ndarray, nodes=None) -> None:
+        """Take the fitted ``values`` of ``level``'s groups: the reduced frames of its bones (of
+        ``nodes`` only, some of them, when given: the others' are as they were)."""
+        for k in self._level_nodes[level] if nodes is None else nodes:
             a_lin, a_org = self._parent_frame(k)
             rot, loc = self.m.basis(k, values)
             self.lin[k] = a_lin if rot is None else a_lin @ rot

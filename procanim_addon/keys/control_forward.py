@@ -48,6 +48,8 @@ class ControlForward:
     ``extra_points`` (``(skeleton bone index, rest position (3,), armature space)``, carried by the
     rig's bone), ``(N, P, 3)``, for the values of ``channels`` (on ``rig``'s controls)."""
 
+    checks_played = True  # an evaluation of the rig costs more than playing the curves: each round checks them
+
     def __init__(self, rig: ControlRig, skeleton: Skeleton, channels: list[Channel], pins: dict | None = None,
                  extra_points=(), reference: np.ndarray | None = None, stretch: dict | None = None):
         self.rig, self.sk, self.channels = rig, skeleton, channels

@@ -28,7 +28,7 @@ from .handles import aligned, recalc
 from .layout import Channel, clip_channels, key_groups
 from .marks import Contact, Foot, Mark
 from .output import CurveKeys, KeyedAction
-from .reduce import ContactSpan, Problem, reduce
+from .reduce import ContactSpan, Problem, lengths, reduce, skate_added
 
 MARGIN = 0.98  # the reduction aims at this fraction of the tolerance (room for float32 keys)
 CONTACT_SPEED_M_S = 0.0008  # the mean speed the keys may add to a planted foot (0.08 cm/s)
@@ -149,15 +149,16 @@ def plan_keys(channels: list[Channel], frames, values, model, tolerance: float, 
             a, b = (int(np.argmin(np.abs(samples - f))) for f in (c.start, c.end))
             spans.append(ContactSpan(a, b, tuple(foot_points[c.foot.side])))
     problem = Problem(samples, reference, groups, model, np.isin(samples, frames), forced, spans, fps)
-    played = _player(channels, groups, samples)
-    result = reduce(problem, tolerance * MARGIN, contact_speed * MARGIN, played=played)
-    for _ in range(3):  # stopped short of the bound: refine on, from these keys, a little tighter
-        if result.max_error <= tolerance and result.skate_added <= contact_speed:
+    # the curves as Blender plays them checked in every round where a model evaluation costs more than
+    # playing them (a control rig's), else the fitted curves in the rounds and the written ones once
+    played = _player(channels, groups, samples) if getattr(model, "checks_played", False) else None
+    result, curves, error, skate = _reduced(problem, tolerance * MARGIN, contact_speed * MARGIN, played, channels,
+                                            marks)
+    for _ in range(3):  # beyond the bound (float32 keys, or stopped short): refine on, from these keys, tighter
+        if error <= tolerance and skate <= contact_speed:
             break
-        result = reduce(problem, tolerance * MARGIN * 0.9, contact_speed * MARGIN * 0.9, keys=result.keys,
-                        played=played)
-    error, skate = result.max_error, result.skate_added
-    curves = _curves(channels, groups, samples, result, marks)
+        result, curves, error, skate = _reduced(problem, tolerance * MARGIN * 0.9, contact_speed * MARGIN * 0.9,
+                                                played, channels, marks, result.keys)
     written = sum(len(c) for c in curves)
     keyed = all(
         s in result.keys[g]
@@ -195,6 +196,18 @@ def _player(channels, groups, samples):
         return np.split(values, np.cumsum(widths)[:-1], axis=1)
 
     return played
+
+
+def _reduced(problem: Problem, tolerance: float, contact_speed: float, played, channels, marks, keys=None):
+    """:func:`.reduce.reduce`, its written curves and their largest error (m) and added skate (m/s)
+    as Blender plays them."""
+    result = reduce(problem, tolerance, contact_speed, keys=keys, played=played)
+    curves = _curves(channels, problem.groups, problem.samples, result, marks)
+    if played is not None:  # its last check was of the curves as played
+        return result, curves, result.max_error, result.skate_added
+    exact = evaluate_many([curve.blender_keys() for curve in curves], problem.samples).astype(float)
+    err = problem.model(exact) - problem.reference_points
+    return result, curves, float(lengths(err).max()), skate_added(err, problem.contacts, problem.fps)
 
 
 def _curves(channels, groups, samples, result, marks) -> list[CurveKeys]:

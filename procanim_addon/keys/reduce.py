@@ -192,14 +192,22 @@ class _Fitting:
         self.values = self.ref.copy()
         self.own = np.zeros((n_groups, n, 3))  # each group's fitting error as a displacement (m)
 
-    def fit(self, top_down, place=(), opened: dict | None = None) -> None:
+    def fit(self, top_down, place=(), opened: dict | None = None, follow: bool = False) -> None:
         """One pass over the levels: targets from the reduced levels above, the keys of the groups in
         ``place`` placed afresh (the others kept), curves fitted. ``opened``: group → the samples
         (booleans ``(S,)``) whose keys are placed again, the group's other keys and curve kept — a
         pass after the first one of an uncompensated reduction, whose targets do not follow the
-        levels above (the groups not placed keep their curves)."""
+        levels above (the groups not placed keep their curves). ``follow``: a later pass of a
+        compensated reduction — only the groups placed and those whose bones' frames changed
+        above them (or whose own location did) are fitted again, the others keep their curves."""
+        changed: set[int] = set()  # (follow) the nodes whose frame or basis this pass changed
         for level, groups in enumerate(top_down.levels):
-            targets, maps = top_down.targets(level, self.values)
+            if follow:
+                node, parent = top_down.m.group_node, top_down.m.node_parent
+                groups = [g for g in groups if g in place or node[g] in changed or parent[node[g]] in changed]
+                targets, maps = top_down.targets(level, self.values, groups)
+            else:
+                targets, maps = top_down.targets(level, self.values)
             placed = [g for g in groups if g in place]
             before = {g: (self.keys[g], self.slopes[g]) for g in placed}
             if placed:
@@ -227,7 +235,13 @@ class _Fitting:
                     self.values[:, self.p.groups[g]] = values
             for g in fitted:
                 self.own[g] = (maps[g] @ (self.values[:, self.p.groups[g]] - targets[g])[..., None])[..., 0]
-            top_down.advance(level, self.values)
+            if follow:
+                changed.update(top_down.m.group_node[g] for g in fitted)
+                moved = [k for k in top_down.level_nodes(level) if k in changed or parent[k] in changed]
+                top_down.advance(level, self.values, moved)
+                changed.update(moved)
+            else:
+                top_down.advance(level, self.values)
 
     def opened(self, groups: set[int], changed: np.ndarray) -> dict[int, np.ndarray]:
         """Per group of ``groups``, the samples strictly inside the segments between its keys that hold
@@ -317,7 +331,7 @@ def reduce(problem: Problem, tolerance: float, contact_speed: float = 0.0005, ke
             result.notes.append("the bound could not be met: every allowed frame is a key")
             break
         if state.compensated:  # the groups below follow them
-            state.fit(top_down, place=state.below(again))
+            state.fit(top_down, place=state.below(again), follow=True)
         else:  # only where the bounds changed
             state.fit(top_down, place=again, opened=state.opened(again, state.bound != bound))
     if rounds == MAX_FIX_ROUNDS and (len(bad) or skates):

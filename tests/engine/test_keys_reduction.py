@@ -303,3 +303,34 @@ def test_a_motion_with_nan_is_refused():
     clip.rotations[3, int(np.argmax(clip.key_rotation)), 1] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         plan_clip_keys(clip, sk, TOLERANCE_M)
+
+
+def test_a_compensated_refinement_pass_fits_again_only_what_changed_as_a_whole_pass_would():
+    """A later pass of the top-down reduction fits again only the groups placed again and the bones
+    whose frames they move: its curves and the bones' reduced frames are those of a pass over every
+    group from the same keys and bounds."""
+    from procanim_addon.keys.forward import DeformForward
+    from procanim_addon.keys.layout import clip_channels, key_groups
+    from procanim_addon.keys.reduce import Problem, _Fitting
+
+    sk, _, clip, *_ = _case("path_walk")
+    channels, values = clip_channels(clip)
+    groups = key_groups(channels)
+    model = DeformForward(sk, channels)
+    runs = []
+    for follow in (False, True):
+        problem = Problem(np.asarray(clip.frames, float), values, groups, model)
+        top_down = model.top_down(values)
+        state = _Fitting(problem, TOLERANCE_M)
+        state.fit(top_down, place=set(range(len(groups))))
+        spine = [g for g, cols in enumerate(groups) if channels[cols[0]].bone == "spine"]
+        state.bound[spine, 100:160] *= 0.3  # a round tightens the spine over a stretch
+        place = state.below(set(spine))
+        assert len(place) < len(groups)  # (the legs are not below the spine)
+        state.fit(top_down, place=place, follow=follow)
+        runs.append((state, top_down))
+    (whole, td_whole), (followed, td_followed) = runs
+    assert all(np.array_equal(a, b) for a, b in zip(whole.keys, followed.keys))
+    np.testing.assert_allclose(followed.values, whole.values, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(td_followed.lin, td_whole.lin, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(td_followed.org, td_whole.org, rtol=0, atol=1e-12)
