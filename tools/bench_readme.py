@@ -171,9 +171,14 @@ def _speed_path_walk(run: Run) -> list[str] | None:
     if r is None:
         return None
     n = r["frames"]
+    reduced = ""
+    if "reduced_wall_s" in r:  # the same walk at the default key tolerance, timed beside it
+        reduced = (f"; at the default key tolerance (1 mm, the fewest keys): {f(1000 * r['reduced_wall_s'] / n, 2)} "
+                   f"ms/frame, {f(r['ratio_reduced_wall'], 1)}× faster than Bake Action")
     return [
-        f"path walk on Rigify's human metarig ({r['bones']} bones), {f(n, 0)} frames, operator end to end",
-        f"{f(1000 * r['procanim_wall_s'] / n, 2)} ms/frame",
+        f"path walk on Rigify's human metarig ({r['bones']} bones), {f(n, 0)} frames, operator end to end, "
+        "every frame keyed (`key_tolerance=0`, as Bake Action keys)",
+        f"{f(1000 * r['procanim_wall_s'] / n, 2)} ms/frame{reduced}",
         f"Bake Action (`nla.bake`, visual keying) of the same rig with IK legs and arms: "
         f"{f(1000 * r['peer_wall_s'] / n, 2)} ms/frame",
         f"**{f(r['ratio_wall'], 1)}×** faster (CPU: {f(r['ratio_cpu'], 1)}×)",
@@ -212,9 +217,12 @@ def _speed_crowd(run: Run) -> list[str] | None:
     beside = f"the engine alone, same inputs: {f(r['engine_per_1000_wall_s'], 3)} s"
     if one_call and single:
         beside = f"one `procanim.path_walk` call per character: {f(single['per_1000_wall_s'], 3)} s; " + beside
+    reduced = run.row("crowd", "crowd operator, 1 mm")
+    if reduced is not None:
+        beside += f"; `crowd_walk` at the default key tolerance (1 mm): {f(reduced['per_1000_wall_s'], 3)} s"
     return [
         f"crowd: {r['characters']} ProcAnim humans on parallel curves, {f(r['character_frames'], 0)} "
-        f"character-frames, one process, {how}",
+        f"character-frames, one process, {how}, every frame keyed",
         f"{f(r['per_1000_wall_s'], 3)} s per 1,000 character-frames (CPU {f(r['per_1000_cpu_s'], 3)})",
         beside,
         "",
