@@ -201,10 +201,9 @@ def test_reduced_ik_controls_keep_the_deform_skeleton_within_the_tolerance(ik_ba
     assert keyed.keys_written < 0.5 * keyed.keys_dense
 
 
-@pytest.mark.parametrize("kind", ["FK", "IK"])
-def test_a_model_evaluated_again_after_a_few_controls_change_gives_a_fresh_evaluations_points(kind, ik_bake):
-    """The model keeps its previous evaluation and evaluates again only what the changed controls
-    move (the refinement rounds): each call equals a new model's evaluation of the same values."""
+def converted(kind: str, ik_bake):
+    """``(rig, skeleton, channels, pins, dense values)`` of the swaying motion converted onto the mini
+    rig's FK controls, or the IK bake's."""
     if kind == "FK":
         rig = mini_rig("FK")
         sk, intended = swaying(rig)
@@ -212,6 +211,14 @@ def test_a_model_evaluated_again_after_a_few_controls_change_gives_a_fresh_evalu
     else:
         rig, sk, _, keys, pins, _ = ik_bake
     channels, dense = control_channels(rig, keys)
+    return rig, sk, channels, pins, dense
+
+
+@pytest.mark.parametrize("kind", ["FK", "IK"])
+def test_a_model_evaluated_again_after_a_few_controls_change_gives_a_fresh_evaluations_points(kind, ik_bake):
+    """The model keeps its previous evaluation and evaluates again only what the changed controls
+    move (the refinement rounds): each call equals a new model's evaluation of the same values."""
+    rig, sk, channels, pins, dense = converted(kind, ik_bake)
     model = ControlForward(rig, sk, channels, pins, reference=dense)
     rng = np.random.default_rng(5)
     values = dense.copy()
@@ -273,13 +280,7 @@ def test_followers_carried_by_their_anchor_are_where_the_rig_puts_them(kind, ik_
     """A measured bone that moves rigidly with a measured bone above it is carried by that anchor's
     matrices (the rig between them not evaluated): its points equal the rig's own evaluation of it,
     whatever the controls do; a bone that does not move rigidly with one is evaluated through the rig."""
-    if kind == "FK":
-        rig = mini_rig("FK")
-        sk, intended = swaying(rig)
-        keys, pins = convert(rig, sk, intended, "FK"), None
-    else:
-        rig, sk, _, keys, pins, _ = ik_bake
-    channels, dense = control_channels(rig, keys)
+    rig, sk, channels, pins, dense = converted(kind, ik_bake)
     model = ControlForward(rig, sk, channels, pins, reference=dense)
     followers = {rig.names[b]: rig.names[a] for b, (a, _) in model.follow.items()}
     assert followers.get("ORG-spine") == "ORG-hips"  # carried rigidly with the hips on this rig
