@@ -21,6 +21,8 @@ model refuses, naming the chain, to measure a bone that depends on an IK chain i
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import fields
 
 import numpy as np
@@ -81,18 +83,13 @@ class ControlForward:
                 reference = np.asarray(reference, float)
                 # the followers on a second thread (they do not depend on how the IK chains are posed)
                 # while this one works out the chains' dense data
-                found: list = []
-                finding = threading.Thread(target=_catching, args=(self._find_followers, reference, found))
-                finding.start()
-                state = self._state(reference)
-                if pins:
-                    chain_pins = {b: m for b, m in pins.items() if b in self.chains}
-                    self.dense = dense_chains(rig, state, chain_pins)
-                    state.dense, state.stretch = self.dense, (self.stretch if self.dense else None)
-                self._reference = (reference, state)  # (no chain solved yet: what it holds stays valid)
-                finding.join()
-                if found:
-                    raise found[0]
+                with _alongside(self._find_followers, reference):
+                    state = self._state(reference)
+                    if pins:
+                        chain_pins = {b: m for b, m in pins.items() if b in self.chains}
+                        self.dense = dense_chains(rig, state, chain_pins)
+                        state.dense, state.stretch = self.dense, (self.stretch if self.dense else None)
+                    self._reference = (reference, state)  # (no chain solved yet: what it holds stays valid)
             self.affects = self._affects()
         except Unsupported as exc:
             raise ValueError(f"the control rig's deform bones cannot be evaluated here ({exc})") from exc
@@ -333,29 +330,22 @@ class Direct:
         self.m = model
         self.ref = np.asarray(reference, float)
         self.levels = [list(range(len(model.groups)))]
-        # the IK maps on a second thread while this one evaluates the reference (numpy lets go of the
-        # interpreter in its loops: on two cores the two overlap by about half)
-        failed: list = []
-        maps = threading.Thread(target=_catching, args=(self._ik_maps, None, failed))
-        maps.start()
-        state = model.reference_state(self.ref)
-        points = self.reference_points = model._points(state)
-        model.start_from(self.ref, state, points)
-        self.lever = {}
-        for control in set(model.group_control):  # the distances from a control's head, once per control
-            groups = [g for g, c in enumerate(model.group_control) if c == control]
-            cols = np.nonzero(model.affects[groups].any(axis=0))[0]
-            away = points[:, cols] - state.pose(control)[:, None, :3, 3]
-            distance = np.sqrt(np.einsum("fpi,fpi->fp", away, away))
-            for g in groups:
-                mine = model.affects[g, cols]
-                self.lever[g] = distance[:, mine].max(axis=1) if mine.any() else np.zeros(len(points))
-        maps.join()
-        if failed:
-            raise failed[0]
+        with _alongside(self._ik_maps):  # the IK maps measured while the reference is evaluated
+            state = model.reference_state(self.ref)
+            points = self.reference_points = model._points(state)
+            model.start_from(self.ref, state, points)
+            self.lever = {}
+            for control in set(model.group_control):  # the distances from a control's head, once per control
+                groups = [g for g, c in enumerate(model.group_control) if c == control]
+                cols = np.nonzero(model.affects[groups].any(axis=0))[0]
+                away = points[:, cols] - state.pose(control)[:, None, :3, 3]
+                distance = np.sqrt(np.einsum("fpi,fpi->fp", away, away))
+                for g in groups:
+                    mine = model.affects[g, cols]
+                    self.lever[g] = distance[:, mine].max(axis=1) if mine.any() else np.zeros(len(points))
         self._targets: tuple[dict, dict] | None = None
 
-    def _ik_maps(self, _=None) -> None:
+    def _ik_maps(self, _: None = None) -> None:
         """:meth:`_measure_ik_maps` into ``self.measured``."""
         self.measured = self._measure_ik_maps()
 
@@ -428,13 +418,27 @@ class Direct:
         """Nothing to carry: the groups are not compensated."""
 
 
-def _catching(work, argument, errors: list) -> None:
-    """``work(argument)``, an exception it raises appended to ``errors`` (re-raised by the thread that
-    waits for it)."""
+@contextmanager
+def _alongside(work, argument=None) -> Iterator[None]:
+    """``work(argument)`` on a second thread while the ``with`` block runs (numpy lets go of the
+    interpreter in its loops: on two cores the two overlap by about half); waited for when the block
+    ends, also when it raises, and an exception of the thread's raised then."""
+    errors: list = []
+
+    def run() -> None:
+        try:
+            work(argument)
+        except BaseException as exc:  # raised on the waiting thread
+            errors.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
     try:
-        work(argument)
-    except BaseException as exc:
-        errors.append(exc)
+        yield
+    finally:
+        thread.join()
+    if errors:
+        raise errors[0]
 
 
 def _nudge(k: int) -> np.ndarray:

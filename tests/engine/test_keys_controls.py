@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +27,7 @@ from procanim_addon.controls.evaluate import RigPose
 from procanim_addon.controls.stretch import StretchResponse
 from procanim_addon.controls.structure import find_limbs
 from procanim_addon.keys import ControlForward, control_channels, plan_control_keys
+from procanim_addon.keys.control_forward import _alongside
 from procanim_addon.keys.ik_chains import SolvingPose, find_chains
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -306,3 +309,25 @@ def test_a_bone_that_stops_following_when_a_control_moves_is_no_follower():
     still[:, foot] = dense[:1, foot]  # the foot's control held: ORG-foot.L moves with ORG-shin.L…
     model = ControlForward(rig, sk, channels, reference=still)
     assert rig.index("ORG-foot.L") not in model.follow  # …but not when the foot's control turns
+
+
+def test_work_alongside_is_waited_for_and_its_error_raised_on_the_waiting_thread():
+    """The followers and the IK maps are worked out on a second thread (control_forward._alongside):
+    its exception reaches the caller, and it is finished when the block ends, even when the block
+    raises (nothing of a refused model keeps running)."""
+    def fail(_):
+        raise ValueError("the thread's error")
+
+    with pytest.raises(ValueError, match="the thread's error"):
+        with _alongside(fail):
+            pass
+    done = threading.Event()
+
+    def slow(_):
+        time.sleep(0.05)
+        done.set()
+
+    with pytest.raises(KeyError):
+        with _alongside(slow):
+            raise KeyError("the block's error")
+    assert done.is_set()
