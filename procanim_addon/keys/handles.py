@@ -117,6 +117,28 @@ def recalc(frames, values, left, right, left_type, right_type, smoothing: str = 
     return hl, hr
 
 
+def recalc_many(curves: list) -> list[tuple[np.ndarray, np.ndarray]]:
+    """:func:`recalc` of several curves ``[(frames, values, left, right, left_type, right_type,
+    smoothing), …]``: at once when no key has an automatic or vector handle — each key's handles are
+    then recalculated on their own (kept on their side of the key, aligned) — else one by one."""
+    if not curves:
+        return []
+    types = np.concatenate([np.concatenate([np.asarray(c[4]), np.asarray(c[5])]) for c in curves])
+    if np.isin(types, (*_AUTO, HANDLE["VECTOR"])).any() or any(len(c[0]) < 2 for c in curves):
+        return [recalc(*c) for c in curves]
+    x = np.concatenate([np.asarray(c[0], F32) for c in curves])
+    y = np.concatenate([np.asarray(c[1], F32) for c in curves])
+    hl = np.concatenate([np.array(c[2], F32).reshape(-1, 2) for c in curves])
+    hr = np.concatenate([np.array(c[3], F32).reshape(-1, 2) for c in curves])
+    t1 = np.concatenate([np.asarray(c[4], np.int32) for c in curves])
+    t2 = np.concatenate([np.asarray(c[5], np.int32) for c in curves])
+    hl[:, 0] = np.minimum(hl[:, 0], x)
+    hr[:, 0] = np.maximum(hr[:, 0], x)
+    _align(np.stack([x, y], axis=-1), hl, hr, t1, t2)
+    ends = np.cumsum([len(c[0]) for c in curves])[:-1]
+    return list(zip(np.split(hl, ends), np.split(hr, ends)))
+
+
 def _auto(p, prev, nxt, da, db, len_a, len_b, handles, types, smoothing):
     """``AUTO``/``AUTO_CLAMPED`` handles of ``calchandleNurb_intern`` (F-curve mode), in place."""
     hl, hr = handles

@@ -20,11 +20,11 @@ import numpy as np
 from .. import collector
 from ..clip import Clip
 from ..skeleton import Skeleton
-from .bezier import HANDLE, INTERPOLATION, KEY_TYPE, evaluate_many
+from .bezier import HANDLE, INTERPOLATION, KEY_TYPE, Keys, evaluate_many
 from .control_forward import ControlForward, control_channels
 from .dense import dense_reference, sample_frames
 from .forward import DeformForward
-from .handles import aligned, recalc
+from .handles import aligned, recalc, recalc_many
 from .layout import Channel, clip_channels, key_groups
 from .marks import Contact, Foot, Mark
 from .output import CurveKeys, KeyedAction
@@ -192,7 +192,7 @@ def _player(channels, groups, samples):
             curves += [_curve(channels[c], frames, key_values[:, j], slope_left[:, j], slope_right[:, j], types)
                        for j, c in enumerate(groups[g])]
             widths.append(len(groups[g]))
-        values = evaluate_many([curve.blender_keys() for curve in curves], samples).astype(float)
+        values = evaluate_many(_blender_keys(curves), samples).astype(float)
         return np.split(values, np.cumsum(widths)[:-1], axis=1)
 
     return played
@@ -205,9 +205,17 @@ def _reduced(problem: Problem, tolerance: float, contact_speed: float, played, c
     curves = _curves(channels, problem.groups, problem.samples, result, marks)
     if played is not None:  # its last check was of the curves as played
         return result, curves, result.max_error, result.skate_added
-    exact = evaluate_many([curve.blender_keys() for curve in curves], problem.samples).astype(float)
+    exact = evaluate_many(_blender_keys(curves), problem.samples).astype(float)
     err = problem.model(exact) - problem.reference_points
     return result, curves, float(lengths(err).max()), skate_added(err, problem.contacts, problem.fps)
+
+
+def _blender_keys(curves: list[CurveKeys]) -> list[Keys]:
+    """The keys of ``curves`` as Blender holds them after ``FCurve.update()`` (:meth:`CurveKeys.blender_keys`,
+    the handles of every curve recalculated at once)."""
+    handles = recalc_many([(c.frames, c.values, c.handle_left, c.handle_right, c.handle_left_type,
+                            c.handle_right_type, c.smoothing) for c in curves])
+    return [Keys(c.frames, c.values, left, right, c.interpolation) for c, (left, right) in zip(curves, handles)]
 
 
 def _curves(channels, groups, samples, result, marks) -> list[CurveKeys]:

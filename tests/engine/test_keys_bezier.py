@@ -10,7 +10,7 @@ import pytest
 from procanim_addon.curves import hermite
 from procanim_addon.keys import HANDLE, INTERPOLATION, CurveKeys
 from procanim_addon.keys.bezier import Keys, evaluate, evaluate_many, solve_cubic
-from procanim_addon.keys.handles import aligned, hermite_values, recalc
+from procanim_addon.keys.handles import aligned, hermite_values, recalc, recalc_many
 
 BEZIER = INTERPOLATION["BEZIER"]
 
@@ -143,3 +143,27 @@ def test_hermite_values_match_the_curves_module():
     u = np.linspace(0, 1, 7)
     want = hermite(1.0, 3.0 * 0.5, 2.0, 3.0 * -0.5, u)
     assert np.allclose(hermite_values(x, y, m, m, 3.0 * u)[:, 0], want)
+
+
+def test_the_handles_of_several_curves_recalculated_at_once_are_each_curves_own():
+    """recalc_many (the planner's playback of every curve in one pass) gives each curve the handles
+    recalc gives it alone: at once for free and aligned handles, one by one when a key is automatic."""
+    rng = np.random.default_rng(3)
+    curves = []
+    for k, n in enumerate((2, 5, 9, 17)):
+        frames = np.sort(rng.choice(np.arange(1, 60), size=n, replace=False)).astype(float)
+        values = rng.normal(0.0, 1.0, n)
+        left, right, lt, rt = aligned(frames, values, rng.normal(0, 0.3, n), rng.normal(0, 0.3, n))
+        left[k % n, 0] += 3.0  # a handle past its key in time: pulled back to the key's side
+        lt[-1], rt[-1] = HANDLE["ALIGNED"], HANDLE["ALIGNED"]
+        right[-1, 1] += 0.5  # the last key's handles out of line: aligned again
+        curves.append((frames, values, left, right, lt, rt, "CONT_ACCEL"))
+    for mixed in (False, True):
+        if mixed:
+            frames, values, left, right, lt, rt, smoothing = curves[1]
+            auto = np.full(len(frames), HANDLE["AUTO_CLAMPED"], dtype=np.int32)
+            curves[1] = (frames, values, left, right, auto, auto, smoothing)
+        together = recalc_many(curves)
+        for curve, (left, right) in zip(curves, together):
+            alone_left, alone_right = recalc(*curve)
+            assert np.array_equal(left, alone_left) and np.array_equal(right, alone_right)
