@@ -89,7 +89,9 @@ class ControlForward:
                         chain_pins = {b: m for b, m in pins.items() if b in self.chains}
                         self.dense = dense_chains(rig, state, chain_pins)
                         state.dense, state.stretch = self.dense, (self.stretch if self.dense else None)
-                    self._reference = (reference, state)  # (no chain solved yet: what it holds stays valid)
+                        for top in {chain.top for chain in self.chains.values()}:
+                            state._drop_solved(top)  # a chain solved from the rig's lengths, if any: again
+                    self._reference = (reference, state)
             self.affects = self._affects()
         except Unsupported as exc:
             raise ValueError(f"the control rig's deform bones cannot be evaluated here ({exc})") from exc

@@ -296,9 +296,10 @@ def reduce(problem: Problem, tolerance: float, contact_speed: float = 0.0005, ke
     """Keys per group so that the model moves no point further than ``tolerance`` (m) from where it
     puts it for the reference on any sample, and the planted feet skate no more than
     ``contact_speed`` (m/s) faster on average (see the module docstring). ``keys``: keys to start
-    from (sample indices per group) instead of placing them. ``played``: ``(group, key samples, key
-    values (K, n), left and right slopes (K, n)) →`` the group's curves on every sample ``(S, n)`` as
-    Blender will play them (default: the fitted Hermite curves), so that the check is the final one."""
+    from (sample indices per group) instead of placing them. ``played``: ``[(group, key samples, key
+    values (K, n), left and right slopes (K, n)), …] →`` those groups' curves on every sample
+    ``(S, n)`` each, as Blender will play them (default: the fitted Hermite curves), so that each
+    check is of the curves as written."""
     p = problem
     top_down = p.model.top_down(np.asarray(p.reference, float))
     state = _Fitting(p, tolerance, getattr(top_down, "compensated", True), played)
