@@ -48,12 +48,15 @@ ANCHOR_TRIES = 3  # bones moved by the same key groups tried as a bone's anchor,
 class ControlForward:
     """Deform heads and tails (bone ``b`` of ``skeleton``: head ``2b``, tail ``2b + 1``), then
     ``extra_points`` (``(skeleton bone index, rest position (3,), armature space)``, carried by the
-    rig's bone), ``(N, P, 3)``, for the values of ``channels`` (on ``rig``'s controls)."""
+    rig's bone), ``(N, P, 3)``, for the values of ``channels`` (on ``rig``'s controls). With a
+    ``reference``, bones that move rigidly with a measured bone above them are carried by it
+    (:meth:`_find_followers`; ``followers=False``: every bone evaluated through the rig)."""
 
     checks_played = True  # an evaluation of the rig costs more than playing the curves: each round checks them
 
     def __init__(self, rig: ControlRig, skeleton: Skeleton, channels: list[Channel], pins: dict | None = None,
-                 extra_points=(), reference: np.ndarray | None = None, stretch: dict | None = None):
+                 extra_points=(), reference: np.ndarray | None = None, stretch: dict | None = None,
+                 followers: bool = True):
         self.rig, self.sk, self.channels = rig, skeleton, channels
         self.stretch = stretch or {}
         self.groups = key_groups(channels)
@@ -76,14 +79,14 @@ class ControlForward:
                                                @ np.append(np.asarray(p, float), 1.0))[:3]) for b, p in extra_points]
         self.n_points = 2 * len(self.measured) + len(self.extra)
         self.follow: dict[int, tuple[int, np.ndarray]] = {}  # rig bone → (its anchor, its head and tail there)
-        self._layouts: dict[tuple, tuple] = {}  # (the followers, bones) → how _points finds them (_layout)
+        self._layouts: dict[bytes, tuple] = {}  # bones → how _points finds them (_layout)
         self._reference: tuple | None = None  # (values, the rig evaluated for them so far) for top_down
         try:
             if reference is not None:
                 reference = np.asarray(reference, float)
                 # the followers on a second thread (they do not depend on how the IK chains are posed)
                 # while this one works out the chains' dense data
-                with _alongside(self._find_followers, reference):
+                with _alongside(self._find_followers if followers else _nothing, reference):
                     state = self._state(reference)
                     if pins:
                         chain_pins = {b: m for b, m in pins.items() if b in self.chains}
@@ -219,8 +222,8 @@ class ControlForward:
     def _layout(self, bones) -> tuple[list[tuple[int, int]], list[tuple[int, np.ndarray, np.ndarray]]]:
         """How :meth:`_points` finds the heads and tails of ``bones``: ``(place, bone)`` of those
         evaluated through the rig, and per anchor ``(anchor, columns, local points (3, 2n))`` of the
-        followers it carries (worked out once per list of bones and table of followers)."""
-        key = (id(self.follow), np.asarray(bones, dtype=np.int64).tobytes())
+        followers it carries (worked out once per list of bones)."""
+        key = np.asarray(bones, dtype=np.int64).tobytes()
         got = self._layouts.get(key)
         if got is None:
             own, places = [], {}
@@ -418,6 +421,10 @@ class Direct:
 
     def advance(self, level: int, values: np.ndarray) -> None:
         """Nothing to carry: the groups are not compensated."""
+
+
+def _nothing(_) -> None:
+    """No work (a model without followers)."""
 
 
 @contextmanager

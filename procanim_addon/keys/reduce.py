@@ -198,13 +198,13 @@ class _Fitting:
         (booleans ``(S,)``) whose keys are placed again, the group's other keys and curve kept — a
         pass after the first one of an uncompensated reduction, whose targets do not follow the
         levels above (the groups not placed keep their curves). ``follow``: a later pass of a
-        compensated reduction — only the groups placed and those whose bones' frames changed
-        above them (or whose own location did) are fitted again, the others keep their curves."""
+        compensated reduction, ``place`` holding the groups below those it places (:meth:`below`:
+        their targets follow them) — only those are fitted again, and only the bones whose basis
+        or frame they change are advanced; the others keep their curves."""
         changed: set[int] = set()  # (follow) the nodes whose frame or basis this pass changed
         for level, groups in enumerate(top_down.levels):
             if follow:
-                node, parent = top_down.m.group_node, top_down.m.node_parent
-                groups = [g for g in groups if g in place or node[g] in changed or parent[node[g]] in changed]
+                groups = [g for g in groups if g in place]
                 targets, maps = top_down.targets(level, self.values, groups)
             else:
                 targets, maps = top_down.targets(level, self.values)
@@ -237,6 +237,7 @@ class _Fitting:
                 self.own[g] = (maps[g] @ (self.values[:, self.p.groups[g]] - targets[g])[..., None])[..., 0]
             if follow:
                 changed.update(top_down.m.group_node[g] for g in fitted)
+                parent = top_down.m.node_parent
                 moved = [k for k in top_down.level_nodes(level) if k in changed or parent[k] in changed]
                 top_down.advance(level, self.values, moved)
                 changed.update(moved)
