@@ -15,7 +15,7 @@ in the same process (wall seconds, best of ``--repeats``):
   (vertices of each anchor's followers' convex hull) — what measuring only the hulls would save.
 
 The last two change what is measured (a subset of the deform bones): they are figures for a lead,
-not a bake.
+not a bake — printed only (no ``BENCH`` line: no README table, not in ``tools/bench.sh``).
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "bench"))
 import bpy  # noqa: E402
-from benchlog import emit  # noqa: E402
 from blender_install import install_extension  # noqa: E402
 from control_rig_bake import STEP_M, rigify_human  # noqa: E402
 from path_walk_blender import add_curve, s_curve  # noqa: E402
@@ -148,9 +147,6 @@ def main(argv=None) -> int:
     ]
     for label, seconds, written in rows:
         print(f"{label:72s} {seconds:7.3f}" + (f"  {written:,} keys" if written is not None else ""))
-    emit("control_rig_plan", args.key_target, frames=n, bones=len(sk), followers=len(followers),
-         hull_followers=len(hull), plan_s=plan_s, keys_written=keyed.keys_written, evaluation_s=with_s,
-         evaluation_without_followers_s=without_s, plan_core_s=core_s, plan_hull_s=hull_s)
     return 0
 
 
