@@ -57,6 +57,20 @@ def rigify_human():
     return rig
 
 
+def walk_scene(frames: int):
+    """``(extension module, rig, curve)``: the extension installed in an empty scene, a generated Rigify
+    human and an S-curve sized to about ``frames`` frames of walking."""
+    bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
+    module = install_extension("bench")
+    bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
+    rig = rigify_human()
+    path = add_curve("Path", s_curve(frames * STEP_M))
+    # Blender evaluates the scene just built (the generated rig, the new curve: ~35 ms) before the
+    # timing starts, as it has done for a user's scene before they click; earlier figures included it
+    bpy.context.view_layer.update()
+    return module, rig, path
+
+
 GOAL_TOLERANCE_RATIO = 2.0  # issue 23: a bake at the key tolerance takes at most this times the dense one
 
 
@@ -99,14 +113,7 @@ def main(argv=None) -> int:
     ap.add_argument("--key-target", default="IK_CONTROLS", choices=("IK_CONTROLS", "FK_CONTROLS"))
     ap.add_argument("--key-tolerance", type=float, default=0.001, help="m (the operator's default: 0.001)")
     args = ap.parse_args(argv)
-    bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
-    module = install_extension("bench")
-    bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
-    rig = rigify_human()
-    path = add_curve("Path", s_curve(args.frames * STEP_M))
-    # Blender evaluates the scene just built (the generated rig, the new curve: ~35 ms) before the
-    # timing starts, as it has done for a user's scene before they click; earlier figures included it
-    bpy.context.view_layer.update()
+    module, rig, path = walk_scene(args.frames)
     print(f"Blender {bpy.app.version_string}; Rigify human ({len(rig.data.bones)} bones), key target {args.key_target}")
     procanim_bake(rig, path, args.key_target, 0.0)  # warm: the rig's settings and IK stretch are read once
     dense_seconds, dense = procanim_bake(rig, path, args.key_target, 0.0)

@@ -32,9 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "bench"))
 import bpy  # noqa: E402
-from blender_install import install_extension  # noqa: E402
-from control_rig_bake import STEP_M, rigify_human  # noqa: E402
-from path_walk_blender import add_curve, s_curve  # noqa: E402
+from control_rig_bake import walk_scene  # noqa: E402
 
 GENERATORS = ("path_walk",)  # the generators this bench measures
 DIRECTIONS = 400  # directions in which the followers' extreme points are found (the hull lead)
@@ -89,12 +87,7 @@ def main(argv=None) -> int:
     ap.add_argument("--key-target", default="IK_CONTROLS", choices=("IK_CONTROLS", "FK_CONTROLS"))
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args(argv)
-    bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
-    module = install_extension("bench")
-    bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
-    rig = rigify_human()
-    path = add_curve("Path", s_curve(args.frames * STEP_M))
-    bpy.context.view_layer.update()
+    module, rig, path = walk_scene(args.frames)
     control_rig = importlib.import_module(module + ".operators.control_rig")
     planner = control_rig.planner
     forward = importlib.import_module(module + ".procanim_addon.keys.control_forward")
