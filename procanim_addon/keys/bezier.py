@@ -85,49 +85,56 @@ def _first_root(candidates: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
 
 def solve_cubic(c0, c1, c2, c3) -> tuple[np.ndarray, np.ndarray]:
     """First root ``t`` (float32) of ``c0 + c1 t + c2 t² + c3 t³`` in [−1e-10, 1.000001] found by
-    Blender's ``solve_cubic`` (float64 coefficients), and whether there is one."""
-    c0, c1, c2, c3 = (np.asarray(c, np.float64) for c in (c0, c1, c2, c3))
-    shape = np.broadcast_shapes(c0.shape, c1.shape, c2.shape, c3.shape)
-    root = np.zeros(shape, F32)
-    found = np.zeros(shape, dtype=bool)
+    Blender's ``solve_cubic`` (float64 coefficients), and whether there is one. Each of its cases
+    (one, two or three real roots of a cubic; a quadratic, a line, a constant) is worked out on the
+    coefficients it applies to only."""
+    c0, c1, c2, c3 = np.broadcast_arrays(*(np.asarray(c, np.float64) for c in (c0, c1, c2, c3)))
+    root = np.zeros(c0.shape, F32)
+    found = np.zeros(c0.shape, dtype=bool)
     with np.errstate(all="ignore"):
         cubic = c3 != 0.0
-        a = c2 / c3
-        b = c1 / c3
-        c = c0 / c3
-        a = a / 3
-        p = b / 3 - a * a
-        q = (2 * a * a * a - a * b + c) / 2
-        d = q * q + p * p * p
-        t = np.sqrt(d)
-        one = (np.asarray(_sqrt3d(-q + t) + _sqrt3d(-q - t) - a)).astype(F32)
-        t0 = _sqrt3d(-q)
-        two = [(2 * t0 - a).astype(F32), (-t0 - a).astype(F32)]
-        phi = np.arccos(-q / np.sqrt(-(p * p * p)))
-        tt = np.sqrt(-p)
-        pp = np.cos(phi / 3)
-        qq = np.sqrt(3 - 3 * pp * pp)
-        three = [(2 * tt * pp - a).astype(F32), (-tt * (pp + qq) - a).astype(F32), (-tt * (pp - qq) - a).astype(F32)]
-        r_one, f_one = one, _accept(one)
-        r_two, f_two = _first_root(two)
-        r_three, f_three = _first_root(three)
-        r_cubic = np.where(d > 0.0, r_one, np.where(d == 0.0, r_two, r_three))
-        f_cubic = np.where(d > 0.0, f_one, np.where(d == 0.0, f_two, f_three))
-        # c3 == 0: a quadratic, a line, or a constant
-        disc = c1 * c1 - 4 * c2 * c0
-        sq = np.sqrt(disc)
-        quad = [((-c1 - sq) / (2 * c2)).astype(F32), ((-c1 + sq) / (2 * c2)).astype(F32)]
-        r_q2, f_q2 = _first_root(quad)
-        r_q1 = (-c1 / (2 * c2)).astype(F32)
-        f_q1 = _accept(r_q1)
-        r_quad = np.where(disc > 0, r_q2, r_q1)
-        f_quad = np.where(disc > 0, f_q2, (disc == 0) & f_q1)
-        r_lin = (-c0 / c1).astype(F32)
-        f_lin = _accept(r_lin)
-        r_low = np.where(c2 != 0.0, r_quad, np.where(c1 != 0.0, r_lin, F32(0.0)))
-        f_low = np.where(c2 != 0.0, f_quad, np.where(c1 != 0.0, f_lin, c0 == 0.0))
-    root[...] = np.where(cubic, r_cubic, r_low)
-    found[...] = np.where(cubic, f_cubic, f_low)
+        if cubic.any():
+            k0, k1, k2, k3 = c0[cubic], c1[cubic], c2[cubic], c3[cubic]
+            a = k2 / k3 / 3
+            b = k1 / k3
+            p = b / 3 - a * a
+            q = (2 * a * a * a - a * b + k0 / k3) / 2
+            d = q * q + p * p * p
+            r, f = np.zeros(len(d), F32), np.zeros(len(d), dtype=bool)
+            one = d > 0.0
+            if one.any():
+                t = np.sqrt(d[one])
+                r[one] = (_sqrt3d(-q[one] + t) + _sqrt3d(-q[one] - t) - a[one]).astype(F32)
+                f[one] = _accept(r[one])
+            two = d == 0.0
+            if two.any():
+                t0 = _sqrt3d(-q[two])
+                r[two], f[two] = _first_root([(2 * t0 - a[two]).astype(F32), (-t0 - a[two]).astype(F32)])
+            three = d < 0.0
+            if three.any():
+                a3, p3 = a[three], p[three]
+                phi = np.arccos(-q[three] / np.sqrt(-(p3 * p3 * p3)))
+                tt = np.sqrt(-p3)
+                pp = np.cos(phi / 3)
+                qq = np.sqrt(3 - 3 * pp * pp)
+                r[three], f[three] = _first_root([(2 * tt * pp - a3).astype(F32), (-tt * (pp + qq) - a3).astype(F32),
+                                                  (-tt * (pp - qq) - a3).astype(F32)])
+            root[cubic], found[cubic] = r, f  # (d NaN: no root, as Blender's comparisons all fail)
+        quadratic = ~cubic & (c2 != 0.0)
+        if quadratic.any():
+            k0, k1, k2 = c0[quadratic], c1[quadratic], c2[quadratic]
+            disc = k1 * k1 - 4 * k2 * k0
+            r_two, f_two = _first_root([((-k1 - np.sqrt(disc)) / (2 * k2)).astype(F32),
+                                        ((-k1 + np.sqrt(disc)) / (2 * k2)).astype(F32)])
+            r_one = (-k1 / (2 * k2)).astype(F32)
+            root[quadratic] = np.where(disc > 0, r_two, r_one)
+            found[quadratic] = np.where(disc > 0, f_two, (disc == 0) & _accept(r_one))
+        line = ~cubic & (c2 == 0.0) & (c1 != 0.0)
+        if line.any():
+            r_lin = (-c0[line] / c1[line]).astype(F32)
+            root[line], found[line] = r_lin, _accept(r_lin)
+        constant = ~cubic & (c2 == 0.0) & (c1 == 0.0)
+        found[constant] = c0[constant] == 0.0
     return root, found
 
 
