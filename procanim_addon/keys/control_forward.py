@@ -340,14 +340,16 @@ class Direct:
             points = self.reference_points = model._points(state)
             model.start_from(self.ref, state, points)
             self.lever = {}
+            along = np.ascontiguousarray(np.moveaxis(points, 0, -1))  # (P, 3, F): frames last, for speed
             for control in set(model.group_control):  # the distances from a control's head, once per control
                 groups = [g for g, c in enumerate(model.group_control) if c == control]
                 cols = np.nonzero(model.affects[groups].any(axis=0))[0]
-                away = points[:, cols] - state.pose(control)[:, None, :3, 3]
-                distance = np.sqrt(np.einsum("fpi,fpi->fp", away, away))
+                away = along[cols] - np.ascontiguousarray(state.pose(control)[:, :3, 3].T)
+                squared = np.einsum("pif,pif->pf", away, away)
                 for g in groups:
                     mine = model.affects[g, cols]
-                    self.lever[g] = distance[:, mine].max(axis=1) if mine.any() else np.zeros(len(points))
+                    self.lever[g] = np.sqrt(squared[mine].max(axis=0)) if mine.any() else np.zeros(len(points))
+            self._lever_maps = self._maps_of_levers()  # while the IK maps are still being measured
         self._targets: tuple[dict, dict] | None = None
 
     def _ik_maps(self, _: None = None) -> None:
@@ -400,22 +402,30 @@ class Direct:
             self._targets = self._work_out_targets(level)
         return self._targets
 
-    def _work_out_targets(self, level: int) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
-        targets, maps = {}, {}
+    def _maps_of_levers(self) -> dict[int, np.ndarray]:
+        """Each group's map from its channels and lever (see the class docstring), unmeasured; their
+        squared sizes into ``_lever_sizes``."""
+        maps = {}
         s = len(self.ref)
-        for g in self.levels[level]:
+        for g in self.levels[0]:
             cols = self.m.groups[g]
             ch = self.m.channels[cols[0]]
-            targets[g] = self.ref[:, cols]
             if ch.prop == "location":
                 maps[g] = np.broadcast_to(np.eye(3), (s, 3, 3))
             elif ch.prop == "scale":
                 maps[g] = self.lever[g][:, None, None] * np.eye(3)
             else:
-                maps[g] = rotation_jacobian(ch.prop, ch.mode, targets[g]) * self.lever[g][:, None, None]
+                maps[g] = rotation_jacobian(ch.prop, ch.mode, self.ref[:, cols]) * self.lever[g][:, None, None]
+        self._lever_sizes = {g: np.einsum("sij,sij->s", m, m) for g, m in maps.items()}  # squared, per frame
+        return maps
+
+    def _work_out_targets(self, level: int) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
+        targets, maps = {}, {}
+        for g in self.levels[level]:
+            targets[g] = self.ref[:, self.m.groups[g]]
+            maps[g] = self._lever_maps[g]
             if g in self.measured:  # the larger of the two, frame by frame
-                bigger = np.einsum("sij,sij->s", self.measured[g], self.measured[g]) > np.einsum(
-                    "sij,sij->s", maps[g], maps[g])
+                bigger = np.einsum("sij,sij->s", self.measured[g], self.measured[g]) > self._lever_sizes[g]
                 maps[g] = np.where(bigger[:, None, None], self.measured[g], maps[g])
         return targets, maps
 
