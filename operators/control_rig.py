@@ -42,7 +42,7 @@ from ..procanim_addon.controls.constraints import Unsupported
 from ..procanim_addon.controls.deform import deform_clip
 from ..procanim_addon.controls.intended import IntendedPose, intended_for
 from ..procanim_addon.controls.maps import ControlMap, MapError, rigify_map
-from ..procanim_addon.controls.residual import deform_checks, verification_samples, verify
+from ..procanim_addon.controls.residual import VERIFY_FRAMES, deform_checks, verification_samples, verify
 from ..procanim_addon.controls.rig import Constraint, ControlRig, Mapping
 from ..procanim_addon.controls.stretch import ProbePlan, StretchResponse, chain_lengths, stretchy_chain
 from ..procanim_addon.controls.structure import find_limbs
@@ -612,13 +612,17 @@ def _write_dense_controls(bake: BakeKeys, converted: ControlConversion, frames: 
 
 def _verify(converted: ControlConversion) -> dict:
     """Blender evaluates a sample of frames of what was written; the deform bones are compared with
-    the intended pose. Reduced keys are sampled between keys too (:func:`between_keys`)."""
+    the intended pose. Reduced keys are verified on as many frames as a dense bake, about half of them
+    spread over the clip and the other half between keys, where the curves are interpolated
+    (:func:`between_keys`)."""
     obj, rig, keys, clip = converted.obj, converted.rig, converted.keys, converted.clip
     scene = bpy.context.scene
     if obj.name not in scene.objects:
         return {"control_verify_frames": 0}
-    samples = verification_samples(clip.frame_count)
-    if converted.keyed is not None:
+    if converted.keyed is None:
+        samples = verification_samples(clip.frame_count)
+    else:
+        samples = verification_samples(clip.frame_count, VERIFY_FRAMES // 2 + 1)
         samples = np.union1d(samples, between_keys(clip.frames, converted.keyed.curves, samples))
     checks = deform_checks(rig, list(keys.checked))
     world: list = []
