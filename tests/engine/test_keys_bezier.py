@@ -39,6 +39,33 @@ def test_solve_cubic_finds_the_root_in_the_unit_interval():
     assert not found[0]
 
 
+
+def test_solve_cubic_takes_each_case_where_it_applies_in_one_call():
+    """Every case of Blender's solve_cubic in one call, shuffled: each coefficient row gets its own
+    case's root (solve_cubic works each case out on the rows it applies to)."""
+    cases = [  # (c0, c1, c2, c3), the root in [0, 1] or None
+        ((-0.25, 1.0, -0.25, 1.0), 0.25),  # (t - 1/4)(t² + 1): one real root
+        ((-0.125, 0.75, -1.5, 1.0), 0.5),  # (t - 1/2)³: the discriminant exactly 0
+        ((-0.2 * 3 * 5, 0.2 * 3 + 0.2 * 5 + 15, -(0.2 + 3 + 5), 1.0), 0.2),  # three real roots
+        ((0.75, -3.25, 1.0, 0.0), 0.25),  # a quadratic, (t - 1/4)(t - 3)
+        ((0.25, -1.0, 1.0, 0.0), 0.5),  # a quadratic's double root
+        ((1.0, 0.0, 1.0, 0.0), None),  # a quadratic without a real root
+        ((-0.75, 1.0, 0.0, 0.0), 0.75),  # a line
+        ((0.0, 0.0, 0.0, 0.0), 0.0),  # zero: any t, Blender takes 0
+        ((1.0, 0.0, 0.0, 0.0), None),  # a constant that is never zero
+        ((2.0, 1.0, 0.0, 0.0), None),  # a line whose root is -2
+    ]
+    order = np.random.default_rng(7).permutation(np.repeat(np.arange(len(cases)), 3))
+    coefficients = np.array([cases[i][0] for i in order]).T
+    t, found = solve_cubic(*coefficients)
+    for k, i in enumerate(order):
+        expected = cases[i][1]
+        assert found[k] == (expected is not None), cases[i]
+        if expected is not None:
+            assert t[k] == pytest.approx(expected, abs=1e-6), cases[i]
+            alone, _ = solve_cubic(*(np.array([c]) for c in cases[i][0]))
+            assert t[k] == alone[0]
+
 def test_keys_hold_their_values_and_the_ends_are_constant():
     x = np.array([1.0, 4.0, 9.0])
     y = np.array([0.0, 2.0, -1.0])
