@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import collector
+from .. import collector, heap
 from .. import transforms as tf
 from ..progress import Progress, no_progress
 from ..skeleton import Skeleton
@@ -350,6 +350,7 @@ class _Conversion:
 
 
 @collector.paused()
+@heap.kept()
 def convert(
     rig: ControlRig,
     skeleton: Skeleton,

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import collector
+from .. import collector, heap
 from ..clip import Clip
 from ..skeleton import Skeleton
 from .bezier import HANDLE, INTERPOLATION, KEY_TYPE, Keys, evaluate_many
@@ -108,6 +108,7 @@ def _scopes(channels: list[Channel], groups: list[list[int]], model, foot_points
 
 
 @collector.paused()
+@heap.kept()
 def plan_keys(channels: list[Channel], frames, values, model, tolerance: float, fps: float, marks=(),
               contacts=(), foot_points=None, contact_speed: float = CONTACT_SPEED_M_S) -> KeyedAction:
     """The keys of a bake of ``channels`` (dense ``values`` ``(F, C)`` at the generator's ``frames``):
@@ -235,6 +236,7 @@ def _curves(channels, groups, samples, result, marks) -> list[CurveKeys]:
 
 
 @collector.paused()
+@heap.kept()
 def plan_clip_keys(clip: Clip, skeleton: Skeleton, tolerance: float, rotation_modes=None, object_mode: str = "XYZ",
                    marks=(), contacts=(), feet: list[Foot] | None = None,
                    contact_speed: float = CONTACT_SPEED_M_S) -> KeyedAction:
@@ -262,6 +264,7 @@ def _feet_points(skeleton: Skeleton, feet: list[Foot] | None, first: int) -> tup
 
 
 @collector.paused()
+@heap.kept()
 def plan_control_keys(rig, skeleton: Skeleton, keys, clip: Clip, tolerance: float, marks=(), contacts=(),
                       feet: list[Foot] | None = None, pins=None,
                       contact_speed: float = CONTACT_SPEED_M_S) -> KeyedAction:
