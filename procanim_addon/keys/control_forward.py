@@ -358,17 +358,19 @@ class Direct:
 
     def _measure_ik_maps(self) -> dict[int, np.ndarray]:
         """Per group that moves a deform bone an IK chain poses: its measured map ``(S, 3, n)``, from
-        forward differences on every :data:`IK_MAP_EVERY`-th frame (and the last), each frame taking
-        the larger of its two neighbouring samples' maps. The maps guide the placement; the exact
+        forward differences on every :data:`IK_MAP_EVERY`-th frame (and the last; a quaternion along
+        its three tangents, :func:`_steps`), each frame taking the larger of its two neighbouring
+        samples' maps. The maps guide the placement; the exact
         check of the reduction measures every frame."""
         m = self.m
         posed = _chain_bones(m._like, m.chains, m.measured)
         n = len(self.ref)
         rows = np.unique(np.append(np.arange(0, n, IK_MAP_EVERY), n - 1))
         ref = self.ref[rows]
-        width = max(len(cols) for cols in m.groups)
-        # the sampled frames once per channel of the widest group, one after the other: a group's
-        # channels are each changed in their own copy and measured in one evaluation of the rig
+        steps = [_steps(m.channels[cols[0]].prop, ref[:, cols]) for cols in m.groups]
+        width = max(len(cols) if step is None else len(step) for cols, step in zip(m.groups, steps))
+        # the sampled frames once per direction of the widest group, one after the other: a group is
+        # changed along each direction in its own copy and measured in one evaluation of the rig
         stacked = np.tile(ref, (width, 1))
         sampled = m._state(stacked, np.tile(rows, width))
         at_ref = m._points(sampled, m.measured[posed])[: len(rows)]  # their heads and tails at the dense controls
@@ -381,13 +383,22 @@ class Direct:
                 continue
             bones = [posed[i] for i in mine]
             points = np.concatenate([[2 * i, 2 * i + 1] for i in mine])
-            cols = m.groups[g]
+            cols, step = m.groups[g], steps[g]
             values = stacked.copy()
-            for i, c in enumerate(cols):
-                values[i * len(rows) : (i + 1) * len(rows), c] += IK_STEP
+            k = len(cols) if step is None else len(step)
+            for i in range(k):
+                block = slice(i * len(rows), (i + 1) * len(rows))
+                if step is None:  # each channel on its own
+                    values[block, cols[i]] += IK_STEP
+                else:
+                    values[block, cols] += IK_STEP * step[i]
             sampled.set_basis(control, m._basis(control, values))
-            moved = m._points(sampled, m.measured[bones]).reshape(width, len(rows), len(points), 3)[: len(cols)]
-            jac = np.moveaxis((moved - at_ref[:, points]) / IK_STEP, 0, -1)  # (S', P, 3, n)
+            moved = m._points(sampled, m.measured[bones]).reshape(width, len(rows), len(points), 3)[:k]
+            change = (moved - at_ref[:, points]) / IK_STEP  # (k, S', P, 3): per unit step along each direction
+            if step is None:
+                jac = np.moveaxis(change, 0, -1)  # (S', P, 3, n)
+            else:  # a quaternion: its change along the tangents, and none along itself (Blender normalises it)
+                jac = np.einsum("ksqa,ksn->sqan", change, step)
             sampled.set_basis(control, m._basis(control, stacked))
             size = np.einsum("spij,spij->sp", jac, jac)
             worst = np.argmax(size, axis=1)
@@ -458,6 +469,19 @@ def _alongside(work, argument=None) -> Iterator[None]:
         thread.join()
     if errors:
         raise errors[0]
+
+
+def _steps(prop: str, values: np.ndarray) -> np.ndarray | None:
+    """The directions ``(3, S, 4)`` along which the IK maps change a group of quaternions ``values``
+    ``(S, 4)``: three unit tangents of the unit sphere at each (``q ⊗ i``, ``q ⊗ j``, ``q ⊗ k``), orthogonal
+    to it and to each other — the fourth direction, the quaternion itself, moves nothing, as Blender
+    normalises it. None for other channels (each changed on its own)."""
+    if prop != "rotation_quaternion":
+        return None
+    q = values / np.linalg.norm(values, axis=1, keepdims=True)
+    w, x, y, z = q.T
+    return np.stack([np.stack([-x, w, z, -y], axis=1), np.stack([-y, -z, w, x], axis=1),
+                     np.stack([-z, y, -x, w], axis=1)])
 
 
 def _nudge(k: int) -> np.ndarray:

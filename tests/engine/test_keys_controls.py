@@ -27,7 +27,7 @@ from procanim_addon.controls.evaluate import RigPose
 from procanim_addon.controls.stretch import StretchResponse
 from procanim_addon.controls.structure import find_limbs
 from procanim_addon.keys import ControlForward, control_channels, plan_control_keys
-from procanim_addon.keys.control_forward import _alongside
+from procanim_addon.keys.control_forward import _alongside, _steps
 from procanim_addon.keys.ik_chains import SolvingPose, find_chains
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -331,3 +331,25 @@ def test_work_alongside_is_waited_for_and_its_error_raised_on_the_waiting_thread
         with _alongside(slow):
             raise KeyError("the block's error")
     assert done.is_set()
+
+
+def test_a_quaternions_ik_map_is_measured_along_three_tangents(ik_bake):
+    """The IK maps change a quaternion group along three directions, not four: the tangents q ⊗ i,
+    q ⊗ j, q ⊗ k are orthonormal and orthogonal to q, and a change along q itself (a scale of the
+    quaternion) moves no deform point — the rig normalises it, as Blender does — so the three give
+    the whole map."""
+    q = np.random.default_rng(9).normal(size=(50, 4))
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    steps = _steps("rotation_quaternion", q * 3.0)  # (not unit: taken as the unit quaternion)
+    gram = np.einsum("asn,bsn->sab", np.concatenate([steps, q[None]]), np.concatenate([steps, q[None]]))
+    assert np.allclose(gram, np.eye(4), atol=1e-12)
+    assert _steps("rotation_euler", q[:, :3]) is None
+    rig, sk, channels, pins, dense = converted("IK", ik_bake)
+    model = ControlForward(rig, sk, channels, pins, reference=dense)
+    groups = [cols for cols in model.groups if channels[cols[0]].prop == "rotation_quaternion"]
+    assert groups, "the IK rig keys quaternions"
+    base = model(dense)
+    for cols in groups:
+        scaled = dense.copy()
+        scaled[:, cols] *= 1.5
+        assert np.abs(model(scaled) - base).max() < 1e-9
