@@ -43,7 +43,7 @@ BENCHES=(
   "handshake|bench/handshake_blender.py"
   "terrain_table2|bench/terrain_blender.py"
   "terrain_speed|bench/terrain_blender.py --speed"
-  "control_rig|bench/control_rig_bake.py --frames 1000"
+  "control_rig|bench/control_rig_bake.py --frames 1000 --pairs 5"
   "handshake_engine|bench/handshake_engine.py"
   "terrain_engine|bench/terrain_engine.py --quick"
   "path_walk_engine|bench/path_walk_engine.py"
