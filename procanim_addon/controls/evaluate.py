@@ -22,9 +22,12 @@ from .rig import ControlRig
 class RigPose:
     """Armature-space matrices ``(F, 4, 4)`` of a control rig's bones over ``frames`` frames."""
 
-    def __init__(self, rig: ControlRig, frames: int, like: RigPose | None = None):
+    def __init__(self, rig: ControlRig, frames: int, like: RigPose | None = None, lean: bool = False):
         """``like``: a RigPose of the same rig whose tables of the rig's structure (who reads whom, the
-        closures found so far) this one shares instead of working them out again."""
+        closures found so far) this one shares instead of working them out again. ``lean``: keep
+        neither a bone's parent transform (except for bones with a basis or read in LOCAL space:
+        worked out again if asked for) nor its matrices before its constraints (:meth:`unconstrained`
+        then refuses) once its matrices are known — half the memory of a whole clip."""
         self.rig = rig
         self.frames = frames
         self.basis: dict[int, np.ndarray] = {}
@@ -46,10 +49,7 @@ class RigPose:
             self._uses_local = local_readers(rig)
             self._closures: dict[int, frozenset[int]] = {}
         self.mirror: tuple[RigPose, np.ndarray] | None = None
-        # True: neither a bone's parent transform (except for bones with a basis or read in LOCAL space:
-        # worked out again if asked for) nor its matrices before its constraints (unconstrained() then
-        # refuses) are kept once its matrices are — half the memory of a whole clip
-        self.lean = False
+        self.lean = lean
 
     def sampled(self, frames: np.ndarray) -> RigPose:
         """A RigPose over a few of these frames that follows every basis and pin set here (cheap

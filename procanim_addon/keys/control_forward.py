@@ -210,8 +210,8 @@ class ControlForward:
         if with_chains:
             dense = self.dense if rows is None else {top: _rows_of(d, rows) for top, d in self.dense.items()}
             dense = dense if all(len(d[3]) == n for d in dense.values()) else {}  # (other frames than the clip's)
-        state = SolvingPose(self.rig, n, self.chains, dense, self.stretch if dense else None, like=self._like)
-        state.lean = True
+        state = SolvingPose(self.rig, n, self.chains, dense, self.stretch if dense else None, like=self._like,
+                            lean=True)
         self._like = self._like or state
         for control in self.columns:
             state.set_basis(control, self._basis(control, values))
@@ -335,7 +335,7 @@ class Direct:
         self.m = model
         self.ref = np.asarray(reference, float)
         self.levels = [list(range(len(model.groups)))]
-        with _alongside(self._ik_maps):  # the IK maps measured while the reference is evaluated
+        with _alongside(self._measure_ik_maps) as measured:  # measured while the reference is evaluated
             state = model.reference_state(self.ref)
             points = self.reference_points = model._points(state)
             model.start_from(self.ref, state, points)
@@ -350,11 +350,8 @@ class Direct:
                     mine = model.affects[g, cols]
                     self.lever[g] = np.sqrt(squared[mine].max(axis=0)) if mine.any() else np.zeros(len(points))
             self._lever_maps = self._maps_of_levers()  # while the IK maps are still being measured
+        self.measured: dict[int, np.ndarray] = measured[0]
         self._targets: tuple[dict, dict] | None = None
-
-    def _ik_maps(self, _: None = None) -> None:
-        """:meth:`_measure_ik_maps` into ``self.measured``."""
-        self.measured = self._measure_ik_maps()
 
     def _measure_ik_maps(self) -> dict[int, np.ndarray]:
         """Per group that moves a deform bone an IK chain poses: its measured map ``(S, 3, n)``, from
@@ -449,22 +446,24 @@ def _nothing(_) -> None:
 
 
 @contextmanager
-def _alongside(work, argument=None) -> Iterator[None]:
-    """``work(argument)`` on a second thread while the ``with`` block runs (numpy lets go of the
+def _alongside(work, *args) -> Iterator[list]:
+    """``work(*args)`` on a second thread while the ``with`` block runs (numpy lets go of the
     interpreter in its loops: on two cores the two overlap by about half); waited for when the block
-    ends, also when it raises, and an exception of the thread's raised then."""
+    ends, also when it raises, and an exception of the thread's raised then. The ``with`` target, a
+    list, holds what ``work`` returned once the block has ended."""
     errors: list = []
+    out: list = []
 
     def run() -> None:
         try:
-            work(argument)
+            out.append(work(*args))
         except BaseException as exc:  # raised on the waiting thread
             errors.append(exc)
 
     thread = threading.Thread(target=run)
     thread.start()
     try:
-        yield
+        yield out
     finally:
         thread.join()
     if errors:

@@ -135,8 +135,8 @@ class SolvingPose(RigPose):
     alone; ``stretch``: the solver's measured response per chain, by its IK constraint's owner."""
 
     def __init__(self, rig: ControlRig, frames: int, chains: dict[int, Chain], dense: dict | None = None,
-                 stretch: dict | None = None, like: RigPose | None = None):
-        super().__init__(rig, frames, like)
+                 stretch: dict | None = None, like: RigPose | None = None, lean: bool = False):
+        super().__init__(rig, frames, like, lean)
         self.chains = chains
         self.dense = dense or {}
         self.stretch = stretch or {}

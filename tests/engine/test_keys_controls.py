@@ -315,7 +315,7 @@ def test_work_alongside_is_waited_for_and_its_error_raised_on_the_waiting_thread
     """The followers and the IK maps are worked out on a second thread (control_forward._alongside):
     its exception reaches the caller, and it is finished when the block ends, even when the block
     raises (nothing of a refused model keeps running)."""
-    def fail(_):
+    def fail():
         raise ValueError("the thread's error")
 
     with pytest.raises(ValueError, match="the thread's error"):
@@ -323,14 +323,18 @@ def test_work_alongside_is_waited_for_and_its_error_raised_on_the_waiting_thread
             pass
     done = threading.Event()
 
-    def slow(_):
+    def slow(argument):
         time.sleep(0.05)
         done.set()
+        return 2 * argument
 
     with pytest.raises(KeyError):
-        with _alongside(slow):
+        with _alongside(slow, 1):
             raise KeyError("the block's error")
     assert done.is_set()
+    with _alongside(slow, 21) as out:
+        pass
+    assert out == [42]  # what the work returned, once the block has ended
 
 
 def test_a_quaternions_ik_map_is_measured_along_three_tangents(ik_bake):
