@@ -130,12 +130,13 @@ def main(argv=None) -> int:
         seconds, m = procanim_bake(rig, path, args.key_target, args.key_tolerance)  # rewrites the dense bake
         pairs.append((dense_seconds, seconds, m.get("control_plan_ms", 0.0),
                       resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults))
+    ratios = [r / d for d, r, _, _ in pairs]
     if len(pairs) > 1:  # the table below is the last pair's
-        ratios = [r / d for d, r, _, _ in pairs]
+        kept = importlib.import_module(module + ".procanim_addon.heap").keep()  # (set by the first bake)
         print(f"{len(pairs)} pairs (dense, then at the key tolerance): ratios {' '.join(f'{x:.2f}' for x in ratios)} "
               f"(median {float(np.median(ratios)):.2f}); plan ms {' '.join(f'{p:.0f}' for _, _, p, _ in pairs)} "
               f"(median {float(np.median([p for _, _, p, _ in pairs])):.0f}); page faults of the reduced bake "
-              f"{' '.join(str(f) for *_, f in pairs)}")
+              f"{' '.join(str(f) for *_, f in pairs)}; glibc's thresholds {'kept' if kept else 'as they were'}")
     f0, f1 = int(m["frame_start"]), int(m["frame_end"])
     n = f1 - f0 + 1
     compat = importlib.import_module(module + ".operators.compat")
@@ -165,7 +166,6 @@ def main(argv=None) -> int:
     print(f"{'':60s} {'total s':>8s} {'ms/frame':>9s}")
     for label, ms in rows:
         print(f"{label:60s} {ms / 1000:8.2f} {ms / n:9.3f}")
-    ratios = [r / d for d, r, _, _ in pairs]
     ratio = float(np.median(ratios))  # one pair's ratio when --pairs 1
     which = f"median of {len(pairs)} pairs" if len(pairs) > 1 else "one pair"
     print(f"{tolerance} / dense, end to end: {ratio:.2f}x ({which}; goal ≤ {GOAL_TOLERANCE_RATIO:g}x: "

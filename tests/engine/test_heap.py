@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from procanim_addon import heap
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,9 +33,10 @@ print(json.dumps({{"kept": kept, "faults": resource.getrusage(resource.RUSAGE_SE
 """
 
 
-def faults(keep: bool) -> dict:
+def faults(keep: bool, **env: str) -> dict:
+    environment = {k: v for k, v in os.environ.items() if k not in ("PROCANIM_KEEP_HEAP", *heap.USER_VARIABLES)}
     out = subprocess.run([sys.executable, "-c", CYCLES.format(root=str(ROOT), keep=keep)], capture_output=True,
-                         text=True, check=True)
+                         text=True, check=True, env={**environment, **env})
     return json.loads(out.stdout)
 
 
@@ -45,3 +49,13 @@ def test_kept_memory_is_not_faulted_in_again():
     plain = faults(False)
     assert plain["faults"] > 19 * 250  # faulted in again on every round (~1,000 faults each here)
     assert kept["faults"] * 20 < plain["faults"]
+
+
+def test_the_users_own_malloc_settings_are_left_alone():
+    """PROCANIM_KEEP_HEAP=0, or glibc's own variables set by the user: keep() sets nothing (and the
+    faults come back, as before)."""
+    if not faults(True)["kept"]:
+        pytest.skip("not glibc: the thresholds are not set")
+    off = faults(True, PROCANIM_KEEP_HEAP="0")
+    assert off["kept"] is False and off["faults"] > 19 * 250
+    assert faults(True, MALLOC_TRIM_THRESHOLD_="1000000000")["kept"] is False
