@@ -349,7 +349,7 @@ class Direct:
                 for g in groups:
                     mine = model.affects[g, cols]
                     self.lever[g] = np.sqrt(squared[mine].max(axis=0)) if mine.any() else np.zeros(len(points))
-            self._lever_maps = self._maps_of_levers()  # while the IK maps are still being measured
+            self._lever_maps, self._lever_sizes = self._maps_of_levers()  # while the IK maps are measured
         self.measured: dict[int, np.ndarray] = measured[0]
         self._targets: tuple[dict, dict] | None = None
 
@@ -357,8 +357,8 @@ class Direct:
         """Per group that moves a deform bone an IK chain poses: its measured map ``(S, 3, n)``, from
         forward differences on every :data:`IK_MAP_EVERY`-th frame (and the last; a quaternion along
         its three tangents, :func:`_steps`), each frame taking the larger of its two neighbouring
-        samples' maps. The maps guide the placement; the exact
-        check of the reduction measures every frame."""
+        samples' maps. The maps guide the placement; the exact check of the reduction measures every
+        frame."""
         m = self.m
         posed = _chain_bones(m._like, m.chains, m.measured)
         n = len(self.ref)
@@ -410,9 +410,9 @@ class Direct:
             self._targets = self._work_out_targets(level)
         return self._targets
 
-    def _maps_of_levers(self) -> dict[int, np.ndarray]:
-        """Each group's map from its channels and lever (see the class docstring), unmeasured; their
-        squared sizes into ``_lever_sizes``."""
+    def _maps_of_levers(self) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
+        """Each group's map from its channels and lever (see the class docstring), unmeasured, and its
+        squared size on each frame."""
         maps = {}
         s = len(self.ref)
         for g in self.levels[0]:
@@ -424,8 +424,7 @@ class Direct:
                 maps[g] = self.lever[g][:, None, None] * np.eye(3)
             else:
                 maps[g] = rotation_jacobian(ch.prop, ch.mode, self.ref[:, cols]) * self.lever[g][:, None, None]
-        self._lever_sizes = {g: np.einsum("sij,sij->s", m, m) for g, m in maps.items()}  # squared, per frame
-        return maps
+        return maps, {g: np.einsum("sij,sij->s", m, m) for g, m in maps.items()}
 
     def _work_out_targets(self, level: int) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
         targets, maps = {}, {}
