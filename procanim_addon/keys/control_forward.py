@@ -327,7 +327,8 @@ class Direct:
     the identity (controls are not scaled by their parents on these rigs) — except for the controls
     that move a solved IK chain, which moves its knee by many times the change of its target or
     root near full reach: theirs is measured, the change of the chain's points per unit of each
-    channel (forward differences, sampled: :meth:`_ik_maps`) on each frame, at the point that moves most."""
+    channel (forward differences, sampled: :meth:`_measure_ik_maps`) on each frame, at the point that
+    moves most."""
 
     compensated = False  # each group is fitted to its dense values
 
