@@ -210,6 +210,29 @@ def _locate(keys: Keys, t: np.ndarray):
     return value, seg
 
 
+def changed_frames(old: Keys, new: Keys, t) -> np.ndarray:
+    """Booleans over the increasing frames ``t``: where ``new`` may evaluate otherwise than ``old`` —
+    the frames of each of its segments whose two keys are not two neighbouring keys of ``old`` with the
+    same coordinates, handles and interpolation (a segment's values depend on those alone), ends
+    included, and beyond a first or last key that changed."""
+    t = np.asarray(t, F32)
+    x = new.frames
+    if len(x) < 2 or len(old.frames) < 2:
+        return np.ones(len(t), dtype=bool)
+    i = np.minimum(np.searchsorted(old.frames, x), len(old.frames) - 1)
+    same = ((old.frames[i] == x) & (old.values[i] == new.values) & (old.interpolation[i] == new.interpolation)
+            & (old.handle_left[i] == new.handle_left).all(axis=1)
+            & (old.handle_right[i] == new.handle_right).all(axis=1))
+    changed = ~(same[:-1] & same[1:] & (i[1:] == i[:-1] + 1))
+    marks = np.zeros(len(t) + 1, dtype=int)
+    np.add.at(marks, np.searchsorted(t, x[:-1][changed], side="left"), 1)
+    np.add.at(marks, np.searchsorted(t, x[1:][changed], side="right"), -1)
+    out = np.cumsum(marks[:-1]) > 0
+    out |= (t <= x[0]) & ~same[0]
+    out |= (t >= x[-1]) & ~same[-1]
+    return out
+
+
 def evaluate_many(curves: list[Keys], t) -> np.ndarray:
     """Values (float32) ``(N, C)`` of several curves at frames ``t`` ``(N,)`` (:func:`evaluate` of
     each; the Bézier segments of all curves solved together)."""

@@ -20,7 +20,7 @@ import numpy as np
 from .. import collector, heap
 from ..clip import Clip
 from ..skeleton import Skeleton
-from .bezier import HANDLE, INTERPOLATION, KEY_TYPE, Keys, evaluate_many
+from .bezier import HANDLE, INTERPOLATION, KEY_TYPE, Keys, changed_frames, evaluate_many
 from .control_forward import ControlForward, control_channels
 from .dense import dense_reference, sample_frames
 from .forward import DeformForward
@@ -184,7 +184,10 @@ def _curve(ch: Channel, frames, y, slope_left, slope_right, types) -> CurveKeys:
 
 def _player(channels, groups, samples):
     """The ``played`` of :func:`.reduce.reduce`: a group's curves as written, evaluated as Blender does
-    (:mod:`.bezier`, handles as ``FCurve.update()`` leaves them)."""
+    (:mod:`.bezier`, handles as ``FCurve.update()`` leaves them). A group played before is evaluated
+    again only on the frames of its segments that changed (:func:`.bezier.changed_frames`)."""
+    last: dict[int, tuple[list[Keys], np.ndarray]] = {}  # group → its curves as Blender holds them, their values
+
     def played(fitted):
         curves, widths = [], []
         for g, keys, key_values, slope_left, slope_right in fitted:
@@ -193,8 +196,25 @@ def _player(channels, groups, samples):
             curves += [_curve(channels[c], frames, key_values[:, j], slope_left[:, j], slope_right[:, j], types)
                        for j, c in enumerate(groups[g])]
             widths.append(len(groups[g]))
-        values = evaluate_many(_blender_keys(curves), samples).astype(float)
-        return np.split(values, np.cumsum(widths)[:-1], axis=1)
+        held = _blender_keys(curves)
+        mine = np.split(np.arange(len(held)), np.cumsum(widths)[:-1])
+        rows = np.zeros(len(samples), dtype=bool)  # the frames to evaluate again
+        for (g, *_), cols in zip(fitted, mine):
+            if g in last:
+                for old, new in zip(last[g][0], (held[c] for c in cols)):
+                    rows |= changed_frames(old, new, samples)
+            else:
+                rows[:] = True
+        values = np.empty((len(samples), len(held)))
+        if rows.any():
+            values[rows] = evaluate_many(held, samples[rows])
+        out = []
+        for (g, *_), cols in zip(fitted, mine):
+            if g in last:  # the frames not evaluated again: as last played
+                values[np.ix_(~rows, cols)] = last[g][1][~rows]
+            last[g] = ([held[c] for c in cols], values[:, cols])
+            out.append(values[:, cols])
+        return out
 
     return played
 

@@ -9,7 +9,7 @@ import pytest
 
 from procanim_addon.curves import hermite
 from procanim_addon.keys import HANDLE, INTERPOLATION, CurveKeys
-from procanim_addon.keys.bezier import Keys, evaluate, evaluate_many, solve_cubic
+from procanim_addon.keys.bezier import Keys, changed_frames, evaluate, evaluate_many, solve_cubic
 from procanim_addon.keys.handles import aligned, hermite_values, recalc, recalc_many
 
 BEZIER = INTERPOLATION["BEZIER"]
@@ -194,3 +194,39 @@ def test_the_handles_of_several_curves_recalculated_at_once_are_each_curves_own(
         for curve, (left, right) in zip(curves, together):
             alone_left, alone_right = recalc(*curve)
             assert np.array_equal(left, alone_left) and np.array_equal(right, alone_right)
+
+
+def test_a_curve_changes_only_on_the_frames_of_its_changed_segments():
+    """changed_frames: keys moved, added and removed on a curve — the new curve evaluates as the old
+    one everywhere outside the frames it marks, and the marks stay near the changes."""
+    rng = np.random.default_rng(11)
+    t = np.arange(0.0, 200.0)
+    for _ in range(20):
+        x = np.unique(np.concatenate([[0.0, 199.0], rng.choice(np.arange(1.0, 199.0), 30, replace=False)]))
+        y = rng.normal(size=len(x))
+        m = rng.normal(size=len(x))
+        left, right, _, _ = aligned(x, y, m, m)
+        old = curve(x, y, left, right)
+        x2, y2, m2 = x.copy(), y.copy(), m.copy()
+        k = rng.integers(1, len(x) - 1)
+        change = rng.integers(4)
+        if change == 0:  # a key's value and slope
+            y2[k] += 0.3
+            m2[k] -= 0.2
+        elif change == 3:  # its slope alone: only its handles tell
+            m2[k] += 0.4
+        elif change == 1:  # a key removed
+            x2, y2, m2 = np.delete(x2, k), np.delete(y2, k), np.delete(m2, k)
+        else:  # a key added between two
+            at = x[k] + 1.0 if x[k + 1] - x[k] > 1.0 else x[k] - 1.0
+            if at in x:
+                continue
+            x2, y2, m2 = (np.insert(v, np.searchsorted(x, at), w) for v, w in ((x, at), (y, 0.5), (m, 0.0)))
+        left2, right2, _, _ = aligned(x2, y2, m2, m2)
+        new = curve(x2, y2, left2, right2)
+        marked = changed_frames(old, new, t)
+        before, after = evaluate(old, t), evaluate(new, t)
+        assert np.array_equal(before[~marked], after[~marked])
+        assert marked.any() and marked.sum() < 0.5 * len(t)
+    same = changed_frames(old, old, t)
+    assert not same.any()

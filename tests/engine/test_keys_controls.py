@@ -27,8 +27,10 @@ from procanim_addon.controls.evaluate import RigPose
 from procanim_addon.controls.stretch import StretchResponse
 from procanim_addon.controls.structure import find_limbs
 from procanim_addon.keys import ControlForward, control_channels, plan_control_keys
+from procanim_addon.keys import plan as plan_module
 from procanim_addon.keys.control_forward import _alongside, _steps
 from procanim_addon.keys.ik_chains import SolvingPose, find_chains
+from procanim_addon.keys.layout import key_groups
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_controls import mini_rig  # noqa: E402
@@ -357,3 +359,33 @@ def test_a_quaternions_ik_map_is_measured_along_three_tangents(ik_bake):
         scaled = dense.copy()
         scaled[:, cols] *= 1.5
         assert np.abs(model(scaled) - base).max() < 1e-9
+
+
+def test_the_player_evaluates_again_only_what_changed_and_plays_what_a_fresh_one_plays(fk_bake):
+    """The curves a control-rig reduction checks (plan._player): a group played before is evaluated
+    again only on the frames of its changed segments; what it returns is what a player that has seen
+    nothing gives, bit for bit, round after round of keys removed and added (the other keys and their
+    slopes kept, as a refinement round keeps them)."""
+    rig, sk, _, keys, _ = fk_bake
+    channels, dense = control_channels(rig, keys)
+    groups = key_groups(channels)
+    samples = np.arange(1.0, FRAMES + 1)
+    rng = np.random.default_rng(5)
+    slopes = {g: rng.normal(0.0, 0.01, (FRAMES, 2, len(cols))) for g, cols in enumerate(groups)}  # per frame
+
+    def fitted(g, at):
+        return (g, at, dense[at][:, groups[g]], slopes[g][at, 0], slopes[g][at, 1])
+
+    current = {g: fitted(g, np.unique(np.r_[0, rng.choice(FRAMES, 12), FRAMES - 1])) for g in range(len(groups))}
+    player = plan_module._player(channels, groups, samples)
+    player(list(current.values()))
+    for _ in range(4):
+        changed = []
+        for g in rng.choice(len(groups), 2, replace=False):
+            at = current[g][1]
+            kept = np.setdiff1d(at[1:-1], rng.choice(at[1:-1], 2, replace=False))  # two keys removed…
+            current[g] = fitted(g, np.unique(np.r_[0, kept, rng.choice(FRAMES, 2), FRAMES - 1]))  # …two added
+            changed.append(current[g])
+        again = player(changed)
+        fresh = plan_module._player(channels, groups, samples)(changed)
+        assert all(np.array_equal(a, b) for a, b in zip(again, fresh))
