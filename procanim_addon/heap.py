@@ -13,7 +13,7 @@ without).
 32 MiB block (its largest automatic mmap threshold, and twice that): blocks up to 32 MiB come from the
 heap, and up to 64 MiB freed at its top stays there for the next bake. Process-wide and for good, as
 glibc's own adjustment is; only where the C library is glibc (another C library, or an allocator that
-replaces malloc, such as the jemalloc some Blender builds link, does not read them: nothing happens).
+replaces malloc, such as the jemalloc Debian's Blender links, does not read them: nothing happens).
 The user's own settings are left alone: glibc's ``MALLOC_MMAP_THRESHOLD_``, ``MALLOC_TRIM_THRESHOLD_``
 or malloc tunables in ``GLIBC_TUNABLES``, or ``PROCANIM_KEEP_HEAP=0`` (glibc's defaults, as before).
 """
@@ -34,6 +34,7 @@ TRIM_BYTES = 2 * MMAP_BYTES  # the trim threshold glibc pairs with it
 _set: bool | None = None  # whether keep() set the thresholds (None: not tried yet)
 OFF_VARIABLE = "PROCANIM_KEEP_HEAP"  # "0": leave glibc's thresholds as they are
 USER_VARIABLES = ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_")  # the user's own settings win
+REPLACEMENTS = ("mallctl", "tc_malloc", "mi_malloc")  # jemalloc's, tcmalloc's, mimalloc's own functions
 
 
 def keep() -> bool:
@@ -60,6 +61,8 @@ def _set_thresholds() -> bool:
     except (OSError, AttributeError):
         return False
     if not hasattr(libc, "gnu_get_libc_version"):  # glibc's own: not another C library's mallopt
+        return False
+    if any(hasattr(libc, name) for name in REPLACEMENTS):  # malloc is another allocator's: glibc's unused
         return False
     mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
     mallopt.restype = ctypes.c_int

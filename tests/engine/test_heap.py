@@ -59,3 +59,24 @@ def test_the_users_own_malloc_settings_are_left_alone():
     off = faults(True, PROCANIM_KEEP_HEAP="0")
     assert off["kept"] is False and off["faults"] > 19 * 250
     assert faults(True, MALLOC_TRIM_THRESHOLD_="1000000000")["kept"] is False
+
+
+def _jemalloc() -> Path | None:
+    """A jemalloc library on this machine (the system's, or the one in the real-Blender chroot)."""
+    cache = Path(os.environ.get("PROCANIM_CACHE", Path.home() / ".cache" / "procanim"))
+    for folder in (Path("/usr/lib/x86_64-linux-gnu"), cache / "chroot-trixie" / "usr" / "lib" / "x86_64-linux-gnu"):
+        found = sorted(folder.glob("libjemalloc.so*")) if folder.is_dir() else []
+        if found:
+            return found[0]
+    return None
+
+
+def test_another_allocator_in_the_process_is_left_alone():
+    """A process whose malloc is jemalloc's (Debian's Blender links it) does not read glibc's
+    thresholds: keep() sets nothing and says so."""
+    if not faults(True)["kept"]:
+        pytest.skip("not glibc: the thresholds are not set")
+    library = _jemalloc()
+    if library is None:
+        pytest.skip("no jemalloc on this machine")
+    assert faults(True, LD_PRELOAD=str(library))["kept"] is False
