@@ -212,8 +212,9 @@ def _player(channels, groups, samples):
         for (g, *_), cols in zip(fitted, mine):
             if g in last:  # the frames not evaluated again: as last played
                 values[np.ix_(~rows, cols)] = last[g][1][~rows]
-            last[g] = ([held[c] for c in cols], values[:, cols])
-            out.append(values[:, cols])
+            group_values = values[:, cols]  # (a copy: the caller's to keep)
+            last[g] = ([held[c] for c in cols], group_values)
+            out.append(group_values)
         return out
 
     return played
