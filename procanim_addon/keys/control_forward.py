@@ -20,9 +20,6 @@ model refuses, naming the chain, to measure a bone that depends on an IK chain i
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import fields
 
 import numpy as np
@@ -84,17 +81,16 @@ class ControlForward:
         try:
             if reference is not None:
                 reference = np.asarray(reference, float)
-                # the followers on a second thread (they do not depend on how the IK chains are posed)
-                # while this one works out the chains' dense data
-                with _alongside(self._find_followers if followers else _nothing, reference):
-                    state = self._state(reference)
-                    if pins:
-                        chain_pins = {b: m for b, m in pins.items() if b in self.chains}
-                        self.dense = dense_chains(rig, state, chain_pins)
-                        state.dense, state.stretch = self.dense, (self.stretch if self.dense else None)
-                        for top in {chain.top for chain in self.chains.values()}:
-                            state._drop_solved(top)  # a chain solved from the rig's lengths, if any: again
-                    self._reference = (reference, state)
+                if followers:
+                    self._find_followers(reference)
+                state = self._state(reference)
+                if pins:
+                    chain_pins = {b: m for b, m in pins.items() if b in self.chains}
+                    self.dense = dense_chains(rig, state, chain_pins)
+                    state.dense, state.stretch = self.dense, (self.stretch if self.dense else None)
+                    for top in {chain.top for chain in self.chains.values()}:
+                        state._drop_solved(top)  # a chain solved from the rig's lengths, if any: again
+                self._reference = (reference, state)
             self.affects = self._affects()
         except Unsupported as exc:
             raise ValueError(f"the control rig's deform bones cannot be evaluated here ({exc})") from exc
@@ -336,22 +332,21 @@ class Direct:
         self.m = model
         self.ref = np.asarray(reference, float)
         self.levels = [list(range(len(model.groups)))]
-        with _alongside(self._measure_ik_maps) as measured:  # measured while the reference is evaluated
-            state = model.reference_state(self.ref)
-            points = self.reference_points = model._points(state)
-            model.start_from(self.ref, state, points)
-            self.lever = {}
-            along = np.ascontiguousarray(np.moveaxis(points, 0, -1))  # (P, 3, F): frames last, for speed
-            for control in set(model.group_control):  # the distances from a control's head, once per control
-                groups = [g for g, c in enumerate(model.group_control) if c == control]
-                cols = np.nonzero(model.affects[groups].any(axis=0))[0]
-                away = along[cols] - np.ascontiguousarray(state.pose(control)[:, :3, 3].T)
-                squared = np.einsum("pif,pif->pf", away, away)
-                for g in groups:
-                    mine = model.affects[g, cols]
-                    self.lever[g] = np.sqrt(squared[mine].max(axis=0)) if mine.any() else np.zeros(len(points))
-            self._lever_maps, self._lever_sizes = self._maps_of_levers()  # while the IK maps are measured
-        self.measured: dict[int, np.ndarray] = measured[0]
+        state = model.reference_state(self.ref)
+        points = self.reference_points = model._points(state)
+        model.start_from(self.ref, state, points)
+        self.lever = {}
+        along = np.ascontiguousarray(np.moveaxis(points, 0, -1))  # (P, 3, F): frames last, for speed
+        for control in set(model.group_control):  # the distances from a control's head, once per control
+            groups = [g for g, c in enumerate(model.group_control) if c == control]
+            cols = np.nonzero(model.affects[groups].any(axis=0))[0]
+            away = along[cols] - np.ascontiguousarray(state.pose(control)[:, :3, 3].T)
+            squared = np.einsum("pif,pif->pf", away, away)
+            for g in groups:
+                mine = model.affects[g, cols]
+                self.lever[g] = np.sqrt(squared[mine].max(axis=0)) if mine.any() else np.zeros(len(points))
+        self._lever_maps, self._lever_sizes = self._maps_of_levers()
+        self.measured: dict[int, np.ndarray] = self._measure_ik_maps()
         self._targets: tuple[dict, dict] | None = None
 
     def _measure_ik_maps(self) -> dict[int, np.ndarray]:
@@ -439,35 +434,6 @@ class Direct:
 
     def advance(self, level: int, values: np.ndarray) -> None:
         """Nothing to carry: the groups are not compensated."""
-
-
-def _nothing(_) -> None:
-    """No work (a model without followers)."""
-
-
-@contextmanager
-def _alongside(work, *args) -> Iterator[list]:
-    """``work(*args)`` on a second thread while the ``with`` block runs (numpy lets go of the
-    interpreter in its loops: on two cores the two overlap by about half); waited for when the block
-    ends, also when it raises, and an exception of the thread's raised then. The ``with`` target, a
-    list, holds what ``work`` returned once the block has ended."""
-    errors: list = []
-    out: list = []
-
-    def run() -> None:
-        try:
-            out.append(work(*args))
-        except BaseException as exc:  # raised on the waiting thread
-            errors.append(exc)
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    try:
-        yield out
-    finally:
-        thread.join()
-    if errors:
-        raise errors[0]
 
 
 def _steps(prop: str, values: np.ndarray) -> np.ndarray | None:

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-import threading
-import time
 from pathlib import Path
 
 import numpy as np
@@ -28,7 +26,7 @@ from procanim_addon.controls.stretch import StretchResponse
 from procanim_addon.controls.structure import find_limbs
 from procanim_addon.keys import ControlForward, control_channels, plan_control_keys
 from procanim_addon.keys import plan as plan_module
-from procanim_addon.keys.control_forward import _alongside, _steps
+from procanim_addon.keys.control_forward import _steps
 from procanim_addon.keys.ik_chains import SolvingPose, find_chains
 from procanim_addon.keys.layout import key_groups
 
@@ -311,32 +309,6 @@ def test_a_bone_that_stops_following_when_a_control_moves_is_no_follower():
     still[:, foot] = dense[:1, foot]  # the foot's control held: ORG-foot.L moves with ORG-shin.L…
     model = ControlForward(rig, sk, channels, reference=still)
     assert rig.index("ORG-foot.L") not in model.follow  # …but not when the foot's control turns
-
-
-def test_work_alongside_is_waited_for_and_its_error_raised_on_the_waiting_thread():
-    """The followers and the IK maps are worked out on a second thread (control_forward._alongside):
-    its exception reaches the caller, and it is finished when the block ends, even when the block
-    raises (nothing of a refused model keeps running)."""
-    def fail():
-        raise ValueError("the thread's error")
-
-    with pytest.raises(ValueError, match="the thread's error"):
-        with _alongside(fail):
-            pass
-    done = threading.Event()
-
-    def slow(argument):
-        time.sleep(0.05)
-        done.set()
-        return 2 * argument
-
-    with pytest.raises(KeyError):
-        with _alongside(slow, 1):
-            raise KeyError("the block's error")
-    assert done.is_set()
-    with _alongside(slow, 21) as out:
-        pass
-    assert out == [42]  # what the work returned, once the block has ended
 
 
 def test_a_quaternions_ik_map_is_measured_along_three_tangents(ik_bake):
