@@ -266,25 +266,28 @@ def quat_slerp(a: np.ndarray, b: np.ndarray, t) -> np.ndarray:
 # --------------------------------------------------------------------------- Euler angles
 
 
-def _axis_rot(axis: int, angle: np.ndarray) -> np.ndarray:
-    c, s = np.cos(angle), np.sin(angle)
-    m = np.zeros(np.shape(angle) + (3, 3))
-    i, j = (axis + 1) % 3, (axis + 2) % 3
-    m[..., axis, axis] = 1.0
-    m[..., i, i] = c
-    m[..., j, j] = c
-    m[..., j, i] = s
-    m[..., i, j] = -s
-    return m
-
-
 def euler_to_mat3(euler: np.ndarray, order: str = "XYZ") -> np.ndarray:
-    """Blender Euler (radians, components x, y, z) to a rotation matrix; first axis applied first."""
+    """Blender Euler (radians, components x, y, z) to a rotation matrix; first axis applied first.
+
+    Blender's closed form (``eulO_to_mat3``): with the order's axes ``i, j, k`` (angles negated for
+    the odd orders XZY, YXZ, ZYX), the product ``R_k R_j R_i`` written out entry by entry."""
     e = np.asarray(euler, float)
-    m = None
-    for ch in order:
-        r = _axis_rot(_AXIS[ch], e[..., _AXIS[ch]])
-        m = r if m is None else r @ m
+    i, j, k = (_AXIS[c] for c in order)
+    odd = (j - i) % 3 != 1
+    ti, tj, tk = (-e[..., a] if odd else e[..., a] for a in (i, j, k))
+    ci, cj, ck = np.cos(ti), np.cos(tj), np.cos(tk)
+    si, sj, sk = np.sin(ti), np.sin(tj), np.sin(tk)
+    cc, cs, sc, ss = ci * ck, ci * sk, si * ck, si * sk
+    m = np.empty(e.shape[:-1] + (3, 3))
+    m[..., i, i] = cj * ck
+    m[..., i, j] = sj * sc - cs
+    m[..., i, k] = sj * cc + ss
+    m[..., j, i] = cj * sk
+    m[..., j, j] = sj * ss + cc
+    m[..., j, k] = sj * cs - sc
+    m[..., k, i] = -sj
+    m[..., k, j] = cj * si
+    m[..., k, k] = cj * ci
     return m
 
 

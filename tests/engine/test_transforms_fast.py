@@ -197,6 +197,35 @@ def _frame_by_frame(m, order):
     return np.array(seq)
 
 
+def _axis_matrix(axis: int, angle: float) -> list[list[float]]:
+    """The right-handed rotation by ``angle`` about coordinate axis ``axis`` (0, 1, 2), in Python floats."""
+    c, s = math.cos(angle), math.sin(angle)
+    m = [[1.0 if r == k else 0.0 for k in range(3)] for r in range(3)]
+    a, b = (axis + 1) % 3, (axis + 2) % 3
+    m[a][a], m[a][b], m[b][a], m[b][b] = c, -s, s, c
+    return m
+
+
+def _product(a, b) -> list[list[float]]:
+    return [[sum(a[r][k] * b[k][c] for k in range(3)) for c in range(3)] for r in range(3)]
+
+
+@pytest.mark.parametrize("order", ["XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX"])
+def test_euler_to_matrix_applies_the_orders_first_axis_first(order):
+    """Blender's Euler order names the axes in the order they turn a vector: ``R = R₃ R₂ R₁``. The
+    closed form (Blender's ``eulO_to_mat3``, angles negated for the odd orders) against that
+    product, one triple at a time, over angles past ±π."""
+    rng = np.random.default_rng(11)
+    angles = rng.uniform(-7.0, 7.0, size=(200, 3))
+    got = tf.euler_to_mat3(angles, order)
+    axes = ["XYZ".index(c) for c in order]
+    for e, m in zip(angles, got):
+        want = _axis_matrix(axes[0], e[axes[0]])
+        for a in axes[1:]:
+            want = _product(_axis_matrix(a, e[a]), want)
+        np.testing.assert_allclose(m, want, rtol=0, atol=1e-14)
+
+
 @pytest.mark.parametrize("order", ["XYZ", "ZXY"])
 @pytest.mark.parametrize("path", ["chained", "frame loop"])
 def test_euler_sequence_is_the_frame_by_frame_rule(order, path, monkeypatch):
