@@ -183,7 +183,12 @@ def bezier_segment(v1, v2, v3, v4, x) -> np.ndarray:
 def evaluate(keys: Keys, t) -> np.ndarray:
     """Values (float32) of the curve ``keys`` at frames ``t`` ``(N,)``: Blender's
     ``evaluate_fcurve`` with constant extrapolation and no modifiers."""
-    return evaluate_many([keys], t)[:, 0]
+    t = np.asarray(t, F32)
+    value, seg = _locate(keys, t)
+    todo = np.nonzero(np.isnan(value))[0]
+    if len(todo):
+        value[todo] = _segments(keys, seg[todo], t[todo])
+    return value
 
 
 def _locate(keys: Keys, t: np.ndarray):
@@ -234,40 +239,49 @@ def changed_frames(old: Keys, new: Keys, t) -> np.ndarray:
 
 
 def evaluate_many(curves: list[Keys], t) -> np.ndarray:
-    """Values (float32) ``(N, C)`` of several curves at frames ``t`` ``(N,)`` (:func:`evaluate` of
-    each; the Bézier segments of all curves solved together)."""
+    """Values (float32) ``(N, C)`` of several curves at frames ``t`` ``(N,)``: :func:`evaluate` of each,
+    the curves' keys laid end to end so that every step but the search of each curve's keys runs
+    once for all of them."""
     t = np.asarray(t, F32)
-    out = np.empty((len(t), len(curves)), F32)
-    parts = []
-    for c, keys in enumerate(curves):
-        value, seg = _locate(keys, t)
-        out[:, c] = value
-        todo = np.nonzero(np.isnan(value))[0]
-        if len(todo):
-            parts.append((c, todo, seg[todo]))
-    if not parts:
+    out = np.zeros((len(t), len(curves)), F32)  # a curve without keys evaluates to 0
+    live = [c for c, keys in enumerate(curves) if len(keys.frames)]
+    if not live or not len(t):
         return out
-    cols = np.concatenate([np.full(len(todo), c) for c, todo, _ in parts])
-    rows = np.concatenate([todo for _, todo, _ in parts])
-    p0, p1, p2, p3, ipo = [], [], [], [], []
-    for c, _, a in parts:
-        keys = curves[c]
-        x, y = keys.frames, keys.values
-        p0.append(np.stack([x[a], y[a]], axis=-1))
-        p1.append(keys.handle_right[a])
-        p2.append(keys.handle_left[a + 1])
-        p3.append(np.stack([x[a + 1], y[a + 1]], axis=-1))
-        ipo.append(keys.interpolation[a])
-    v0, v1, v2, v3 = (np.concatenate(p) for p in (p0, p1, p2, p3))
-    kind = np.concatenate(ipo)
-    ts = t[rows]
+    every = Keys(*(np.concatenate([getattr(curves[c], f) for c in live])
+                   for f in ("frames", "values", "handle_left", "handle_right", "interpolation")))
+    sizes = np.array([len(curves[c].frames) for c in live])
+    first = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    last = first + sizes - 1
+    x, y = every.frames, every.values
+    at = np.stack([np.searchsorted(curves[c].frames, t, side="left") for c in live], axis=1) + first
+    before, after = t[:, None] <= x[first], t[:, None] >= x[last]
+    value = np.where(before, y[first], y[last])  # outside the keys: the first or the last key's value
+    rows, cols = np.nonzero(~(before | after))
+    if len(rows):
+        i, ti = at[rows, cols], t[rows]  # the first key at or after the frame
+        near_next = np.abs(x[i] - ti) <= BINARY_SEARCH_THRESHOLD
+        near_prev = np.abs(ti - x[i - 1]) <= BINARY_SEARCH_THRESHOLD
+        on = near_next | near_prev | (np.abs(x[i] - ti) < _ON_KEY)
+        value[rows[on], cols[on]] = np.where(near_prev[on] & ~near_next[on], y[i[on] - 1], y[i[on]])
+        off = ~on
+        value[rows[off], cols[off]] = _segments(every, i[off] - 1, ti[off])
+    out[:, live] = value
+    return out
+
+
+def _segments(keys: Keys, a: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Values (float32) at frames ``t`` of the segments of ``keys`` that start at keys ``a``, by their
+    interpolation."""
+    x, y = keys.frames, keys.values
+    v0, v3 = np.stack([x[a], y[a]], axis=-1), np.stack([x[a + 1], y[a + 1]], axis=-1)
+    kind = keys.interpolation[a]
     x0, x1, y0, y1 = v0[:, 0], v3[:, 0], v0[:, 1], v3[:, 1]
     duration = x1 - x0
     value = y0.copy()  # CONSTANT, and segments of no duration
     lin = (kind == INTERPOLATION["LINEAR"]) & (duration != 0)
-    value[lin] = ((y1 - y0) * (ts - x0) / np.where(lin, duration, F32(1)) + y0)[lin]
+    value[lin] = ((y1 - y0) * (t - x0) / np.where(lin, duration, F32(1)) + y0)[lin]
     bez = (kind == INTERPOLATION["BEZIER"]) & (duration != 0)
     if np.any(bez):
-        value[bez] = bezier_segment(v0[bez], v1[bez], v2[bez], v3[bez], ts[bez])
-    out[rows, cols] = value
-    return out
+        right, left = keys.handle_right[a], keys.handle_left[a + 1]
+        value[bez] = bezier_segment(v0[bez], right[bez], left[bez], v3[bez], t[bez])
+    return value

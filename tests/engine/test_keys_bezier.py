@@ -109,18 +109,23 @@ def test_handles_reaching_past_the_next_key_are_shortened():
 
 
 def test_evaluate_many_is_evaluate_of_each():
+    """Curves of 0 to 9 keys, evaluated together (their keys laid end to end) and one by one (a search
+    of each curve's own keys): the same values bit for bit, before, on, next to and between keys."""
     rng = np.random.default_rng(9)
     curves = []
-    for _ in range(5):
-        x = np.cumsum(rng.uniform(0.5, 4, 7))
-        y = rng.normal(size=7)
-        left = np.stack([x - rng.uniform(0.1, 1, 7), y + rng.normal(size=7)], -1)
-        right = np.stack([x + rng.uniform(0.1, 1, 7), y + rng.normal(size=7)], -1)
-        curves.append(Keys(x, y, left, right, rng.choice([0, 1, 2, 2], 7)))
-    t = np.linspace(-1, 30, 400)
+    for size in (7, 0, 1, 2, 9, 7, 3):
+        x = np.cumsum(rng.uniform(0.5, 4, size))
+        y = rng.normal(size=size)
+        left = np.stack([x - rng.uniform(0.1, 1, size), y + rng.normal(size=size)], -1)
+        right = np.stack([x + rng.uniform(0.1, 1, size), y + rng.normal(size=size)], -1)
+        curves.append(Keys(x, y, left, right, rng.choice([0, 1, 2, 2], size)))
+    keys_at = np.concatenate([k.frames for k in curves]).astype(float)
+    t = np.sort(np.concatenate([np.linspace(-1, 30, 400), keys_at, keys_at + 5e-5, keys_at - 2e-4]))
     many = evaluate_many(curves, t)
+    assert many.shape == (len(t), len(curves))
     for c, keys in enumerate(curves):
         assert np.array_equal(many[:, c], evaluate(keys, t))
+    assert np.all(many[:, 1] == 0.0) and np.all(many[:, 2] == curves[2].values[0])
 
 
 def test_auto_clamped_handles_are_flat_at_extremes_and_ends():
