@@ -15,10 +15,11 @@ where it serves both segments).
    skate they add to a planted foot); groups a model does not compensate (a control rig's) share the
    tolerance along their chains (``CHAIN_POWER``).
 2. **The exact check.** The forward model measures every point on every frame with all curves
-   reduced. Where a point is beyond the tolerance, the group on its chain with the largest own
-   fitting error on that frame has its bound tightened over that segment; where the planted feet
-   skate more than ``contact_speed`` on average, the spans adding most have their leg's bounds
-   tightened (the trunk's once the leg's are small). Those groups and the groups below them (whose
+   reduced. Where a point is beyond the tolerance, the groups on its chain with the largest own
+   fitting errors on that frame, as many as the excess needs, have their bounds tightened over that
+   segment; where the planted feet skate more than ``contact_speed`` on average, the spans adding
+   most have their leg's bounds tightened (the trunk's once the leg's are small, or once tightening
+   the leg's left the skate). Those groups and the groups below them (whose
    targets follow them) are placed again, every group is fitted again top-down, and checked again.
    With compensated targets a point's error is nearly its own bone's fitting error, so this rarely
    takes more than a round or two.
@@ -41,8 +42,10 @@ ORIGIN_SHARE = 0.3  # … of locations: a bone's origin error runs down its chai
 CONTACT_SHARE = 0.12  # … on a foot's contact frames, of the curves that move that foot and no other
 CHAIN_POWER = 0.25  # uncompensated groups (a control rig's): BUDGET / n^CHAIN_POWER, n groups on the chain
 TIGHTEN = 0.5  # a bound found too loose by the exact check is multiplied by this, where it was
+REFIT_GAIN = 0.5  # a group fitted again within a bound tighter by f is counted to lose this share of (1 − f)
+#                   of its own error on the frame (the rest: the refit rarely removes all it could)
 MAX_FIX_ROUNDS = 40
-STALLED = 0.9  # a skate round that left more than this share of the skate: the next tightens every mover
+STALLED = 0.9  # a skate round that left more than this share of the skate: the later ones tighten every mover
 
 
 @dataclass
@@ -312,7 +315,7 @@ def reduce(problem: Problem, tolerance: float, contact_speed: float = 0.0005, ke
         state.fit(top_down)
     spans = _Spans(p.contacts)
     limit = contact_speed / p.fps
-    last_skate = np.inf  # the feet's summed skate before the last skate round
+    escalation = _Escalation()
     result = Refinement(state.keys, state.key_values, state.slopes, state.values)
     for rounds in range(MAX_FIX_ROUNDS + 1):
         err_vec = p.model(state.values) - ref_pts
@@ -327,8 +330,7 @@ def reduce(problem: Problem, tolerance: float, contact_speed: float = 0.0005, ke
             again = _tighten_errors(state, err, bad, tolerance)
         else:
             skate = float(np.sum(spans.of(err_vec) * spans.n_pairs))
-            again = _tighten_skates(state, spans, skates, escalate=skate > STALLED * last_skate)
-            last_skate = skate
+            again = _tighten_skates(state, spans, skates, escalate=escalation(skate))
         if not again:
             result.notes.append("the bound could not be met: every allowed frame is a key")
             break
@@ -346,25 +348,45 @@ def reduce(problem: Problem, tolerance: float, contact_speed: float = 0.0005, ke
 
 
 def _tighten_errors(state: _Fitting, err: np.ndarray, bad: np.ndarray, tolerance: float) -> set[int]:
-    """On each frame beyond the tolerance, the group with the largest own error on its worst point's
-    chain has its bound tightened over the segment holding that frame; those groups are returned
-    (to be placed again)."""
+    """On each frame beyond the tolerance, the groups on its worst point's chain have their bounds
+    tightened over the segment holding that frame, largest own error first, as many as the excess
+    needs: tightening a group by the factor ``f`` is counted to remove :data:`REFIT_GAIN` ``× (1 − f)``
+    of its own error; those groups are returned (to be placed again)."""
     point = np.argmax(err[bad], axis=1)
     own = lengths(state.own[:, bad])  # (G, n_bad)
     own = np.where(state.affects[:, point], own, -1.0)
     again = set()
     for i, s in enumerate(bad):
+        factor = min(TIGHTEN, tolerance / err[s, point[i]])
+        excess = err[s, point[i]] - tolerance
         for g in np.argsort(-own[:, i]):
-            if own[g, i] <= 0.0:
+            if own[g, i] <= 0.0 or excess <= 0.0:
                 break
             keys = state.keys[g]
             j = int(np.searchsorted(keys, s, side="right"))
             lo, hi = keys[j - 1], keys[min(j, len(keys) - 1)]
             if state.allowed[lo + 1 : hi].any():  # a key can still go in there
-                state.bound[g, lo : hi + 1] *= min(TIGHTEN, tolerance / err[s, point[i]])
+                state.bound[g, lo : hi + 1] *= factor
                 again.add(int(g))
-                break
+                excess -= REFIT_GAIN * (1.0 - factor) * own[g, i]
     return again
+
+
+class _Escalation:
+    """Whether a skate round tightens every group that moves a skating foot (:func:`_tighten_skates`):
+    from the round after one that left more than :data:`STALLED` of the feet's summed skate on, for
+    the rest of the reduction — the leg's own groups were tightened and the skate stayed, so it comes
+    from above the legs."""
+
+    def __init__(self) -> None:
+        self.last = np.inf  # the feet's summed skate (m per frame) before the last skate round
+        self.stalled = False
+
+    def __call__(self, skate: float) -> bool:
+        """Whether the round about to start escalates, given the feet's summed skate now."""
+        self.stalled = self.stalled or skate > STALLED * self.last
+        self.last = skate
+        return self.stalled
 
 
 def _tighten_skates(state: _Fitting, spans: _Spans, skates: list, escalate: bool = False) -> set[int]:
