@@ -19,8 +19,8 @@ where it serves both segments).
    fitting errors on that frame, as many as the excess needs, have their bounds tightened over that
    segment; where the planted feet skate more than ``contact_speed`` on average, the spans adding
    most have their leg's bounds tightened (the trunk's once the leg's are small, or once tightening
-   the leg's left the skate). Those groups and the groups below them (whose
-   targets follow them) are placed again, every group is fitted again top-down, and checked again.
+   the leg's left the skate) — in the same round as the errors, when there are both. Those groups
+   and the groups below them (whose targets follow them) are placed again, every group is fitted again top-down, and checked again.
    With compensated targets a point's error is nearly its own bone's fitting error, so this rarely
    takes more than a round or two.
 
@@ -326,11 +326,10 @@ def reduce(problem: Problem, tolerance: float, contact_speed: float = 0.0005, ke
         if (not len(bad) and not skates) or rounds == MAX_FIX_ROUNDS:
             break
         bound = state.bound.copy()
-        if len(bad):
-            again = _tighten_errors(state, err, bad, tolerance)
-        else:
+        again = _tighten_errors(state, err, bad, tolerance) if len(bad) else set()
+        if skates:
             skate = float(np.sum(spans.of(err_vec) * spans.n_pairs))
-            again = _tighten_skates(state, spans, skates, escalate=escalation(skate))
+            again |= _tighten_skates(state, spans, skates, escalate=escalation(skate))
         if not again:
             result.notes.append("the bound could not be met: every allowed frame is a key")
             break
