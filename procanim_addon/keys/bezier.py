@@ -273,15 +273,17 @@ def _segments(keys: Keys, a: np.ndarray, t: np.ndarray) -> np.ndarray:
     """Values (float32) at frames ``t`` of the segments of ``keys`` that start at keys ``a``, by their
     interpolation."""
     x, y = keys.frames, keys.values
-    v0, v3 = np.stack([x[a], y[a]], axis=-1), np.stack([x[a + 1], y[a + 1]], axis=-1)
+    x0, x1, y0, y1 = x[a], x[a + 1], y[a], y[a + 1]
     kind = keys.interpolation[a]
-    x0, x1, y0, y1 = v0[:, 0], v3[:, 0], v0[:, 1], v3[:, 1]
     duration = x1 - x0
+    bez = (kind == INTERPOLATION["BEZIER"]) & (duration != 0)
+    ends = np.stack([x0, y0], axis=-1), np.stack([x1, y1], axis=-1)
+    right, left = keys.handle_right[a], keys.handle_left[a + 1]
+    if bez.all():  # (a planned curve's segments: no subsets to gather)
+        return bezier_segment(ends[0], right, left, ends[1], t)
     value = y0.copy()  # CONSTANT, and segments of no duration
     lin = (kind == INTERPOLATION["LINEAR"]) & (duration != 0)
     value[lin] = ((y1 - y0) * (t - x0) / np.where(lin, duration, F32(1)) + y0)[lin]
-    bez = (kind == INTERPOLATION["BEZIER"]) & (duration != 0)
     if np.any(bez):
-        right, left = keys.handle_right[a], keys.handle_left[a + 1]
-        value[bez] = bezier_segment(v0[bez], right[bez], left[bez], v3[bez], t[bez])
+        value[bez] = bezier_segment(ends[0][bez], right[bez], left[bez], ends[1][bez], t[bez])
     return value
