@@ -228,6 +228,12 @@ def changed_frames(old: Keys, new: Keys, t) -> np.ndarray:
     same = ((old.frames[i] == x) & (old.values[i] == new.values) & (old.interpolation[i] == new.interpolation)
             & (old.handle_left[i] == new.handle_left).all(axis=1)
             & (old.handle_right[i] == new.handle_right).all(axis=1))
+    return frames_of_changes(x, i, same, t)
+
+
+def frames_of_changes(x: np.ndarray, i: np.ndarray, same: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """:func:`changed_frames` from its parts: the new keys' frames ``x`` ``(K ≥ 2,)``, the old key each
+    was matched with ``i`` and whether it is the same ``same`` (booleans), over frames ``t`` (float32)."""
     changed = ~(same[:-1] & same[1:] & (i[1:] == i[:-1] + 1))
     marks = np.zeros(len(t) + 1, dtype=int)
     np.add.at(marks, np.searchsorted(t, x[:-1][changed], side="left"), 1)
@@ -250,10 +256,19 @@ def evaluate_many(curves: list[Keys], t) -> np.ndarray:
     every = Keys(*(np.concatenate([getattr(curves[c], f) for c in live])
                    for f in ("frames", "values", "handle_left", "handle_right", "interpolation")))
     sizes = np.array([len(curves[c].frames) for c in live])
+    found = np.stack([np.searchsorted(curves[c].frames, t, side="left") for c in live], axis=1)
+    out[:, live] = evaluate_laid(every, sizes, found, t)
+    return out
+
+
+def evaluate_laid(every: Keys, sizes: np.ndarray, found: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Values (float32) ``(N, L)`` at frames ``t`` (float32 ``(N,)``) of ``L`` curves whose keys are laid
+    end to end in ``every`` (``sizes`` keys each, one at least); ``found`` ``(N, L)``: per frame and curve
+    the first of its keys at or after the frame (``np.searchsorted`` of its frames, ``side="left"``)."""
     first = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     last = first + sizes - 1
     x, y = every.frames, every.values
-    at = np.stack([np.searchsorted(curves[c].frames, t, side="left") for c in live], axis=1) + first
+    at = found + first
     before, after = t[:, None] <= x[first], t[:, None] >= x[last]
     value = np.where(before, y[first], y[last])  # outside the keys: the first or the last key's value
     rows, cols = np.nonzero(~(before | after))
@@ -265,8 +280,7 @@ def evaluate_many(curves: list[Keys], t) -> np.ndarray:
         value[rows[on], cols[on]] = np.where(near_prev[on] & ~near_next[on], y[i[on] - 1], y[i[on]])
         off = ~on
         value[rows[off], cols[off]] = _segments(every, i[off] - 1, ti[off])
-    out[:, live] = value
-    return out
+    return value
 
 
 def _segments(keys: Keys, a: np.ndarray, t: np.ndarray) -> np.ndarray:

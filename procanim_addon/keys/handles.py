@@ -132,11 +132,19 @@ def recalc_many(curves: list) -> list[tuple[np.ndarray, np.ndarray]]:
     hr = np.concatenate([np.array(c[3], F32).reshape(-1, 2) for c in curves])
     t1 = np.concatenate([np.asarray(c[4], np.int32) for c in curves])
     t2 = np.concatenate([np.asarray(c[5], np.int32) for c in curves])
+    recalc_unautomatic(x, y, hl, hr, t1, t2)
+    ends = np.cumsum([len(c[0]) for c in curves])[:-1]
+    return list(zip(np.split(hl, ends), np.split(hr, ends)))
+
+
+def recalc_unautomatic(x, y, hl, hr, t1, t2) -> None:
+    """:func:`recalc` of keys none of whose handles is automatic or vector (float32 frames ``x``,
+    values ``y`` ``(K,)``, handles ``hl``, ``hr`` ``(K, 2)`` changed in place, their types ``t1``, ``t2``):
+    each key's handles on their own — kept on their side of the key in time, then aligned — so keys
+    of several curves (of two keys at least each) may be laid end to end."""
     hl[:, 0] = np.minimum(hl[:, 0], x)
     hr[:, 0] = np.maximum(hr[:, 0], x)
     _align(np.stack([x, y], axis=-1), hl, hr, t1, t2)
-    ends = np.cumsum([len(c[0]) for c in curves])[:-1]
-    return list(zip(np.split(hl, ends), np.split(hr, ends)))
 
 
 def _auto(p, prev, nxt, da, db, len_a, len_b, handles, types, smoothing):

@@ -20,11 +20,11 @@ import numpy as np
 from .. import collector, heap
 from ..clip import Clip
 from ..skeleton import Skeleton
-from .bezier import HANDLE, INTERPOLATION, KEY_TYPE, Keys, changed_frames, evaluate_many
+from .bezier import HANDLE, INTERPOLATION, KEY_TYPE, Keys, evaluate_laid, evaluate_many, frames_of_changes
 from .control_forward import ControlForward, control_channels
 from .dense import dense_reference, sample_frames
 from .forward import DeformForward
-from .handles import aligned, recalc, recalc_many
+from .handles import aligned, recalc, recalc_many, recalc_unautomatic
 from .layout import Channel, clip_channels, key_groups
 from .marks import Contact, Foot, Mark
 from .output import CurveKeys, KeyedAction
@@ -185,39 +185,78 @@ def _curve(ch: Channel, frames, y, slope_left, slope_right, types) -> CurveKeys:
 def _player(channels, groups, samples):
     """The ``played`` of :func:`.reduce.reduce`: a group's curves as written, evaluated as Blender does
     (:mod:`.bezier`, handles as ``FCurve.update()`` leaves them). A group played before is evaluated
-    again only on the frames of its segments that changed (:func:`.bezier.changed_frames`)."""
-    last: dict[int, tuple[list[Keys], np.ndarray]] = {}  # group → its curves as Blender holds them, their values
+    again only on the frames of its segments that changed (:func:`.bezier.frames_of_changes`). A
+    group's channels share their keys' frames: each group's curves are worked out as one array, and
+    every curve of every group played is evaluated at once."""
+    last: dict[int, tuple] = {}  # group → its curves as Blender holds them (_held), their values (S, n)
+    t = np.asarray(samples, np.float32)
 
     def played(fitted):
-        curves, widths = [], []
+        held, rows = [], np.zeros(len(samples), dtype=bool)  # the frames to evaluate again
         for g, keys, key_values, slope_left, slope_right in fitted:
-            frames = samples[keys]
-            types = np.zeros(len(keys), dtype=np.int32)  # (the values do not depend on them)
-            curves += [_curve(channels[c], frames, key_values[:, j], slope_left[:, j], slope_right[:, j], types)
-                       for j, c in enumerate(groups[g])]
-            widths.append(len(groups[g]))
-        held = _blender_keys(curves)
-        mine = np.split(np.arange(len(held)), np.cumsum(widths)[:-1])
-        rows = np.zeros(len(samples), dtype=bool)  # the frames to evaluate again
-        for (g, *_), cols in zip(fitted, mine):
-            if g in last:
-                for old, new in zip(last[g][0], (held[c] for c in cols)):
-                    rows |= changed_frames(old, new, samples)
-            else:
-                rows[:] = True
-        values = np.empty((len(samples), len(held)))
+            now = _held(samples[keys], key_values, slope_left, slope_right)
+            rows |= _changed(last[g][0], now, t) if g in last else True
+            held.append(now)
+        widths = [h[1].shape[0] for h in held]
+        values = np.empty((len(samples), sum(widths)))
         if rows.any():
-            values[rows] = evaluate_many(held, samples[rows])
-        out = []
-        for (g, *_), cols in zip(fitted, mine):
+            at = t[rows]
+            every = Keys(np.concatenate([np.tile(x, n) for (x, *_), n in zip(held, widths)]),
+                         np.concatenate([y.ravel() for _, y, _, _ in held]),
+                         np.concatenate([left.reshape(-1, 2) for _, _, left, _ in held]),
+                         np.concatenate([right.reshape(-1, 2) for *_, right in held]),
+                         np.full(sum(len(h[0]) * n for h, n in zip(held, widths)), INTERPOLATION["BEZIER"]))
+            sizes = np.repeat([len(h[0]) for h in held], widths)
+            found = np.repeat(np.stack([np.searchsorted(h[0], at, side="left") for h in held], axis=1), widths,
+                              axis=1)
+            values[rows] = evaluate_laid(every, sizes, found, at)
+        out, start = [], 0
+        for (g, *_), now, n in zip(fitted, held, widths):
+            group_values = values[:, start : start + n]  # (a copy below: the caller's to keep)
+            start += n
             if g in last:  # the frames not evaluated again: as last played
-                values[np.ix_(~rows, cols)] = last[g][1][~rows]
-            group_values = values[:, cols]  # (a copy: the caller's to keep)
-            last[g] = ([held[c] for c in cols], group_values)
+                group_values[~rows] = last[g][1][~rows]
+            group_values = group_values.copy()
+            last[g] = (now, group_values)
             out.append(group_values)
         return out
 
     return played
+
+
+def _held(frames, key_values, slope_left, slope_right) -> tuple:
+    """A group's curves as written (:func:`_curve`, keys ``(K,)`` with values and slopes ``(K, n)``) and
+    as Blender holds them after ``FCurve.update()``: ``(frames (K,), values (n, K), left and right
+    handles (n, K, 2))``, float32 — the handles (``ALIGNED`` or ``FREE``, none automatic) each kept on
+    its side of its key and aligned (:func:`.handles.recalc_many`), every curve of the group at once."""
+    x = np.asarray(frames, float)
+    y, ml, mr = (np.asarray(a, float).T for a in (key_values, slope_left, slope_right))  # (n, K)
+    h = np.diff(x)
+    h = h if len(h) else np.ones(1)
+    hl = np.concatenate([h[:1], h]) / 3.0  # as handles.aligned puts them
+    hr = np.concatenate([h, h[-1:]]) / 3.0
+    n = y.shape[0]
+    left = np.stack([np.broadcast_to(x - hl, y.shape), y - ml * hl], axis=-1).astype(np.float32)
+    right = np.stack([np.broadcast_to(x + hr, y.shape), y + mr * hr], axis=-1).astype(np.float32)
+    x32, y32 = x.astype(np.float32), y.astype(np.float32)
+    if len(x) >= 2:
+        kind = np.where(ml == mr, HANDLE["ALIGNED"], HANDLE["FREE"]).astype(np.int32).ravel()
+        flat_left, flat_right = left.reshape(-1, 2), right.reshape(-1, 2)  # (views)
+        flat_x = np.tile(x32, n)
+        recalc_unautomatic(flat_x, y32.ravel(), flat_left, flat_right, kind, kind)
+    return x32, y32, left, right
+
+
+def _changed(old: tuple, new: tuple, t: np.ndarray) -> np.ndarray:
+    """:func:`.bezier.changed_frames` of a group's curves (:func:`_held`) at once: the frames where any
+    of them may evaluate otherwise."""
+    x, old_x = new[0], old[0]
+    if len(x) < 2 or len(old_x) < 2:
+        return np.ones(len(t), dtype=bool)
+    i = np.minimum(np.searchsorted(old_x, x), len(old_x) - 1)
+    same = ((old_x[i] == x) & (old[1][:, i] == new[1]).all(axis=0) & (old[2][:, i] == new[2]).all(axis=(0, 2))
+            & (old[3][:, i] == new[3]).all(axis=(0, 2)))
+    return frames_of_changes(x, i, same, t)
 
 
 def _reduced(problem: Problem, tolerance: float, contact_speed: float, played, channels, marks, keys=None):

@@ -20,7 +20,8 @@ where it serves both segments).
    segment; where the planted feet skate more than ``contact_speed`` on average, the spans adding
    most have their leg's bounds tightened (the trunk's once the leg's are small, or once tightening
    the leg's left the skate) — in the same round as the errors, when there are both. Those groups
-   and the groups below them (whose targets follow them) are placed again, every group is fitted again top-down, and checked again.
+   and the groups below them (whose targets follow them) are placed again, every group is fitted
+   again top-down, and checked again.
    With compensated targets a point's error is nearly its own bone's fitting error, so this rarely
    takes more than a round or two.
 

@@ -336,14 +336,17 @@ def test_a_quaternions_ik_map_is_measured_along_three_tangents(ik_bake):
 def test_the_player_evaluates_again_only_what_changed_and_plays_what_a_fresh_one_plays(fk_bake):
     """The curves a control-rig reduction checks (plan._player): a group played before is evaluated
     again only on the frames of its changed segments; what it returns is what a player that has seen
-    nothing gives, bit for bit, round after round of keys removed and added (the other keys and their
-    slopes kept, as a refinement round keeps them)."""
+    nothing gives, and what each written curve plays on its own (CurveKeys.evaluate: its handles
+    recalculated and its keys searched curve by curve), bit for bit, round after round of keys removed
+    and added (the other keys and their slopes kept, as a refinement round keeps them)."""
     rig, sk, _, keys, _ = fk_bake
     channels, dense = control_channels(rig, keys)
     groups = key_groups(channels)
     samples = np.arange(1.0, FRAMES + 1)
     rng = np.random.default_rng(5)
     slopes = {g: rng.normal(0.0, 0.01, (FRAMES, 2, len(cols))) for g, cols in enumerate(groups)}  # per frame
+    for g in slopes:  # one slope on every other frame: its keys' handles ALIGNED (Blender aligns them again)
+        slopes[g][::2, 1] = slopes[g][::2, 0]
 
     def fitted(g, at):
         return (g, at, dense[at][:, groups[g]], slopes[g][at, 0], slopes[g][at, 1])
@@ -361,3 +364,8 @@ def test_the_player_evaluates_again_only_what_changed_and_plays_what_a_fresh_one
         again = player(changed)
         fresh = plan_module._player(channels, groups, samples)(changed)
         assert all(np.array_equal(a, b) for a, b in zip(again, fresh))
+        for (g, at, values, left, right), got in zip(changed, again):  # each curve as written, on its own
+            for j, c in enumerate(groups[g]):
+                curve = plan_module._curve(channels[c], samples[at], values[:, j], left[:, j], right[:, j],
+                                           np.zeros(len(at), dtype=np.int32))
+                assert np.array_equal(got[:, j], curve.evaluate(samples))
