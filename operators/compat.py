@@ -58,7 +58,12 @@ def _channels(action, obj):
 
 
 def action_fcurves(action, obj=None):
-    """All F-curves of ``action`` (for the slot assigned to ``obj`` when given)."""
+    """All F-curves of ``action`` (for the slot assigned to ``obj`` when given).
+
+    A slotted action's F-curves are each taken again from their channelbag by ``find``: as the
+    channelbag's collection yields them, their keys' float pairs (``co``, the handles) come out of
+    ``keyframe_points.foreach_get`` 5–6× slower than from the same F-curves as ``find`` or ``new``
+    returns them (Blender 4.5.15 and 5.0.1: 11 against 2 ms for 100,000 keys' ``co``)."""
     if not SLOTTED_ACTIONS:
         return list(action.fcurves)
     out = []
@@ -67,7 +72,8 @@ def action_fcurves(action, obj=None):
         for strip in layer.strips:
             for bag in strip.channelbags:
                 if slot is None or bag.slot == slot:
-                    out.extend(bag.fcurves)
+                    fcurves = bag.fcurves
+                    out.extend(fcurves.find(fc.data_path, index=fc.array_index) for fc in fcurves)
     return out
 
 
