@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .fit import align, fit_keys
+from .fit import align_many, fit_keys_many
 from .place import merge
 
 BUDGET = 0.95  # placement bound of rotations: this fraction of the tolerance (what compensation cannot
@@ -216,21 +216,26 @@ class _Fitting:
             before = {g: (self.keys[g], self.slopes[g]) for g in placed}
             if placed:
                 self._place(placed, targets, maps, opened)
-            for g in placed if opened is not None else groups:
-                cols = self.p.groups[g]
-                keys = self.keys[g]
-                values, left, right = fit_keys(self.x, targets[g], keys)
+            todo = placed if opened is not None else groups  # every curve of a level fitted at once
+            slopes = fit_keys_many(self.x, [targets[g] for g in todo], [self.keys[g] for g in todo]) if todo else []
+            wheres = []
+            for g, (_, left, right) in zip(todo, slopes):
                 where = self.smooth[g]
                 if opened is not None:  # the keys outside keep their slopes, aligned or not
+                    keys = self.keys[g]
                     old_keys, (old_left, old_right) = before[g]
                     redo = opened[g] | np.roll(opened[g], 1) | np.roll(opened[g], -1)  # the ends of a gap too
                     kept = ~redo[keys]
                     at = np.searchsorted(old_keys, keys[kept])
                     left[kept], right[kept] = old_left[at], old_right[at]
                     where = where & redo
-                values, left, right = align(self.x, targets[g], keys, left, right, maps[g], self.bound[g], where)
-                self.values[:, cols] = values
-                self.key_values[g] = targets[g][keys]
+                wheres.append(where)
+            fitted_curves = align_many(self.x, [targets[g] for g in todo], [self.keys[g] for g in todo],
+                                       [s[1] for s in slopes], [s[2] for s in slopes], [maps[g] for g in todo],
+                                       [self.bound[g] for g in todo], wheres) if todo else []
+            for g, (values, left, right) in zip(todo, fitted_curves):
+                self.values[:, self.p.groups[g]] = values
+                self.key_values[g] = targets[g][self.keys[g]]
                 self.slopes[g] = (left, right)
             fitted = placed if opened is not None else groups
             if self.played is not None and fitted:
