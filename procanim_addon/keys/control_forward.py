@@ -33,7 +33,7 @@ from .compensate import rotation_jacobian
 from .ik_chains import SolvingPose, Triangle, dense_chains, find_chains
 from .layout import Channel, channel_basis, key_groups, rotation_prop, rotation_values
 
-IK_STEP = 1e-5  # differences of the controls that move an IK chain (m, rad or scale)
+IK_STEP = 1e-5  # differences of the controls that move an IK chain (m or scale)
 IK_MAP_EVERY = 8  # frames between the samples of the IK chains' measured error maps
 FEW_ROWS = 0.5  # a model call evaluates the changed frames alone when they are at most this share of them
 FOLLOW_SAMPLES = 24  # frames, spread over the clip, on which a bone is checked to move rigidly with another
@@ -320,11 +320,13 @@ class Direct:
     """Targets and error maps of a control rig's key groups: one level, each group fitted to its
     dense values. A rotation's map is its rotation vector (:func:`.compensate.rotation_jacobian`)
     times the distance from the control's head to the farthest deform point it moves, a location's
-    the identity (controls are not scaled by their parents on these rigs) — except for the controls
-    that move a solved IK chain, which moves its knee by many times the change of its target or
-    root near full reach: theirs is measured, the change of the chain's points per unit of each
-    channel (forward differences, sampled: :meth:`_measure_ik_maps`) on each frame, at the point that
-    moves most."""
+    the identity (controls are not scaled by their parents on these rigs) — except for the location
+    and scale groups of the controls that move a solved IK chain, which moves its knee by many times
+    the shift of its target or root near full reach: theirs is measured, the change of the chain's
+    points per unit of each channel (forward differences, sampled: :meth:`_measure_ik_maps`) on each
+    frame, at the point that moves most. A rotation group's map stays its lever's: on the rigs
+    measured (Rigify's, whose chains stretch near full reach) a chain moved by a rotation never
+    moved more than the lever says, and where one does the exact check tightens it (docs/keys.md)."""
 
     compensated = False  # each group is fitted to its dense values
 
@@ -350,48 +352,39 @@ class Direct:
         self._targets: tuple[dict, dict] | None = None
 
     def _measure_ik_maps(self) -> dict[int, np.ndarray]:
-        """Per group that moves a deform bone an IK chain poses: its measured map ``(S, 3, n)``, from
-        forward differences on every :data:`IK_MAP_EVERY`-th frame (and the last; a quaternion along
-        its three tangents, :func:`_steps`), each frame taking the larger of its two neighbouring
-        samples' maps. The maps guide the placement; the exact check of the reduction measures every
-        frame."""
+        """Per location or scale group that moves a deform bone an IK chain poses: its measured map
+        ``(S, 3, n)``, from forward differences on every :data:`IK_MAP_EVERY`-th frame (and the
+        last), each frame taking the larger of its two neighbouring samples' maps. The maps guide the
+        placement; the exact check of the reduction measures every frame."""
         m = self.m
         posed = _chain_bones(m._like, m.chains, m.measured)
+        moving = {g: [i for i, k in enumerate(posed) if m.affects[g, 2 * k] or m.affects[g, 2 * k + 1]]
+                  for g, cols in enumerate(m.groups) if not m.channels[cols[0]].prop.startswith("rotation")}
+        moving = {g: mine for g, mine in moving.items() if mine}
+        if not moving:
+            return {}
         n = len(self.ref)
         rows = np.unique(np.append(np.arange(0, n, IK_MAP_EVERY), n - 1))
         ref = self.ref[rows]
-        steps = [_steps(m.channels[cols[0]].prop, ref[:, cols]) for cols in m.groups]
-        width = max(len(cols) if step is None else len(step) for cols, step in zip(m.groups, steps))
-        # the sampled frames once per direction of the widest group, one after the other: a group is
-        # changed along each direction in its own copy and measured in one evaluation of the rig
+        width = max(len(m.groups[g]) for g in moving)
+        # the sampled frames once per channel of the widest group, one after the other: a group is
+        # changed along each channel in its own copy and measured in one evaluation of the rig
         stacked = np.tile(ref, (width, 1))
         sampled = m._state(stacked, np.tile(rows, width))
         at_ref = m._points(sampled, m.measured[posed])[: len(rows)]  # their heads and tails at the dense controls
         lo = np.minimum(np.arange(n) // IK_MAP_EVERY, len(rows) - 1)
         hi = np.minimum(lo + 1, len(rows) - 1)
         out = {}
-        for g, control in enumerate(m.group_control):
-            mine = [i for i, k in enumerate(posed) if m.affects[g, 2 * k] or m.affects[g, 2 * k + 1]]
-            if not mine:
-                continue
+        for g, mine in moving.items():
+            control, cols = m.group_control[g], m.groups[g]
             bones = [posed[i] for i in mine]
             points = np.concatenate([[2 * i, 2 * i + 1] for i in mine])
-            cols, step = m.groups[g], steps[g]
             values = stacked.copy()
-            k = len(cols) if step is None else len(step)
-            for i in range(k):
-                block = slice(i * len(rows), (i + 1) * len(rows))
-                if step is None:  # each channel on its own
-                    values[block, cols[i]] += IK_STEP
-                else:
-                    values[block, cols] += IK_STEP * step[i]
+            for i, c in enumerate(cols):
+                values[i * len(rows) : (i + 1) * len(rows), c] += IK_STEP
             sampled.set_basis(control, m._basis(control, values))
-            moved = m._points(sampled, m.measured[bones]).reshape(width, len(rows), len(points), 3)[:k]
-            change = (moved - at_ref[:, points]) / IK_STEP  # (k, S', P, 3): per unit step along each direction
-            if step is None:
-                jac = np.moveaxis(change, 0, -1)  # (S', P, 3, n)
-            else:  # a quaternion: its change along the tangents, and none along itself (Blender normalises it)
-                jac = np.einsum("ksqa,ksn->sqan", change, step)
+            moved = m._points(sampled, m.measured[bones]).reshape(width, len(rows), len(points), 3)[: len(cols)]
+            jac = np.moveaxis((moved - at_ref[:, points]) / IK_STEP, 0, -1)  # (S', P, 3, n): per unit of each channel
             sampled.set_basis(control, m._basis(control, stacked))
             size = np.einsum("spij,spij->sp", jac, jac)
             worst = np.argmax(size, axis=1)
@@ -434,19 +427,6 @@ class Direct:
 
     def advance(self, level: int, values: np.ndarray) -> None:
         """Nothing to carry: the groups are not compensated."""
-
-
-def _steps(prop: str, values: np.ndarray) -> np.ndarray | None:
-    """The directions ``(3, S, 4)`` along which the IK maps change a group of quaternions ``values``
-    ``(S, 4)``: three unit tangents of the unit sphere at each (``q ⊗ i``, ``q ⊗ j``, ``q ⊗ k``), orthogonal
-    to it and to each other — the fourth direction, the quaternion itself, moves nothing, as Blender
-    normalises it. None for other channels (each changed on its own)."""
-    if prop != "rotation_quaternion":
-        return None
-    q = values / np.linalg.norm(values, axis=1, keepdims=True)
-    w, x, y, z = q.T
-    return np.stack([np.stack([-x, w, z, -y], axis=1), np.stack([-y, -z, w, x], axis=1),
-                     np.stack([-z, y, -x, w], axis=1)])
 
 
 def _nudge(k: int) -> np.ndarray:

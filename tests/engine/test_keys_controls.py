@@ -26,7 +26,6 @@ from procanim_addon.controls.stretch import StretchResponse
 from procanim_addon.controls.structure import find_limbs
 from procanim_addon.keys import ControlForward, control_channels, plan_control_keys
 from procanim_addon.keys import plan as plan_module
-from procanim_addon.keys.control_forward import _steps
 from procanim_addon.keys.ik_chains import SolvingPose, find_chains
 from procanim_addon.keys.layout import key_groups
 
@@ -311,17 +310,9 @@ def test_a_bone_that_stops_following_when_a_control_moves_is_no_follower():
     assert rig.index("ORG-foot.L") not in model.follow  # …but not when the foot's control turns
 
 
-def test_a_quaternions_ik_map_is_measured_along_three_tangents(ik_bake):
-    """The IK maps change a quaternion group along three directions, not four: the tangents q ⊗ i,
-    q ⊗ j, q ⊗ k are orthonormal and orthogonal to q, and a change along q itself (a scale of the
-    quaternion) moves no deform point — the rig normalises it, as Blender does — so the three give
-    the whole map."""
-    q = np.random.default_rng(9).normal(size=(50, 4))
-    q /= np.linalg.norm(q, axis=1, keepdims=True)
-    steps = _steps("rotation_quaternion", q * 3.0)  # (not unit: taken as the unit quaternion)
-    gram = np.einsum("asn,bsn->sab", np.concatenate([steps, q[None]]), np.concatenate([steps, q[None]]))
-    assert np.allclose(gram, np.eye(4), atol=1e-12)
-    assert _steps("rotation_euler", q[:, :3]) is None
+def test_a_scaled_quaternion_moves_no_deform_point(ik_bake):
+    """The rig normalises a quaternion channel's values, as Blender does: a quaternion group scaled by
+    1.5 on every frame poses the deform skeleton exactly as before."""
     rig, sk, channels, pins, dense = converted("IK", ik_bake)
     model = ControlForward(rig, sk, channels, pins, reference=dense)
     groups = [cols for cols in model.groups if channels[cols[0]].prop == "rotation_quaternion"]
@@ -331,6 +322,22 @@ def test_a_quaternions_ik_map_is_measured_along_three_tangents(ik_bake):
         scaled = dense.copy()
         scaled[:, cols] *= 1.5
         assert np.abs(model(scaled) - base).max() < 1e-9
+
+
+def test_the_chains_are_measured_for_the_groups_that_shift_or_scale_them(ik_bake):
+    """The IK maps are measured for the location and scale groups whose controls move a solved chain
+    (an IK target's shift moves the knee by many times as much near full reach); a rotation group's
+    map is its lever's."""
+    rig, sk, channels, pins, dense = converted("IK", ik_bake)
+    model = ControlForward(rig, sk, channels, pins, reference=dense)
+    direct = model.top_down(dense)
+    props = {g: channels[cols[0]].prop for g, cols in enumerate(model.groups)}
+    assert direct.measured and all(not props[g].startswith("rotation") for g in direct.measured)
+    targets = {g for g, cols in enumerate(model.groups) if props[g] == "location"
+               and channels[cols[0]].bone.startswith(("foot_ik", "hand_ik"))}
+    assert targets and targets <= set(direct.measured)
+    for g in targets:  # per unit of the target's shift, the chain's worst point moves at least as much
+        assert np.linalg.norm(direct.measured[g], axis=(1, 2)).max() > 1.0
 
 
 def test_the_player_evaluates_again_only_what_changed_and_plays_what_a_fresh_one_plays(fk_bake):
