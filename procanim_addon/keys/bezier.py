@@ -215,25 +215,13 @@ def _locate(keys: Keys, t: np.ndarray):
     return value, seg
 
 
-def changed_frames(old: Keys, new: Keys, t) -> np.ndarray:
-    """Booleans over the increasing frames ``t``: where ``new`` may evaluate otherwise than ``old`` —
-    the frames of each of its segments whose two keys are not two neighbouring keys of ``old`` with the
-    same coordinates, handles and interpolation (a segment's values depend on those alone), ends
-    included, and beyond a first or last key that changed."""
-    t = np.asarray(t, F32)
-    x = new.frames
-    if len(x) < 2 or len(old.frames) < 2:
-        return np.ones(len(t), dtype=bool)
-    i = np.minimum(np.searchsorted(old.frames, x), len(old.frames) - 1)
-    same = ((old.frames[i] == x) & (old.values[i] == new.values) & (old.interpolation[i] == new.interpolation)
-            & (old.handle_left[i] == new.handle_left).all(axis=1)
-            & (old.handle_right[i] == new.handle_right).all(axis=1))
-    return frames_of_changes(x, i, same, t)
-
-
 def frames_of_changes(x: np.ndarray, i: np.ndarray, same: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """:func:`changed_frames` from its parts: the new keys' frames ``x`` ``(K ≥ 2,)``, the old key each
-    was matched with ``i`` and whether it is the same ``same`` (booleans), over frames ``t`` (float32)."""
+    """Booleans over the increasing frames ``t`` (float32): where a curve whose keys changed may evaluate
+    otherwise than before — the frames of each of its segments whose two keys are not two neighbouring
+    old keys with the same coordinates, handles and interpolation (a segment's values depend on those
+    alone), ends included, and beyond a first or last key that changed. ``x``: the new keys' frames
+    ``(K ≥ 2,)``; ``i``: the old key each was matched with (the first at or after its frame);
+    ``same``: whether it is that key unchanged."""
     changed = ~(same[:-1] & same[1:] & (i[1:] == i[:-1] + 1))
     marks = np.zeros(len(t) + 1, dtype=int)
     np.add.at(marks, np.searchsorted(t, x[:-1][changed], side="left"), 1)

@@ -152,7 +152,7 @@ def align_many(x, targets, keys, lefts, rights, maps, bounds, wheres) -> list[tu
     None for all samples), their samples laid end to end (:class:`_Laid`): each step once for all."""
     laid = _Laid(x, targets, keys)
     width = laid.target.shape[0]
-    keys_all, tgt = laid.laid_keys, laid.target
+    keys_all, tgt, x_all = laid.laid_keys, laid.target, laid.x
     left = np.zeros((len(keys_all), width))
     right = np.zeros((len(keys_all), width))
     mats = np.zeros((3, width, tgt.shape[1]))
@@ -172,8 +172,7 @@ def align_many(x, targets, keys, lefts, rights, maps, bounds, wheres) -> list[tu
         if not len(inner):
             continue
         starts, ends = keys_all[inner - 1], keys_all[inner + 1]  # the key's two segments as one row range
-        x_all = laid.x
-        rows, seg, u = segment_rows(x_all, starts, ends)
+        rows, seg, _ = segment_rows(x_all, starts, ends)
         centre = np.take(x_all[keys_all[inner]], seg)
         before = x_all[rows] <= centre
         lo = np.where(before, np.take(x_all[starts], seg), centre)

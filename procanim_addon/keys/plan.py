@@ -248,8 +248,8 @@ def _held(frames, key_values, slope_left, slope_right) -> tuple:
 
 
 def _changed(old: tuple, new: tuple, t: np.ndarray) -> np.ndarray:
-    """:func:`.bezier.changed_frames` of a group's curves (:func:`_held`) at once: the frames where any
-    of them may evaluate otherwise."""
+    """:func:`.bezier.frames_of_changes` of a group's curves (:func:`_held`, Bezier all) at once: the
+    frames where any of them may evaluate otherwise."""
     x, old_x = new[0], old[0]
     if len(x) < 2 or len(old_x) < 2:
         return np.ones(len(t), dtype=bool)

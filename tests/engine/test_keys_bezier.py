@@ -9,7 +9,8 @@ import pytest
 
 from procanim_addon.curves import hermite
 from procanim_addon.keys import HANDLE, INTERPOLATION, CurveKeys
-from procanim_addon.keys.bezier import Keys, changed_frames, evaluate, evaluate_many, solve_cubic
+from procanim_addon.keys import plan as plan_module
+from procanim_addon.keys.bezier import Keys, evaluate, evaluate_many, solve_cubic
 from procanim_addon.keys.handles import aligned, hermite_values, recalc, recalc_many
 
 BEZIER = INTERPOLATION["BEZIER"]
@@ -201,9 +202,16 @@ def test_the_handles_of_several_curves_recalculated_at_once_are_each_curves_own(
             assert np.array_equal(left, alone_left) and np.array_equal(right, alone_right)
 
 
+def _group(*curves) -> tuple:
+    """Curves of one key group (the same key frames) as the player holds them (plan._held)."""
+    return (curves[0].frames, np.stack([c.values for c in curves]), np.stack([c.handle_left for c in curves]),
+            np.stack([c.handle_right for c in curves]))
+
+
 def test_a_curve_changes_only_on_the_frames_of_its_changed_segments():
-    """changed_frames: keys moved, added and removed on a curve — the new curve evaluates as the old
-    one everywhere outside the frames it marks, and the marks stay near the changes."""
+    """plan._changed (bezier.frames_of_changes): keys moved, added and removed on one curve of a group
+    of two — the new curves evaluate as the old ones everywhere outside the frames it marks, and the
+    marks stay near the changes."""
     rng = np.random.default_rng(11)
     t = np.arange(0.0, 200.0)
     for _ in range(20):
@@ -212,6 +220,7 @@ def test_a_curve_changes_only_on_the_frames_of_its_changed_segments():
         m = rng.normal(size=len(x))
         left, right, _, _ = aligned(x, y, m, m)
         old = curve(x, y, left, right)
+        other = curve(x, -y, *aligned(x, -y, m, m)[:2])  # the group's other curve (the same key frames)
         x2, y2, m2 = x.copy(), y.copy(), m.copy()
         k = rng.integers(1, len(x) - 1)
         change = rng.integers(4)
@@ -229,9 +238,10 @@ def test_a_curve_changes_only_on_the_frames_of_its_changed_segments():
             x2, y2, m2 = (np.insert(v, np.searchsorted(x, at), w) for v, w in ((x, at), (y, 0.5), (m, 0.0)))
         left2, right2, _, _ = aligned(x2, y2, m2, m2)
         new = curve(x2, y2, left2, right2)
-        marked = changed_frames(old, new, t)
-        before, after = evaluate(old, t), evaluate(new, t)
-        assert np.array_equal(before[~marked], after[~marked])
+        # a key's value or slope: the other curve unchanged; a key added or removed: on both curves
+        other_new = other if len(x2) == len(x) else curve(x2, -y2, *aligned(x2, -y2, m2, m2)[:2])
+        marked = plan_module._changed(_group(old, other), _group(new, other_new), t.astype(np.float32))
+        for a, b in ((old, new), (other, other_new)):
+            assert np.array_equal(evaluate(a, t)[~marked], evaluate(b, t)[~marked])
         assert marked.any() and marked.sum() < 0.5 * len(t)
-    same = changed_frames(old, old, t)
-    assert not same.any()
+    assert not plan_module._changed(_group(old, other), _group(old, other), t.astype(np.float32)).any()
