@@ -30,8 +30,8 @@ a dense bake, the reduced one over a reduced bake — as a user's re-run at the 
 goal is judged on those pairs. With ``--pairs`` the same pairs are also run *crossed*, each bake
 over the other's (what one action alternately baked dense and reduced gives): the reduced bake then
 reads the dense bake's 96,000 keys before rewriting them and the dense bake reads the reduced one's
-20,000, which moves each pair's ratio by some 0.2 against the reduced bake. Both are printed, the
-two kinds of pair alternating.
+20,000, which moves each pair's ratio by about 0.1 against the reduced bake (2026-12-02: medians 1.79–1.85×
+over its own, 1.90–1.95× crossed). Both are printed, the two kinds of pair alternating.
 """
 
 from __future__ import annotations

@@ -324,9 +324,10 @@ class Direct:
     and scale groups of the controls that move a solved IK chain, which moves its knee by many times
     the shift of its target or root near full reach: theirs is measured, the change of the chain's
     points per unit of each channel (forward differences, sampled: :meth:`_measure_ik_maps`) on each
-    frame, at the point that moves most. A rotation group's map stays its lever's: on the rigs
-    measured (Rigify's, whose chains stretch near full reach) a chain moved by a rotation never
-    moved more than the lever says, and where one does the exact check tightens it (docs/keys.md)."""
+    frame, at the point that moves most. A rotation group's map stays its lever's: on Rigify's rigs,
+    whose chains stretch near full reach, a chain moved by a rotation did not move more than the
+    lever says (docs/keys.md); on a chain that does not stretch it may (the engine tests' mini rig: up
+    to 1.56×), and the exact check of the reduction tightens the frames it puts beyond the tolerance."""
 
     compensated = False  # each group is fitted to its dense values
 

@@ -340,6 +340,35 @@ def test_the_chains_are_measured_for_the_groups_that_shift_or_scale_them(ik_bake
         assert np.linalg.norm(direct.measured[g], axis=(1, 2)).max() > 1.0
 
 
+def test_a_rotation_that_swings_a_chain_beyond_its_lever_still_keeps_the_tolerance(ik_bake):
+    """A rotation group's map is its lever's, unmeasured. The mini rig's IK leg does not stretch, and
+    its torso's rotation moves the chain's points up to 1.56× as far as the lever says (forward
+    differences on every frame, through the model); the reduced keys still keep every deform point
+    within the tolerance (here the groups' shares of it leave room; where they do not, the exact
+    check tightens the frames beyond it)."""
+    rig, sk, _, keys, pins, keyed = ik_bake
+    channels, dense = control_channels(rig, keys)
+    model = ControlForward(rig, sk, channels, pins, reference=dense)
+    direct = model.top_down(dense)
+    base = np.array(model(dense))
+    beyond = 0.0
+    for g, cols in enumerate(model.groups):
+        if not channels[cols[0]].prop.startswith("rotation"):
+            continue
+        jac = []
+        for c in cols:
+            changed = dense.copy()
+            changed[:, c] += 1e-6
+            jac.append((np.array(model(changed)) - base) / 1e-6)
+        jac = np.stack(jac, axis=-1)  # (F, P, 3, n): every point per unit of each channel
+        size = np.sqrt(np.einsum("fpij,fpij->fp", jac, jac)).max(axis=1)
+        beyond = max(beyond, float((size / np.maximum(np.sqrt(direct._lever_sizes[g]), 1e-12)).max()))
+    assert beyond > 1.2, "a rotation here moves the chain beyond its lever"
+    frames = np.arange(1.0, FRAMES + 1)
+    played = np.stack([c.evaluate(frames) for c in keyed.curves], axis=1).astype(float)
+    assert np.linalg.norm(model(played) - model(dense), axis=-1).max() <= TOLERANCE_M + 1e-6
+
+
 def test_the_player_evaluates_again_only_what_changed_and_plays_what_a_fresh_one_plays(fk_bake):
     """The curves a control-rig reduction checks (plan._player): a group played before is evaluated
     again only on the frames of its changed segments; what it returns is what a player that has seen
