@@ -51,16 +51,19 @@ def aligned(frames, values, slope_left, slope_right) -> tuple[np.ndarray, np.nda
     """Handles ``(K, 2)`` left and right at a third of each key interval along the slopes
     ``slope_left``/``slope_right`` ``(K,)`` (value per frame), and their types (``ALIGNED`` where the
     slopes agree, else ``FREE``). The first key's left and the last key's right handle take the
-    length of their only neighbouring interval."""
+    length of their only neighbouring interval. Values and slopes ``(K, n)`` (the curves of a key
+    group, on the same frames) give handles ``(K, n, 2)`` and types ``(K, n)``."""
     x = np.asarray(frames, float)
     y = np.asarray(values, float)
     ml, mr = np.asarray(slope_left, float), np.asarray(slope_right, float)
     h = np.diff(x)
     h = h if len(h) else np.ones(1)
-    hl = np.concatenate([h[:1], h]) / 3.0
-    hr = np.concatenate([h, h[-1:]]) / 3.0
-    left = np.stack([x - hl, y - ml * hl], axis=-1)
-    right = np.stack([x + hr, y + mr * hr], axis=-1)
+    across = (-1,) + (1,) * (y.ndim - 1)  # the key axis first, broadcast over the curves
+    hl = (np.concatenate([h[:1], h]) / 3.0).reshape(across)
+    hr = (np.concatenate([h, h[-1:]]) / 3.0).reshape(across)
+    xs = x.reshape(across)
+    left = np.stack([np.broadcast_to(xs - hl, y.shape), y - ml * hl], axis=-1)
+    right = np.stack([np.broadcast_to(xs + hr, y.shape), y + mr * hr], axis=-1)
     kind = np.where(ml == mr, HANDLE["ALIGNED"], HANDLE["FREE"]).astype(np.int32)
     return left, right, kind, kind.copy()
 

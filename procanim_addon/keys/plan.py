@@ -227,23 +227,16 @@ def _player(channels, groups, samples):
 def _held(frames, key_values, slope_left, slope_right) -> tuple:
     """A group's curves as written (:func:`_curve`, keys ``(K,)`` with values and slopes ``(K, n)``) and
     as Blender holds them after ``FCurve.update()``: ``(frames (K,), values (n, K), left and right
-    handles (n, K, 2))``, float32 — the handles (``ALIGNED`` or ``FREE``, none automatic) each kept on
-    its side of its key and aligned (:func:`.handles.recalc_many`), every curve of the group at once."""
-    x = np.asarray(frames, float)
-    y, ml, mr = (np.asarray(a, float).T for a in (key_values, slope_left, slope_right))  # (n, K)
-    h = np.diff(x)
-    h = h if len(h) else np.ones(1)
-    hl = np.concatenate([h[:1], h]) / 3.0  # as handles.aligned puts them
-    hr = np.concatenate([h, h[-1:]]) / 3.0
-    n = y.shape[0]
-    left = np.stack([np.broadcast_to(x - hl, y.shape), y - ml * hl], axis=-1).astype(np.float32)
-    right = np.stack([np.broadcast_to(x + hr, y.shape), y + mr * hr], axis=-1).astype(np.float32)
-    x32, y32 = x.astype(np.float32), y.astype(np.float32)
-    if len(x) >= 2:
-        kind = np.where(ml == mr, HANDLE["ALIGNED"], HANDLE["FREE"]).astype(np.int32).ravel()
+    handles (n, K, 2))``, float32 — the handles (:func:`.handles.aligned`: ``ALIGNED`` or ``FREE``, none
+    automatic) each kept on its side of its key and aligned (:func:`.handles.recalc_unautomatic`),
+    every curve of the group at once."""
+    left, right, kind, _ = aligned(frames, key_values, slope_left, slope_right)  # (K, n, 2), (K, n)
+    left, right = (np.ascontiguousarray(np.swapaxes(a, 0, 1), dtype=np.float32) for a in (left, right))
+    x32, y32 = np.asarray(frames, np.float32), np.asarray(key_values, np.float32).T  # (K,), (n, K)
+    if len(x32) >= 2:
         flat_left, flat_right = left.reshape(-1, 2), right.reshape(-1, 2)  # (views)
-        flat_x = np.tile(x32, n)
-        recalc_unautomatic(flat_x, y32.ravel(), flat_left, flat_right, kind, kind)
+        kind = np.ascontiguousarray(kind.T).ravel()
+        recalc_unautomatic(np.tile(x32, len(y32)), y32.ravel(), flat_left, flat_right, kind, kind)
     return x32, y32, left, right
 
 
